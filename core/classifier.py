@@ -1,0 +1,74 @@
+"""The `Classifier` protocol every trained run is read through, and `load(run_dir)`.
+
+`load` reads `run.json`, then imports `<side>.predict` and calls its `load(run_dir, run)`, so compare,
+the app and user scripts never import training code, and each side stays importable without the other.
+
+    >>> from core.classifier import load
+    >>> model = load("reports/sst2/runs/finetune")          # doctest: +SKIP
+    >>> model.predict_proba(["a gripping, funny film"])     # doctest: +SKIP
+    array([[0.02, 0.98]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from core.rundir import RunError, read_run_json
+
+
+@runtime_checkable
+class Classifier(Protocol):
+    """A trained text classifier.
+
+    Attributes:
+        name: how reports and the app call it (the side unless renamed).
+        side: `finetune` or `scratch`.
+        labels: class names in label-id order.
+        run: the parsed `run.json`.
+    """
+
+    name: str
+    side: str
+    labels: list[str]
+    run: dict[str, Any]
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        """Class probabilities, shape (len(texts), len(labels)), each row summing to 1."""
+        ...
+
+
+def load(run_dir: str | Path, name: str | None = None) -> Classifier:
+    """Loads the finished run in `run_dir` through its side's predict module.
+
+    Args:
+        run_dir: a directory holding `run.json` and the side's model files.
+        name: the name reports and the app show; defaults to the side.
+    """
+    run = read_run_json(run_dir)
+    try:
+        module = importlib.import_module(f"{run['side']}.predict")
+    except ImportError as error:
+        raise RunError(
+            f"{run_dir} was written by the {run['side']!r} side, which cannot be imported: {error}"
+        ) from error
+    model = module.load(Path(run_dir), run)
+    model.name = name or run["side"]
+    return model
+
+
+def find_runs(paths: list[str | Path]) -> list[Path]:
+    """Expands each path to itself when it is a run, else to its children that are runs (sorted)."""
+    runs = []
+    for path in map(Path, paths):
+        if (path / "run.json").is_file():
+            runs.append(path)
+            continue
+        children = sorted(p for p in path.iterdir() if (p / "run.json").is_file()) if path.is_dir() else []
+        if not children:
+            read_run_json(path)  # raises the precise error for a missing or unfinished run
+        runs.extend(children)
+    return runs

@@ -1,0 +1,362 @@
+"""One place that turns a task or a user's files into the splits both sides train on.
+
+Every split comes out as a `datasets.Dataset` with two columns, `text` (str) and `label` (a `ClassLabel`
+holding the class names), together with a SHA-256 fingerprint per split so that a run records exactly
+what it saw and compare can refuse runs that saw different data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import datasets
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from core.args import DataArguments
+from core.tasks import get_task
+
+logger = logging.getLogger(__name__)
+
+SPLITS = ("train", "validation", "test")
+HELD_OUT_FRACTION = 0.1
+READERS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".jsonl": "jsonl", ".parquet": "parquet"}
+
+
+class DataError(ValueError):
+    """Input data that cannot be used, with a message that says what to change."""
+
+
+@dataclass
+class RawSplit:
+    """A split before label mapping: one text per row, the raw label value per row (None when unlabelled)."""
+
+    texts: list[str]
+    labels: list[object]
+    origin: str  # a file path or "hub:<id>/<split>", for messages
+
+
+@dataclass
+class TaskData:
+    """The splits of one task, label names and fingerprints; what both sides train on."""
+
+    splits: datasets.DatasetDict
+    labels: list[str]
+    source: str
+    carved: list[str] = field(default_factory=list)
+
+    @property
+    def fingerprints(self) -> dict[str, str]:
+        return {name: fingerprint(split, self.labels) for name, split in self.splits.items()}
+
+    def texts(self, split: str) -> list[str]:
+        return list(self.splits[split]["text"])
+
+    def label_ids(self, split: str) -> np.ndarray:
+        return np.asarray(self.splits[split]["label"], dtype=np.int64)
+
+    def describe(self, args: DataArguments) -> dict:
+        """The `data` section of run.json."""
+        return {
+            "options": args.to_dict(),
+            "source": self.source,
+            "labels": list(self.labels),
+            "splits": {name: len(split) for name, split in self.splits.items()},
+            "carved_from_train": list(self.carved),
+            "fingerprints": self.fingerprints,
+        }
+
+
+def fingerprint(split: datasets.Dataset, labels: list[str]) -> str:
+    """SHA-256 over the split's rows in order (text, tab, label name, newline)."""
+    digest = hashlib.sha256()
+    for text, label in zip(split["text"], split["label"]):
+        digest.update(f"{text}\t{labels[label]}\n".encode())
+    return digest.hexdigest()
+
+
+def load_task(args: DataArguments) -> TaskData:
+    """Loads the task or files named by `args` into identical, fingerprinted splits.
+
+    Raises:
+        DataError: with the file, column, row or value at fault and what to do instead.
+    """
+    if args.task is not None:
+        raw, labels, source = _load_named_task(args)
+    else:
+        raw, labels, source = _load_files(args)
+    splits, labels = _map_labels(raw, labels)
+    splits, carved = _complete_splits(splits, args.seed)
+    if args.max_train_samples is not None and args.max_train_samples < len(splits["train"]):
+        splits["train"] = stratified_subset(splits["train"], args.max_train_samples, args.seed)
+    data = TaskData(datasets.DatasetDict(splits), labels, source, carved)
+    _check_train(data)
+    _log_leakage(data)
+    logger.info(
+        "Loaded %s: %s; labels %s",
+        source,
+        ", ".join(f"{name} {len(split):,}" for name, split in data.splits.items()),
+        labels,
+    )
+    return data
+
+
+# --- reading ---------------------------------------------------------------------------------------------
+
+
+def _load_named_task(args: DataArguments) -> tuple[dict[str, RawSplit], list[str] | None, str]:
+    spec = get_task(args.task)
+    if args.data_dir:
+        folder = Path(args.data_dir) / spec.name
+        if (folder / "train.csv").is_file():
+            raw = {
+                split: _read_split(folder / f"{split}.csv", ["text"], "label")
+                for split in SPLITS
+                if (folder / f"{split}.csv").is_file()
+            }
+            labels_path = folder / "labels.txt"
+            labels = read_labels_file(labels_path) if labels_path.is_file() else list(spec.labels)
+            return raw, labels, f"{spec.name} (local mirror {folder})"
+        logger.info("No local mirror of %s under %s; loading it from the hub.", spec.name, args.data_dir)
+    text_columns = args.text_column or list(spec.text_columns)
+    label_column = args.label_column or spec.label_column
+    try:
+        hub = datasets.load_dataset(spec.hub_id, spec.hub_config)
+    except Exception as error:  # noqa: BLE001 - any failure here means the same thing to the user
+        raise DataError(
+            f"Could not load task {spec.name!r} from the hub ({spec.hub_id}): {error}. Without a network, "
+            f"point --data-dir (or TEXTCLS_DATA_DIR) at a folder holding {spec.name}/train.csv, "
+            f"validation.csv, test.csv (columns text,label) and labels.txt, or pass your files with --train-file."
+        ) from error
+    raw = {}
+    for split in SPLITS:
+        if split in hub:
+            frame = hub[split].to_pandas()
+            raw[split] = _frame_to_split(frame, text_columns, label_column, f"hub:{spec.hub_id}/{split}")
+    return raw, list(spec.labels), f"{spec.name} (hub {spec.hub_id})"
+
+
+def _load_files(args: DataArguments) -> tuple[dict[str, RawSplit], list[str] | None, str]:
+    text_columns = args.text_column or ["text"]
+    label_column = args.label_column or "label"
+    paths = {"train": args.train_file, "validation": args.validation_file, "test": args.test_file}
+    raw = {split: _read_split(Path(path), text_columns, label_column) for split, path in paths.items() if path}
+    labels = read_labels_file(Path(args.labels_file)) if args.labels_file else None
+    return raw, labels, f"files ({args.train_file})"
+
+
+def read_labels_file(path: Path) -> list[str]:
+    """Class names, one per line, in label-id order."""
+    if not path.is_file():
+        raise DataError(f"Labels file {path} does not exist.")
+    labels = [line.strip() for line in _read_text(path).splitlines() if line.strip()]
+    if len(labels) < 2:
+        raise DataError(f"Labels file {path} names {len(labels)} class(es); a classifier needs at least 2.")
+    if len(set(labels)) != len(labels):
+        raise DataError(f"Labels file {path} repeats a class name; give each class once.")
+    return labels
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise DataError(f"{path} is not UTF-8 ({error.reason} at byte {error.start}); re-save it as UTF-8.") from None
+
+
+def _read_table(path: Path) -> pd.DataFrame:
+    if not path.is_file():
+        raise DataError(f"Data file {path} does not exist.")
+    kind = READERS.get(path.suffix.lower())
+    if kind is None:
+        raise DataError(f"{path}: unsupported file type {path.suffix!r}; use one of {', '.join(READERS)}.")
+    if path.stat().st_size == 0:
+        raise DataError(f"{path} is empty; it needs a header row and at least one example.")
+    try:
+        if kind in ("csv", "tsv"):
+            return pd.read_csv(
+                path, sep="," if kind == "csv" else "\t", encoding="utf-8", dtype=object, keep_default_na=False
+            )
+        if kind == "parquet":
+            return pd.read_parquet(path)
+        return pd.read_json(path, lines=kind == "jsonl", dtype=False, encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise DataError(f"{path} is not UTF-8 ({error.reason} at byte {error.start}); re-save it as UTF-8.") from None
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path} is empty; it needs a header row and at least one example.") from None
+    except ValueError as error:
+        raise DataError(f"{path} could not be read as {kind}: {error}") from None
+
+
+def _read_split(path: Path, text_columns: list[str], label_column: str) -> RawSplit:
+    return _frame_to_split(_read_table(path), text_columns, label_column, str(path))
+
+
+def _frame_to_split(frame: pd.DataFrame, text_columns: list[str], label_column: str, origin: str) -> RawSplit:
+    if frame.empty:
+        raise DataError(f"{origin} has no rows; it needs at least one example.")
+    columns = [str(c) for c in frame.columns]
+    for column in [*text_columns, label_column]:
+        if column not in columns:
+            raise DataError(
+                f"{origin} has no column {column!r}. Its columns are: {', '.join(columns)}. "
+                "Choose with --text-column and --label-column."
+            )
+    parts = [frame[c].to_numpy(dtype=object) for c in text_columns]
+    texts, keep, dropped = [], [], []
+    for row in range(len(frame)):
+        values = [_as_text(p[row]) for p in parts]
+        text = " ".join(v for v in values if v)
+        if text.strip():
+            texts.append(text)
+            keep.append(row)
+        else:
+            dropped.append(row + 1)
+    if dropped:
+        shown = ", ".join(map(str, dropped[:5])) + (" ..." if len(dropped) > 5 else "")
+        logger.warning("%s: dropped %d row(s) with empty or missing text (data rows %s).", origin, len(dropped), shown)
+    if not texts:
+        raise DataError(f"{origin}: every row has empty or missing text in column(s) {', '.join(text_columns)}.")
+    raw_labels = frame[label_column].to_numpy(dtype=object)
+    labels = [_as_label(raw_labels[row]) for row in keep]
+    return RawSplit(texts, labels, f"{origin}")
+
+
+def _as_text(value: object) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return ""
+    return str(value)
+
+
+def _as_label(value: object) -> object:
+    """Normalises a raw label: None when missing, an int for integral values, else a stripped string."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    text = str(value).strip()
+    if text == "":
+        return None
+    if text.lstrip("-").isdigit():
+        return int(text)
+    return text
+
+
+# --- labels ----------------------------------------------------------------------------------------------
+
+
+def _is_unlabelled(split: RawSplit) -> bool:
+    """The hub's GLUE test sets carry -1 for every label; such a split counts as absent."""
+    return all(label is None or label == -1 for label in split.labels)
+
+
+def _map_labels(raw: dict[str, RawSplit], labels: list[str] | None) -> tuple[dict[str, datasets.Dataset], list[str]]:
+    if "train" not in raw:
+        raise DataError("No train split was found; pass --train-file or a task whose mirror has train.csv.")
+    for name in list(raw):
+        if _is_unlabelled(raw[name]):
+            if name == "train":
+                raise DataError(f"{raw[name].origin}: the train split has no labels.")
+            logger.info("%s has no labels; treating the %s split as absent.", raw[name].origin, name)
+            del raw[name]
+    if labels is None:
+        labels = _labels_from_train(raw["train"])
+    index = {name: i for i, name in enumerate(labels)}
+    features = datasets.Features({"text": datasets.Value("string"), "label": datasets.ClassLabel(names=labels)})
+    splits = {}
+    for name, split in raw.items():
+        ids = [_label_id(value, row, split, name, labels, index) for row, value in enumerate(split.labels)]
+        splits[name] = datasets.Dataset.from_dict({"text": split.texts, "label": ids}, features=features)
+    seen = set(splits["train"]["label"])
+    for name in ("validation", "test"):
+        if name in splits:
+            unseen = sorted(set(splits[name]["label"]) - seen)
+            if unseen:
+                raise DataError(
+                    f"{raw[name].origin}: the {name} split has label {labels[unseen[0]]!r}, which the train "
+                    "split never has; a model cannot learn it. Add training examples of it or remove it."
+                )
+    return splits, labels
+
+
+def _labels_from_train(train: RawSplit) -> list[str]:
+    values = {v for v in train.labels if v is not None}
+    if all(isinstance(v, int) for v in values):
+        return [str(v) for v in sorted(values)]
+    return sorted(str(v) for v in values)
+
+
+def _label_id(value: object, row: int, split: RawSplit, name: str, labels: list[str], index: dict) -> int:
+    if value is None:
+        raise DataError(f"{split.origin}: row {row + 1} of the {name} split has no label; fill it in or drop the row.")
+    if str(value) in index:
+        return index[str(value)]
+    if isinstance(value, int) and 0 <= value < len(labels):
+        return value
+    raise DataError(
+        f"{split.origin}: row {row + 1} has label {value!r}, which is not one of the {len(labels)} classes "
+        f"({', '.join(labels)}) nor a label id 0..{len(labels) - 1}. Fix the row or the labels file."
+    )
+
+
+# --- splitting -------------------------------------------------------------------------------------------
+
+
+def _complete_splits(splits: dict[str, datasets.Dataset], seed: int) -> tuple[dict[str, datasets.Dataset], list[str]]:
+    """Carves missing validation and test splits out of train (10% each, stratified, seeded)."""
+    carved = [name for name in ("validation", "test") if name not in splits]
+    train = splits["train"]
+    for offset, name in enumerate(carved):
+        if len(train) < 10:
+            raise DataError(
+                f"The train split has {len(train)} rows, too few to hold out a {name} split; "
+                f"pass --{name}-file or more training data."
+            )
+        train, held_out = _stratified_split(train, max(1, round(len(train) * HELD_OUT_FRACTION)), seed + offset)
+        splits[name] = held_out
+        logger.info("No %s split given: held out %d stratified training rows.", name, len(held_out))
+    splits["train"] = train
+    return {name: splits[name] for name in SPLITS}, carved
+
+
+def _stratified_split(split: datasets.Dataset, size: int, seed: int) -> tuple[datasets.Dataset, datasets.Dataset]:
+    """Splits off `size` rows, keeping class proportions when every class has two rows or more."""
+    labels = np.asarray(split["label"])
+    _, counts = np.unique(labels, return_counts=True)
+    stratify = labels if counts.min() >= 2 and size >= len(counts) else None
+    keep, held = train_test_split(np.arange(len(split)), test_size=size, random_state=seed, stratify=stratify)
+    return split.select(np.sort(keep)), split.select(np.sort(held))
+
+
+def stratified_subset(split: datasets.Dataset, size: int, seed: int) -> datasets.Dataset:
+    """A seeded subset of `size` rows whose class proportions follow the split's, in the split's order."""
+    if size >= len(split):
+        return split
+    _, subset = _stratified_split(split, size, seed)
+    return subset
+
+
+def _check_train(data: TaskData) -> None:
+    present = set(data.splits["train"]["label"])
+    if len(present) < 2:
+        only = data.labels[present.pop()] if present else "none"
+        raise DataError(
+            f"The train split holds one class only ({only!r}) in {len(data.splits['train'])} rows; "
+            "a classifier needs examples of at least two classes."
+        )
+
+
+def _log_leakage(data: TaskData) -> None:
+    train = set(data.splits["train"]["text"])
+    for name in ("validation", "test"):
+        shared = sum(text in train for text in data.splits[name]["text"])
+        if shared:
+            logger.warning("%d of %d %s texts also occur in train.", shared, len(data.splits[name]), name)

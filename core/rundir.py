@@ -1,0 +1,175 @@
+"""The run-directory contract: where a run is written, how it becomes complete, and its `run.json`.
+
+A run is written into `DIR.partial/` and renamed to `DIR` only once `run.json` is in place, so a
+directory named `DIR` is always a finished run and nothing half-written is ever loaded.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+import os
+import platform
+import shutil
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+RUN_JSON = "run.json"
+SCHEMA_VERSION = 1
+SIDES = ("finetune", "scratch")
+REQUIRED = {
+    "side": str,
+    "model": dict,
+    "data": dict,
+    "hyperparameters": dict,
+    "training": dict,
+    "validation": dict,
+    "environment": dict,
+}
+REQUIRED_NESTED = {
+    "model": ("name", "source", "params", "trainable_params"),
+    "data": ("labels", "splits", "fingerprints", "options"),
+    "training": ("seconds", "epochs_run", "best_epoch", "history", "examples_per_second"),
+    "validation": ("accuracy", "macro_f1"),
+}
+
+
+class RunError(ValueError):
+    """A run directory that cannot be used or written, with what to do about it."""
+
+
+def partial_path(output_dir: str | Path) -> Path:
+    output_dir = Path(output_dir)
+    return output_dir.with_name(output_dir.name + ".partial")
+
+
+def start_run(output_dir: str | Path, overwrite: bool = False, resume: bool = False) -> Path:
+    """Prepares `DIR.partial/` for writing and returns it.
+
+    Refuses an existing finished `DIR` unless `overwrite`; with `resume`, keeps what `DIR.partial/` holds.
+    """
+    output_dir = Path(output_dir)
+    partial = partial_path(output_dir)
+    if output_dir.exists() and not overwrite:
+        if resume:
+            raise RunError(f"{output_dir} is already a finished run; there is nothing to resume. Use --overwrite.")
+        raise RunError(f"{output_dir} already exists. Pass --overwrite to replace it, or choose another --output-dir.")
+    if resume:
+        if not partial.is_dir():
+            raise RunError(f"--resume: no unfinished run at {partial}; start without --resume.")
+        logger.info("Resuming the unfinished run in %s", partial)
+    elif partial.exists():
+        logger.info("Discarding an earlier unfinished run in %s", partial)
+        shutil.rmtree(partial)
+    partial.mkdir(parents=True, exist_ok=True)
+    return partial
+
+
+def finish_run(partial: str | Path, output_dir: str | Path) -> Path:
+    """Checks `run.json` in `partial` and renames it to `output_dir`, replacing an older run there."""
+    partial, output_dir = Path(partial), Path(output_dir)
+    read_run_json(partial)
+    if output_dir.exists():
+        old = output_dir.with_name(output_dir.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        output_dir.rename(old)
+        partial.rename(output_dir)
+        shutil.rmtree(old)
+    else:
+        partial.rename(output_dir)
+    logger.info("Run complete: %s", output_dir)
+    return output_dir
+
+
+def write_json(path: str | Path, payload: Any) -> None:
+    """Writes JSON atomically: a reader sees the old file or the new one, never half of one."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=_jsonable) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def write_run_json(run_dir: str | Path, record: dict[str, Any]) -> dict[str, Any]:
+    """Completes `record` (schema version, environment, time) and writes it as `run_dir/run.json`."""
+    record = {"schema_version": SCHEMA_VERSION, **record}
+    record.setdefault("environment", environment())
+    record.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
+    validate_run(record, Path(run_dir) / RUN_JSON)
+    write_json(Path(run_dir) / RUN_JSON, record)
+    return record
+
+
+def read_run_json(run_dir: str | Path) -> dict[str, Any]:
+    """Reads and validates `run_dir/run.json`, with errors that say what is missing and what to do."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        partial = partial_path(run_dir)
+        hint = f" An unfinished run is in {partial}; rerun its command with --resume." if partial.is_dir() else ""
+        raise RunError(f"Run directory {run_dir} does not exist.{hint}")
+    path = run_dir / RUN_JSON
+    if not path.is_file():
+        raise RunError(
+            f"{run_dir} is not a finished run: it has no {RUN_JSON}. Train it with `python -m finetune` or "
+            "`python -m scratch`, or rerun an interrupted run with --resume."
+        )
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise RunError(f"{path} is not valid JSON ({error}); the run is damaged, train it again.") from None
+    validate_run(record, path)
+    return record
+
+
+def validate_run(record: Any, path: Path) -> None:
+    if not isinstance(record, dict):
+        raise RunError(f"{path} must hold a JSON object.")
+    if record.get("schema_version") != SCHEMA_VERSION:
+        raise RunError(
+            f"{path} has schema_version {record.get('schema_version')!r}; this suite reads {SCHEMA_VERSION}."
+        )
+    for key, kind in REQUIRED.items():
+        if not isinstance(record.get(key), kind):
+            raise RunError(f"{path} lacks {key!r} (a {kind.__name__}); the run is incomplete, train it again.")
+    for key, fields in REQUIRED_NESTED.items():
+        missing = [f for f in fields if f not in record[key]]
+        if missing:
+            raise RunError(f"{path}: {key!r} lacks {', '.join(missing)}; the run is incomplete, train it again.")
+    if record["side"] not in SIDES:
+        raise RunError(f"{path}: side {record['side']!r} is not one of {', '.join(SIDES)}.")
+
+
+def environment() -> dict[str, Any]:
+    """Versions and machine facts recorded with every run and report."""
+    import importlib.metadata as metadata
+
+    def version(package: str) -> str | None:
+        try:
+            return metadata.version(package)
+        except metadata.PackageNotFoundError:
+            return None
+
+    return {
+        "python": platform.python_version(),
+        "tensorflow": version("tensorflow"),
+        "tf_keras": version("tf-keras"),
+        "transformers": version("transformers"),
+        "platform": platform.platform(),
+        "processor": platform.machine(),
+        "cpu_count": os.cpu_count(),
+    }
+
+
+def dir_size(path: str | Path) -> int:
+    """Bytes on disk of every file under `path`."""
+    return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())

@@ -1,0 +1,39 @@
+"""Reproducibility and device placement shared by both training sides."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+
+import tensorflow as tf
+
+logger = logging.getLogger(__name__)
+
+
+def set_seed(seed: int) -> None:
+    """Seeds Python, NumPy and TensorFlow and makes TensorFlow ops deterministic, so a rerun repeats."""
+    tf.keras.utils.set_random_seed(seed)
+    tf.config.experimental.enable_op_determinism()
+
+
+def make_strategy(name: str) -> tf.distribute.Strategy:
+    """The `tf.distribute` strategy for `--strategy default|mirrored|multiworker`.
+
+    `mirrored` replicates over every visible GPU, or over the logical CPU devices when there is no GPU
+    (tests split the CPU into two). `multiworker` reads the cluster from `TF_CONFIG`.
+    """
+    if name == "default":
+        return tf.distribute.get_strategy()
+    if name == "mirrored":
+        devices = [d.name for d in tf.config.list_logical_devices("GPU")] or [
+            d.name for d in tf.config.list_logical_devices("CPU")
+        ]
+        strategy = tf.distribute.MirroredStrategy(devices=devices)
+        logger.info("MirroredStrategy over %s", devices)
+        return strategy
+    if name == "multiworker":
+        cluster = json.loads(os.environ.get("TF_CONFIG", "{}")).get("cluster", {})
+        logger.info("MultiWorkerMirroredStrategy, cluster %s", cluster or "local (no TF_CONFIG)")
+        return tf.distribute.MultiWorkerMirroredStrategy()
+    raise ValueError(f"Unknown strategy {name!r}; use default, mirrored or multiworker.")

@@ -1,0 +1,6 @@
+"""A Transformer encoder classifier written from scratch in Keras (`python -m scratch`)."""
+
+import os
+
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

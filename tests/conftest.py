@@ -1,0 +1,64 @@
+"""Shared fixtures: tiny data written by the tests themselves, and the local dataset mirror."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+POSITIVE = ["a great film", "wonderful and moving", "i loved every minute", "superb acting", "a joy to watch"]
+NEGATIVE = ["a dull mess", "boring and far too long", "i hated it", "terrible acting", "a waste of time"]
+
+
+def mirror_dir() -> Path | None:
+    """The local dataset mirror: $TEXTCLS_DATA_DIR, else ../shared/data beside the checkout."""
+    for candidate in (os.environ.get("TEXTCLS_DATA_DIR"), ROOT.parent / "shared" / "data"):
+        if candidate and (Path(candidate) / "sst2" / "train.csv").is_file():
+            return Path(candidate)
+    return None
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    found = mirror_dir()
+    if found is None:
+        pytest.skip("no local dataset mirror: set TEXTCLS_DATA_DIR to a folder holding sst2/ and emotion/")
+    return found
+
+
+def write_csv(path: Path, rows: list[tuple[str, object]], header: str = "text,label") -> Path:
+    import csv
+
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header.split(","))
+        writer.writerows(rows)
+    return path
+
+
+def separable_rows(n: int, seed: int = 0) -> list[tuple[str, str]]:
+    """`n` labelled rows that a bag of words separates perfectly: positive and negative phrases, mixed."""
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        label = "positive" if i % 2 == 0 else "negative"
+        pool = POSITIVE if label == "positive" else NEGATIVE
+        rows.append((" ".join(rng.sample(pool, 2)), label))
+    return rows
+
+
+@pytest.fixture
+def tiny_csv(tmp_path: Path) -> Path:
+    """A 200-row two-class training file with string labels."""
+    return write_csv(tmp_path / "train.csv", separable_rows(200))

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from core.rundir import RunError, finish_run, partial_path, read_run_json, start_run, write_run_json
+
+
+def record(side: str = "scratch") -> dict:
+    return {
+        "side": side,
+        "model": {"name": "m", "source": "s", "params": 10, "trainable_params": 10},
+        "data": {"options": {}, "labels": ["a", "b"], "splits": {"train": 3}, "fingerprints": {"train": "x"}},
+        "hyperparameters": {},
+        "training": {"seconds": 1.0, "epochs_run": 1, "best_epoch": 1, "history": [], "examples_per_second": 3.0},
+        "validation": {"accuracy": 0.5, "macro_f1": 0.4},
+    }
+
+
+def test_a_run_appears_only_when_finished(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    partial = start_run(out)
+    assert partial == partial_path(out) and partial.is_dir() and not out.exists()
+    write_run_json(partial, record())
+    finish_run(partial, out)
+    assert not partial.exists()
+    loaded = read_run_json(out)
+    assert loaded["schema_version"] == 1 and loaded["environment"]["python"]
+
+
+def test_existing_output_is_refused_unless_overwrite(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    with pytest.raises(RunError, match="already exists. Pass --overwrite"):
+        start_run(out)
+    (out / "old.txt").write_text("old")
+    partial = start_run(out, overwrite=True)
+    write_run_json(partial, record())
+    finish_run(partial, out)
+    assert not (out / "old.txt").exists() and (out / "run.json").is_file()
+
+
+def test_resume_keeps_the_partial_run(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    partial = start_run(out)
+    (partial / "checkpoint").write_text("epoch 1")
+    assert (start_run(out, resume=True) / "checkpoint").read_text() == "epoch 1"
+    assert not (start_run(out) / "checkpoint").exists()
+    with pytest.raises(RunError, match="no unfinished run"):
+        start_run(tmp_path / "other", resume=True)
+
+
+def test_unfinished_run_cannot_be_finished_or_loaded(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    partial = start_run(out)
+    with pytest.raises(RunError, match="has no run.json"):
+        finish_run(partial, out)
+    with pytest.raises(RunError, match=r"does not exist. An unfinished run is in .*run.partial.*--resume"):
+        read_run_json(out)
+
+
+def test_incomplete_run_json_names_what_is_missing(tmp_path: Path) -> None:
+    broken = record()
+    del broken["training"]["history"]
+    (tmp_path / "run.json").write_text(json.dumps({"schema_version": 1, "environment": {}, **broken}))
+    with pytest.raises(RunError, match="'training' lacks history"):
+        read_run_json(tmp_path)
+    (tmp_path / "run.json").write_text("{not json")
+    with pytest.raises(RunError, match="not valid JSON"):
+        read_run_json(tmp_path)
