@@ -1,0 +1,138 @@
+"""`python -m compare predict --runs RUN [...] --input F --text-column COL --output F`: label a file with every run.
+
+The output keeps the input's columns and adds, per model, its label and its probability of each class:
+CSV columns `<name>_label` and `<name>_p_<label>`, or in JSONL a `predictions` object shaped like
+predictions.jsonl's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from compare.progress import Progress, setup_logging
+from core.args import parse_args
+from core.classifier import Classifier, find_runs, load
+from core.data import DataError
+from core.rundir import RunError
+
+logger = logging.getLogger(__name__)
+
+INPUTS = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
+OUTPUTS = (".csv", ".jsonl")
+BATCH = 256
+
+
+@dataclass
+class PredictArguments:
+    """Which runs label which file, and where the labels go."""
+
+    runs: list[str] = field(metadata={"help": "Run directories, or folders whose children are runs."})
+    input: str = field(metadata={"help": f"The texts to label: {', '.join(INPUTS)}."})
+    output: str = field(metadata={"help": f"Where the labelled rows go: {' or '.join(OUTPUTS)}."})
+    text_column: list[str] = field(
+        default_factory=lambda: ["text"], metadata={"help": "Text column(s); several are joined with a space."}
+    )
+    names: list[str] | None = field(default=None, metadata={"help": "A name per run (default: its side)."})
+
+    def __post_init__(self) -> None:
+        if Path(self.input).suffix.lower() not in INPUTS:
+            raise ValueError(f"--input {self.input}: unsupported file type; use one of {', '.join(INPUTS)}.")
+        if Path(self.output).suffix.lower() not in OUTPUTS:
+            raise ValueError(f"--output {self.output}: write .csv or .jsonl.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    (args,) = parse_args((PredictArguments,), argv)
+    setup_logging()
+    try:
+        predict_file(args)
+    except (RunError, DataError) as error:
+        logger.error("compare predict: %s", error)
+        return 1
+    return 0
+
+
+def read_texts(path: Path, columns: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """The input rows and their texts (columns joined with a space, missing values as empty text)."""
+    if not path.is_file():
+        raise DataError(f"Input file {path} does not exist.")
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=object, keep_default_na=False)
+    elif suffix == ".parquet":
+        frame = pd.read_parquet(path)
+    else:
+        frame = pd.read_json(path, lines=suffix == ".jsonl", dtype=False)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{path} has no column {missing[0]!r}; its columns are {', '.join(map(str, frame.columns))}. "
+            "Choose with --text-column."
+        )
+    parts = [frame[c].to_numpy(dtype=object) for c in columns]
+    texts = [" ".join(str(p[i]) for p in parts if p[i] is not None and str(p[i]) != "nan") for i in range(len(frame))]
+    return frame, texts
+
+
+def model_names(models: list[Classifier], paths: list[Path], names: list[str] | None) -> list[str]:
+    if names is not None:
+        if len(names) != len(models):
+            raise RunError(f"--names gives {len(names)} name(s) for {len(models)} run(s); give one per run.")
+        return list(names)
+    sides = [m.side for m in models]
+    return [side if sides.count(side) == 1 else path.name for side, path in zip(sides, paths)]
+
+
+def predict_file(args: PredictArguments, loader=load) -> Path:
+    """Labels every row of `args.input` with every run and writes `args.output`."""
+    progress = Progress()
+    paths = find_runs(args.runs)
+    frame, texts = read_texts(Path(args.input), args.text_column)
+    progress.stage("read %d rows from %s", len(texts), args.input)
+    models = [loader(path, None) for path in paths]
+    names = model_names(models, paths, args.names)
+    results = {}
+    for name, model in zip(names, models):
+        probs = np.concatenate([model.predict_proba(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)])
+        results[name] = (model.labels, probs)
+        progress.stage("predicted with %s", name)
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_predictions(frame, results, output)
+    progress.stage("wrote %s", output)
+    return output
+
+
+def write_predictions(frame: pd.DataFrame, results: dict, output: Path) -> None:
+    tmp = output.with_name(output.name + ".tmp")
+    if output.suffix.lower() == ".csv":
+        out = frame.copy()
+        for name, (labels, probs) in results.items():
+            out[f"{name}_label"] = [labels[i] for i in probs.argmax(axis=1)]
+            for k, label in enumerate(labels):
+                out[f"{name}_p_{label}"] = np.round(probs[:, k], 6)
+        out.to_csv(tmp, index=False)
+    else:
+        records = frame.to_dict(orient="records")
+        with tmp.open("w", encoding="utf-8") as handle:
+            for i, record in enumerate(records):
+                record["predictions"] = {
+                    name: {
+                        "label": labels[int(probs[i].argmax())],
+                        "probs": {label: round(float(p), 6) for label, p in zip(labels, probs[i])},
+                    }
+                    for name, (labels, probs) in results.items()
+                }
+                handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+    tmp.replace(output)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

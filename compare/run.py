@@ -1,0 +1,107 @@
+"""`python -m compare run <data options> --output-dir DIR`: train both sides (or reuse their runs), then report.
+
+Runs go to `DIR/runs/finetune` and `DIR/runs/scratch`; with `--seeds N` (N > 1) to
+`DIR/runs/finetune-seed<S>` and `DIR/runs/scratch-seed<S>` for S = --seed, --seed + 1, ... The report
+goes to DIR. Model flags beyond the profile's pass through `--finetune-args "..."` / `--scratch-args "..."`
+(a shell-quoted string each), for instance tiny configurations in tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compare.profiles import PROFILES, SIDES, get_profile
+from compare.progress import Progress, setup_logging
+from compare.publish import ReportDirError
+from compare.report import ReportArguments, build_report
+from compare.statistics import StatisticsArguments
+from compare.training import TrainingError, train_side
+from core.args import DataArguments, parse_args
+from core.data import DataError
+from core.rundir import RunError
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class CompareRunArguments:
+    """Where the runs and the report go, and how the sides are trained."""
+
+    output_dir: str = field(metadata={"help": "Report directory; the runs go to its runs/ folder."})
+    profile: str = field(default="quick", metadata={"help": f"Training profile: {' or '.join(PROFILES)}."})
+    seeds: int = field(default=1, metadata={"help": "Train each side this many times (seeds --seed, --seed+1, ...)."})
+    retrain: bool = field(default=False, metadata={"help": "Train again even when matching runs exist."})
+    finetune_args: str = field(default="", metadata={"help": 'Extra flags for python -m finetune, e.g. "--epochs 2".'})
+    scratch_args: str = field(default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny".'})
+
+    def __post_init__(self) -> None:
+        get_profile(self.profile)
+        if not 1 <= self.seeds <= 20:
+            raise ValueError(f"--seeds must be between 1 and 20, got {self.seeds}.")
+        for side in SIDES:
+            try:
+                shlex.split(getattr(self, f"{side}_args"))
+            except ValueError as error:
+                raise ValueError(f"--{side}-args cannot be split into flags: {error}.") from None
+
+    def side_flags(self, side: str) -> list[str]:
+        return [*get_profile(self.profile)[side].flags, *shlex.split(getattr(self, f"{side}_args"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    data, args, stats = parse_args((DataArguments, CompareRunArguments, StatisticsArguments), argv)
+    setup_logging()
+    try:
+        run_comparison(data, args, stats)
+    except (RunError, DataError, ReportDirError, TrainingError) as error:
+        logger.error("compare run: %s", error)
+        return 1
+    return 0
+
+
+def side_data(data: DataArguments, side: str, profile: str, seed: int) -> DataArguments:
+    """The data options one side trains with: the profile's overrides unless given explicitly, and `seed`."""
+    defaults = DataArguments.__dataclass_fields__
+    overrides = {
+        key: value
+        for key, value in get_profile(profile)[side].data.items()
+        if getattr(data, key) == defaults[key].default
+    }
+    return dataclasses.replace(data, **overrides, seed=seed)
+
+
+def run_dirs(output_dir: Path, seeds: list[int]) -> dict[tuple[str, int], Path]:
+    """Where each (side, seed) run lives."""
+    runs = output_dir / "runs"
+    if len(seeds) == 1:
+        return {(side, seeds[0]): runs / side for side in SIDES}
+    return {(side, seed): runs / f"{side}-seed{seed}" for seed in seeds for side in SIDES}
+
+
+def run_comparison(
+    data: DataArguments, args: CompareRunArguments, stats: StatisticsArguments, progress: Progress | None = None
+) -> dict:
+    """Trains (or reuses) every run, then writes the report into `args.output_dir`; returns results.json."""
+    progress = progress or Progress()
+    output_dir = Path(args.output_dir)
+    seeds = [data.seed + i for i in range(args.seeds)]
+    paths = run_dirs(output_dir, seeds)
+    for (side, seed), path in paths.items():
+        run_dir, reused = train_side(
+            side, side_data(data, side, args.profile, seed), args.side_flags(side), path, args.retrain
+        )
+        progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, seed, run_dir)
+    ordered = [paths[(side, seed)] for side in SIDES for seed in seeds]
+    report_args = ReportArguments(
+        runs=[str(p) for p in ordered], output_dir=str(output_dir), names=[p.name.split("-seed")[0] for p in ordered]
+    )
+    return build_report(report_args, stats, progress)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Training one side's run by starting its command, or reusing the run already there.
+
+Compare never imports training code: `python -m finetune ...` / `python -m scratch ...` run as
+subprocesses (which also hands their memory back between stages), logging to `<run>.log` beside the run.
+A finished run is reused when its run.json records the same data options and `<run>.request.json` (written
+here after a successful training) the same side and flags.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from core.args import DataArguments
+from core.rundir import RunError, read_run_json, write_json
+
+logger = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[1]
+PATH_OPTIONS = ("train_file", "validation_file", "test_file", "labels_file", "data_dir")
+
+
+class TrainingError(RuntimeError):
+    """A side's command failed; the message holds the end of its log."""
+
+
+def absolute_paths(data: DataArguments) -> DataArguments:
+    """The same options with file and folder paths made absolute, so a run records where its data is."""
+    changes = {name: str(Path(getattr(data, name)).resolve()) for name in PATH_OPTIONS if getattr(data, name)}
+    return dataclasses.replace(data, **changes)
+
+
+def data_flags(data: DataArguments) -> list[str]:
+    """DataArguments as command-line flags (`--task sst2 --max-length 128 ...`), None fields left out."""
+    flags = []
+    for f in dataclasses.fields(DataArguments):
+        value = getattr(data, f.name)
+        if value is None:
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        flags += [flag, *map(str, value)] if isinstance(value, list) else [flag, str(value)]
+    return flags
+
+
+def request_path(run_dir: Path) -> Path:
+    return run_dir.with_name(run_dir.name + ".request.json")
+
+
+def log_path(run_dir: Path) -> Path:
+    return run_dir.with_name(run_dir.name + ".log")
+
+
+def command(side: str, data: DataArguments, flags: list[str], run_dir: Path) -> list[str]:
+    return [sys.executable, "-m", side, *data_flags(data), "--output-dir", str(run_dir), "--overwrite", *flags]
+
+
+def reusable(side: str, data: DataArguments, flags: list[str], run_dir: Path) -> bool:
+    """Whether `run_dir` is a finished run of `side` with these data options and flags."""
+    if not (run_dir / "run.json").is_file() or not request_path(run_dir).is_file():
+        return False
+    try:
+        run = read_run_json(run_dir)
+        request = json.loads(request_path(run_dir).read_text(encoding="utf-8"))
+    except (RunError, ValueError):
+        return False
+    return run["side"] == side and run["data"]["options"] == data.to_dict() and request.get("flags") == list(flags)
+
+
+def train_side(
+    side: str, data: DataArguments, flags: list[str], run_dir: str | Path, retrain: bool = False
+) -> tuple[Path, bool]:
+    """Trains `side` into `run_dir` unless an equivalent finished run is there already.
+
+    Args:
+        side: `finetune` or `scratch`.
+        data: the data options (file paths are made absolute).
+        flags: model flags for the side's command (e.g. `["--epochs", "1"]`).
+        run_dir: the run directory to write or reuse.
+        retrain: train again even if an equivalent run exists.
+    Returns:
+        (the run directory, whether it was reused).
+    Raises:
+        TrainingError: the command failed; the message ends with the last lines of its log.
+    """
+    run_dir, data, flags = Path(run_dir), absolute_paths(data), list(flags)
+    if not retrain and reusable(side, data, flags, run_dir):
+        logger.info("Reusing %s (same data options and flags)", run_dir)
+        return run_dir, True
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    request_path(run_dir).unlink(missing_ok=True)
+    cmd = command(side, data, flags, run_dir)
+    env = {
+        **os.environ,
+        "TF_USE_LEGACY_KERAS": "1",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    logger.info("Training %s: %s (log: %s)", side, " ".join(cmd[1:]), log_path(run_dir))
+    start = time.perf_counter()
+    with log_path(run_dir).open("w", encoding="utf-8") as log:
+        returncode = subprocess.run(
+            cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT, check=False
+        ).returncode
+    if returncode != 0:
+        tail = "\n".join(log_path(run_dir).read_text(encoding="utf-8", errors="replace").splitlines()[-25:])
+        raise TrainingError(f"`python -m {side}` failed (exit {returncode}); end of {log_path(run_dir)}:\n{tail}")
+    read_run_json(run_dir)
+    write_json(request_path(run_dir), {"schema_version": 1, "side": side, "flags": flags, "command": cmd[1:]})
+    logger.info("Trained %s in %.0f s", run_dir, time.perf_counter() - start)
+    return run_dir, False

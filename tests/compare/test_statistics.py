@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score, confusion_matrix, f1_score
+
+from compare.statistics import (
+    StatisticsArguments,
+    accuracy_and_macro_f1,
+    confusion_counts,
+    model_intervals,
+    paired_comparison,
+    spread,
+    verdict,
+)
+
+
+def test_confusion_and_scores_match_scikit_learn() -> None:
+    rng = np.random.default_rng(0)
+    gold = rng.integers(0, 3, (4, 50))
+    pred = rng.integers(0, 3, (4, 50))
+    confusion = confusion_counts(gold, pred, 3)
+    accuracy, macro_f1 = accuracy_and_macro_f1(confusion)
+    for r in range(4):
+        np.testing.assert_array_equal(confusion[r], confusion_matrix(gold[r], pred[r], labels=[0, 1, 2]))
+        assert accuracy[r] == pytest.approx(accuracy_score(gold[r], pred[r]))
+        assert macro_f1[r] == pytest.approx(
+            f1_score(gold[r], pred[r], labels=[0, 1, 2], average="macro", zero_division=0)
+        )
+
+
+def test_mcnemar_on_a_hand_worked_table() -> None:
+    # 12 examples: both right on 5, only a right on 6, only b right on 1  ->  p = 2 * P(X <= 1), X ~ B(7, 1/2)
+    gold = np.zeros(12, dtype=int)
+    a = np.array([0] * 5 + [0] * 6 + [1])
+    b = np.array([0] * 5 + [1] * 6 + [0])
+    result = paired_comparison(gold, a, b, 2, StatisticsArguments(bootstrap_resamples=200))
+    assert (result["mcnemar_b"], result["mcnemar_c"]) == (6, 1)
+    assert result["mcnemar_p"] == pytest.approx(2 * (1 + 7) / 2**7)
+    assert result["accuracy_diff"] == pytest.approx(5 / 12)
+
+
+def test_paired_bootstrap_interval_covers_the_true_difference() -> None:
+    """Over many synthetic test sets, the 95% interval holds the true accuracy difference about 95% of the time."""
+    covered, trials, n = 0, 60, 600
+    for trial in range(trials):
+        rng = np.random.default_rng(100 + trial)
+        gold = rng.integers(0, 2, n)
+        a = np.where(rng.random(n) < 0.85, gold, 1 - gold)  # true accuracy 0.85
+        b = np.where(rng.random(n) < 0.80, gold, 1 - gold)  # true accuracy 0.80
+        lo, hi = paired_comparison(gold, a, b, 2, StatisticsArguments(bootstrap_resamples=400, bootstrap_seed=trial))[
+            "accuracy_diff_ci"
+        ]
+        covered += lo <= 0.05 <= hi
+    assert covered / trials >= 0.88
+
+
+def test_model_interval_brackets_the_point_estimate_and_narrows_with_more_data() -> None:
+    rng = np.random.default_rng(1)
+    widths = []
+    for n in (200, 5000):
+        gold = rng.integers(0, 2, n)
+        pred = np.where(rng.random(n) < 0.7, gold, 1 - gold)
+        ci = model_intervals(gold, pred, 2, StatisticsArguments(bootstrap_resamples=300))
+        assert ci["accuracy_ci"][0] < accuracy_score(gold, pred) < ci["accuracy_ci"][1]
+        widths.append(ci["accuracy_ci"][1] - ci["accuracy_ci"][0])
+    assert widths[1] < widths[0] / 3
+
+
+def test_verdict_names_a_winner_only_when_the_interval_excludes_zero() -> None:
+    clear = {"accuracy_diff": -0.04, "accuracy_diff_ci": [-0.06, -0.02], "mcnemar_p": 0.001}
+    assert verdict("finetune", "scratch", clear)[0] == "scratch"
+    close = {"accuracy_diff": 0.01, "accuracy_diff_ci": [-0.005, 0.03], "mcnemar_p": 0.2}
+    winner, sentence = verdict("finetune", "scratch", close)
+    assert winner is None and sentence.startswith("No clear winner")
+
+
+def test_verdict_with_seeds_needs_every_seed_to_agree() -> None:
+    clear = {"accuracy_diff": 0.04, "accuracy_diff_ci": [0.02, 0.06], "mcnemar_p": 0.001}
+    assert verdict("a", "b", clear, [0.03, 0.05, 0.04])[0] == "a"
+    winner, sentence = verdict("a", "b", clear, [0.03, -0.01, 0.04])
+    assert winner is None and "1 of 3 training seeds" in sentence
+
+
+def test_spread_is_the_mean_and_sample_standard_deviation() -> None:
+    assert spread([0.8, 0.9]) == pytest.approx({"mean": 0.85, "std": np.std([0.8, 0.9], ddof=1)})
+    assert spread([0.7]) == {"mean": 0.7, "std": 0.0}
+
+
+def test_settings_are_validated() -> None:
+    with pytest.raises(ValueError, match="at least 100, got 5"):
+        StatisticsArguments(bootstrap_resamples=5)
