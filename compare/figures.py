@@ -13,10 +13,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 import numpy as np  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+
+from compare.tables import BASELINE_NAMES, short_count  # noqa: E402
 
 COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
 BASELINE_STYLE = {"majority": ":", "tfidf_logreg": "--"}
-BASELINE_NAMES = {"majority": "majority class", "tfidf_logreg": "TF-IDF + logistic regression"}
 
 
 def color(i: int) -> str:
@@ -80,11 +82,12 @@ def reliability_diagrams(models: dict) -> bytes:
             width=width,
             color=color(i),
         )
-    lowest = min(b["lo"] for e in models.values() for b in e["reliability"] if b["count"])
+    used = [b for e in models.values() for b in e["reliability"] if b["count"]]
+    lowest = max(0.0, min(b["lo"] for b in used) - 0.05)
     for ax in (top, bottom):
         _style(ax)
-        ax.set_xlim(max(0.0, lowest - 0.05), 1.0)
-    top.set_ylim(0, 1.02)
+        ax.set_xlim(lowest, 1.0)
+    top.set_ylim(min(lowest, min(b["accuracy"] for b in used) - 0.05), 1.02)
     top.set_ylabel("accuracy in bin")
     top.set_title("Reliability: does confidence match accuracy?")
     top.legend(loc="upper left", frameon=False)
@@ -133,7 +136,7 @@ def accuracy_against_cost(models: dict, baselines: dict) -> bytes:
                 color=color(i),
                 label=name,
             )
-            params = f"{entry['params'] / 1e6:.1f}M params" if entry.get("params") else ""
+            params = f"{short_count(entry['params'])} params" if entry.get("params") else ""
             ax.annotate(f"{name}\n{params}", (x, entry["accuracy"]), textcoords="offset points", xytext=(10, -4))
         for key_b, entry in baselines.items():
             if entry:
@@ -141,6 +144,8 @@ def accuracy_against_cost(models: dict, baselines: dict) -> bytes:
         ax.set_xscale("log")
         xs = [max(e[key], 1e-3) for e in models.values()]
         ax.set_xlim(min(xs) / 3, max(xs) * 6)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(xlabel)
         _style(ax)
     for key_b, entry in baselines.items():
@@ -164,8 +169,8 @@ def accuracy_against_cost(models: dict, baselines: dict) -> bytes:
 def all_figures(models: dict, baselines: dict, labels: list[str]) -> dict[str, bytes]:
     """Every figure of the report, by file name."""
     return {
+        "accuracy_vs_cost.png": accuracy_against_cost(models, baselines),
         "confusion_matrices.png": confusion_matrices(models, labels),
         "reliability.png": reliability_diagrams(models),
         "per_class_f1.png": per_class_f1(models, labels),
-        "accuracy_vs_cost.png": accuracy_against_cost(models, baselines),
     }

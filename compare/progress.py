@@ -10,7 +10,9 @@ logger = logging.getLogger("compare")
 
 def setup_logging() -> None:
     """Plain timestamped lines on stderr; configured once, by each command's entry point."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S", force=True)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    for ours in ("compare", "core"):
+        logging.getLogger(ours).setLevel(logging.INFO)
     for noisy in ("absl", "tensorflow", "datasets", "evaluate", "h5py", "matplotlib", "transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 

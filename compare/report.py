@@ -69,9 +69,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def build_report(
-    args: ReportArguments, stats: StatisticsArguments, progress: Progress | None = None, loader: Loader = load
+    args: ReportArguments,
+    stats: StatisticsArguments,
+    progress: Progress | None = None,
+    loader: Loader = load,
+    draw: Callable[[dict, dict, list[str]], dict[str, bytes]] = all_figures,
 ) -> dict:
-    """Scores the runs of `args` and writes the report directory; returns results.json's content."""
+    """Scores the runs of `args` and writes the report directory; returns results.json's content.
+
+    `loader` turns a run directory into a Classifier and `draw` makes the figures; tests replace them.
+    """
     progress = progress or Progress()
     runs = read_runs(args.runs, args.names)
     models = group_models(runs)
@@ -93,7 +100,7 @@ def build_report(
     )
     analysis = error_analysis(split, probs, args.examples)
     results["comparison"]["disagreements"] = analysis["disagreement_count"]
-    figures = all_figures(results["models"], baselines, split.labels)
+    figures = draw(results["models"], baselines, split.labels)
     progress.stage("%s; drew %d figures", results["comparison"]["verdict"], len(figures))
     write_report(Path(args.output_dir), results, analysis, figures, split, probs)
     progress.stage("report written: %s", Path(args.output_dir) / "report.html")

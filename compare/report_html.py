@@ -37,7 +37,7 @@ tr:last-child td { border-bottom: none; }
 td.text { max-width: 520px; }
 .note { color: var(--muted); font-size: 13px; margin: 8px 0 0; }
 .ok { color: var(--win); } .bad { color: #b23b3b; }
-figure { margin: 0; } figure img { max-width: 100%; height: auto; display: block; margin: 0 auto; }
+figure { margin: 0; } figure img { max-width: min(100%, 980px); height: auto; display: block; margin: 0 auto; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 6px; text-align: center; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 14px; }
 .grid .card { margin: 0; }

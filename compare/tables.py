@@ -28,17 +28,24 @@ def signed_ci(bounds: list[float]) -> str:
     return f"[{bounds[0] * 100:+.1f}, {bounds[1] * 100:+.1f}]"
 
 
-def count(value: float | None) -> str:
-    if value is None:
-        return "–"
+def short_count(value: float) -> str:
     for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if abs(value) >= size:
             return f"{value / size:.1f}{unit}"
     return f"{value:.0f}"
 
 
-def megabytes(value: float | None) -> str:
-    return "–" if value is None else f"{value / 1e6:.1f} MB"
+def count(value: float | None) -> str:
+    return "–" if value is None else short_count(value)
+
+
+def size(value: float | None) -> str:
+    if value is None:
+        return "–"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.1f} {unit}"
+    return f"{value:.0f} B"
 
 
 def seconds(value: float | None) -> str:
@@ -90,7 +97,7 @@ def cost(results: dict) -> Table:
             [
                 name,
                 count(m["params"]),
-                megabytes(m["disk_bytes"]),
+                size(m["disk_bytes"]),
                 count(m.get("train_rows")),
                 str(m.get("epochs", "–")),
                 seconds(m["train_seconds"]),

@@ -58,9 +58,9 @@ def noisy_probs(gold: np.ndarray, num_classes: int, accuracy: float, seed: int) 
     return probs / probs.sum(axis=1, keepdims=True)
 
 
-def fake_run(run_dir: Path, side: str, data: DataArguments, **changes) -> Path:
+def fake_run(run_dir: Path, side: str, data_args: DataArguments, **changes) -> Path:
     """A finished run directory of `side` trained (on paper) on `data`; `changes` edit run.json sections."""
-    task = load_task(data)
+    task = load_task(data_args)
     record = {
         "side": side,
         "model": {
@@ -69,7 +69,7 @@ def fake_run(run_dir: Path, side: str, data: DataArguments, **changes) -> Path:
             "params": 1000 if side == "scratch" else 5000,
             "trainable_params": 1000,
         },
-        "data": task.describe(data),
+        "data": task.describe(data_args),
         "hyperparameters": {},
         "training": {
             "seconds": 12.0 if side == "scratch" else 60.0,

@@ -1,0 +1,157 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score, f1_score
+
+from compare.figures import all_figures
+from compare.report import ReportArguments, build_report, main
+from compare.results import read_predictions
+from compare.statistics import StatisticsArguments
+from core.rundir import RunError
+from tests.compare.fakes import LABELS, fake_loader, fake_run, tiny_data, write_split
+
+STATS = StatisticsArguments(bootstrap_resamples=200)
+
+
+@pytest.fixture
+def pair(tmp_path: Path):
+    data = tiny_data(tmp_path / "data")
+    runs = [fake_run(tmp_path / "runs" / side, side, data) for side in ("finetune", "scratch")]
+    return data, runs
+
+
+def no_figures(models: dict, baselines: dict, labels: list[str]) -> dict[str, bytes]:
+    return {"confusion_matrices.png": b"\x89PNG stand-in"}
+
+
+def report(runs, out: Path, loader, draw=no_figures, **kwargs) -> dict:
+    args = ReportArguments(runs=[str(r) for r in runs], output_dir=str(out), latency_samples=3, **kwargs)
+    return build_report(args, STATS, loader=loader, draw=draw)
+
+
+def test_results_recompute_from_predictions_and_every_file_is_written(tmp_path: Path, pair) -> None:
+    data, runs = pair
+    out = tmp_path / "report"
+    results = report(runs, out, fake_loader({"finetune": 0.9, "scratch": 0.6}, data), draw=all_figures)
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["report.md", "report.html", "results.json", "predictions.jsonl", "report_files.json"]
+        + ["confusion_matrices.png", "reliability.png", "per_class_f1.png", "accuracy_vs_cost.png"]
+    )
+    assert not (tmp_path / "report.partial").exists()
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["schema_version"] == 1 and saved["n"] == 240 and saved["split"] == "test"
+    assert saved["comparison"] == json.loads(json.dumps(results["comparison"]))
+    rows = read_predictions(out / "predictions.jsonl")
+    assert len(rows) == 240
+    gold = [r["gold"] for r in rows]
+    for name in ("finetune", "scratch"):
+        pred = [r["predictions"][name]["label"] for r in rows]
+        assert saved["models"][name]["accuracy"] == pytest.approx(accuracy_score(gold, pred))
+        assert saved["models"][name]["macro_f1"] == pytest.approx(f1_score(gold, pred, labels=LABELS, average="macro"))
+        assert all(abs(sum(r["predictions"][name]["probs"].values()) - 1) < 1e-4 for r in rows)
+        lo, hi = saved["models"][name]["accuracy_ci"]
+        assert lo < saved["models"][name]["accuracy"] < hi
+    diff = saved["models"]["finetune"]["accuracy"] - saved["models"]["scratch"]["accuracy"]
+    assert saved["comparison"]["accuracy_diff"] == pytest.approx(diff)
+    assert saved["comparison"]["winner"] == "finetune"  # 0.9 against 0.6 on 240 examples
+    assert saved["models"]["scratch"]["params"] == 1000 and saved["models"]["finetune"]["train_seconds"] == 60.0
+    assert saved["models"]["finetune"]["disk_bytes"] >= 2048
+    assert set(saved["baselines"]) == {"majority", "tfidf_logreg"}
+    assert saved["baselines"]["majority"]["accuracy"] == pytest.approx(1 / 3)
+    assert saved["settings"]["bootstrap_resamples"] == 200 and saved["settings"]["ece_bins"] == 15
+
+
+def test_html_is_self_contained_and_leads_with_the_verdict(tmp_path: Path, pair) -> None:
+    data, runs = pair
+    report(runs, tmp_path / "report", fake_loader({"finetune": 0.7, "scratch": 0.7}, data), draw=all_figures)
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert page.count("data:image/png;base64,") == 4
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert page.index('class="verdict') < page.index("<table")
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "![Confusion matrices](confusion_matrices.png)" in markdown
+    for png in (tmp_path / "report").glob("*.png"):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_seeds_are_grouped_by_name_and_summarised(tmp_path: Path) -> None:
+    accuracies = {}
+    runs = []
+    for seed in (1, 2):
+        data = tiny_data(tmp_path / "data", seed=seed)
+        for side in ("finetune", "scratch"):
+            runs.append(fake_run(tmp_path / "runs" / f"{side}-seed{seed}", side, data))
+            accuracies[f"{side}-seed{seed}"] = {"finetune": 0.85, "scratch": 0.75}[side] + 0.02 * seed
+    results = report(runs, tmp_path / "report", fake_loader(accuracies, data))
+    assert set(results["models"]) == {"finetune", "scratch"}
+    seeds = results["seeds"]["finetune"]
+    assert seeds["seeds"] == [1, 2] and len(seeds["accuracy"]) == 2
+    assert seeds["accuracy_mean"] == pytest.approx(np.mean(seeds["accuracy"]))
+    assert seeds["accuracy_std"] == pytest.approx(np.std(seeds["accuracy"], ddof=1))
+    assert results["models"]["finetune"]["seed"] == 1  # the primary run is the first seed
+    diffs = results["comparison"]["seed_accuracy_diffs"]
+    assert diffs == pytest.approx([a - b for a, b in zip(seeds["accuracy"], results["seeds"]["scratch"]["accuracy"])])
+    assert "Across training seeds" in (tmp_path / "report" / "report.html").read_text()
+
+
+def test_a_missing_or_half_written_run_is_refused_and_leaves_no_report(tmp_path: Path, pair) -> None:
+    data, runs = pair
+    loader = fake_loader({"finetune": 0.9, "scratch": 0.6}, data)
+    out = tmp_path / "report"
+    with pytest.raises(RunError, match="missing does not exist"):
+        report([runs[0], tmp_path / "missing"], out, loader)
+    half = tmp_path / "half"
+    half.mkdir()
+    (half / "weights.bin").write_bytes(b"1")
+    with pytest.raises(RunError, match="half is not a finished run"):
+        report([runs[0], half], out, loader)
+    (half / "run.json").write_text('{"schema_version": 1, "side": "scr')
+    with pytest.raises(RunError, match="not valid JSON"):
+        report([runs[0], half], out, loader)
+    assert not out.exists() and not (tmp_path / "report.partial").exists()
+
+
+def test_runs_with_different_labels_or_test_splits_are_refused_naming_both(tmp_path: Path, pair) -> None:
+    data, runs = pair
+    loader = fake_loader({"finetune": 0.9, "scratch": 0.6, "other": 0.5}, data)
+    other_data = tiny_data(tmp_path / "other-data", n_test=200)
+    other = fake_run(tmp_path / "other", "scratch", other_data)
+    with pytest.raises(RunError, match=rf"{runs[0]} and {other} saw different test splits"):
+        report([runs[0], other], tmp_path / "report", loader)
+    relabelled = fake_run(tmp_path / "relabelled", "scratch", data, data={"labels": ["a", "b", "c"]})
+    with pytest.raises(RunError, match=rf"{runs[0]} and {relabelled} have different label sets"):
+        report([runs[0], relabelled], tmp_path / "report", loader)
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_split_without_labels_is_refused(tmp_path: Path, pair) -> None:
+    data, runs = pair
+    loader = fake_loader({"finetune": 0.9, "scratch": 0.6}, data)
+    with pytest.raises(RunError, match="no labelled 'train2' split"):
+        report(runs, tmp_path / "report", loader, split="train2")
+    write_split(Path(data.test_file), 240, 2000, with_labels=False)  # the labels are gone since training
+    with pytest.raises(RunError, match="test split of .* has no labels now"):
+        report(runs, tmp_path / "report", loader)
+    assert not (tmp_path / "report").exists()
+
+
+def test_a_report_into_a_compare_run_directory_keeps_its_runs(tmp_path: Path) -> None:
+    data = tiny_data(tmp_path / "data")
+    out = tmp_path / "out"
+    runs = [fake_run(out / "runs" / side, side, data) for side in ("finetune", "scratch")]
+    loader = fake_loader({"finetune": 0.9, "scratch": 0.6}, data)
+    report(runs, out, loader)
+    (out / "stale.png").write_bytes(b"x")
+    json.dump({"files": ["stale.png"]}, (out / "report_files.json").open("w"))
+    report(runs, out, loader)
+    assert (out / "runs" / "finetune" / "run.json").is_file() and (out / "results.json").is_file()
+    assert not (out / "stale.png").exists()
+
+
+def test_main_reports_errors_as_one_line_and_exit_code(tmp_path: Path, caplog) -> None:
+    code = main(["--runs", str(tmp_path / "a"), str(tmp_path / "b"), "--output-dir", str(tmp_path / "r")])
+    assert code == 1 and "a does not exist" in caplog.text
