@@ -77,8 +77,12 @@ def read_texts(path: Path, columns: list[str]) -> tuple[pd.DataFrame, list[str]]
             "Choose with --text-column."
         )
     parts = [frame[c].to_numpy(dtype=object) for c in columns]
-    texts = [" ".join(str(p[i]) for p in parts if p[i] is not None and str(p[i]) != "nan") for i in range(len(frame))]
+    texts = [" ".join(v for v in (_text(p[i]) for p in parts) if v) for i in range(len(frame))]
     return frame, texts
+
+
+def _text(value: object) -> str:
+    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
 
 
 def model_names(models: list[Classifier], paths: list[Path], names: list[str] | None) -> list[str]:

@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from compare.training import TrainingError, data_flags, request_path, reusable, train_side
+from core.args import DataArguments, parse_args
+from tests.compare.fakes import fake_run, tiny_data
+
+
+def test_data_flags_parse_back_to_the_same_options(tmp_path: Path) -> None:
+    data = DataArguments(
+        train_file=str(tmp_path / "t.csv"),
+        text_column=["title", "body"],
+        label_column="y",
+        max_train_samples=50,
+        seed=7,
+    )
+    (parsed,) = parse_args((DataArguments,), data_flags(data))
+    assert parsed == data
+
+
+def fake_side(calls: list, data: DataArguments):
+    """Stands in for `python -m <side>`: records the command and writes a finished run where it was told."""
+
+    def run(cmd, **kwargs):
+        calls.append(cmd)
+        side, out = cmd[2], Path(cmd[cmd.index("--output-dir") + 1])
+        fake_run(out, side, data)
+        return subprocess.CompletedProcess(cmd, 0)
+
+    return run
+
+
+def test_a_matching_run_is_reused_and_a_changed_one_retrained(tmp_path: Path, monkeypatch) -> None:
+    data = tiny_data(tmp_path / "data")
+    calls: list = []
+    monkeypatch.setattr(subprocess, "run", fake_side(calls, data))
+    run_dir = tmp_path / "runs" / "scratch"
+    assert train_side("scratch", data, ["--epochs", "1"], run_dir) == (run_dir, False)
+    assert calls[0][1:4] == ["-m", "scratch", "--train-file"] and calls[0][-2:] == ["--epochs", "1"]
+    assert json.loads(request_path(run_dir).read_text())["flags"] == ["--epochs", "1"]
+    assert train_side("scratch", data, ["--epochs", "1"], run_dir) == (run_dir, True)
+    assert len(calls) == 1
+    assert not reusable("scratch", data, ["--epochs", "2"], run_dir)
+    assert not reusable("finetune", data, ["--epochs", "1"], run_dir)
+    assert not reusable("scratch", DataArguments(**{**data.to_dict(), "seed": 1}), ["--epochs", "1"], run_dir)
+
+    def rewrite(cmd, **kwargs):  # the side replaces its run, as --overwrite does
+        import shutil
+
+        shutil.rmtree(Path(cmd[cmd.index("--output-dir") + 1]))
+        return fake_side(calls, data)(cmd)
+
+    monkeypatch.setattr(subprocess, "run", rewrite)
+    assert train_side("scratch", data, ["--epochs", "2"], run_dir) == (run_dir, False)
+    assert train_side("scratch", data, ["--epochs", "2"], run_dir, retrain=True) == (run_dir, False)
+    assert len(calls) == 3
+
+
+def test_a_failing_side_raises_with_the_end_of_its_log(tmp_path: Path) -> None:
+    data = tiny_data(tmp_path / "data")
+    with pytest.raises(TrainingError, match=r"(?s)no_such_side.*failed.*No module named no_such_side"):
+        train_side("no_such_side", data, [], tmp_path / "runs" / "x")
+    assert not (tmp_path / "runs" / "x").exists()
