@@ -1,0 +1,60 @@
+"""The fine-tuning options (`python -m finetune ... --model --epochs ...`), checked before anything loads."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class FinetuneArguments:
+    """Which pretrained checkpoint to start from and how to train it.
+
+    The defaults are the settings measured to reach the quality targets with the packaged model.
+    """
+
+    model: str = field(
+        default="minilm",
+        metadata={
+            "help": "A local checkpoint directory, a hub id, or an alias: minilm (the packaged offline "
+            "all-MiniLM-L6-v2 BERT) or bert-base (bert-base-uncased, needs a network)."
+        },
+    )
+    epochs: int = field(default=3, metadata={"help": "Maximum number of passes over the training split."})
+    batch_size: int = field(default=32, metadata={"help": "Examples per optimizer step (over all devices)."})
+    learning_rate: float = field(default=1e-4, metadata={"help": "Peak AdamW learning rate, reached after warmup."})
+    warmup_ratio: float = field(
+        default=0.1, metadata={"help": "Fraction of all training steps spent warming the learning rate up from 0."}
+    )
+    weight_decay: float = field(
+        default=0.01, metadata={"help": "Decoupled weight decay (not applied to biases and LayerNorm)."}
+    )
+    patience: int = field(
+        default=1, metadata={"help": "Stop after this many epochs without a better validation accuracy."}
+    )
+    mixed_precision: bool = field(
+        default=False, metadata={"help": "Compute in float16 with float32 weights (for GPUs; slow on most CPUs)."}
+    )
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("--model must name a checkpoint: minilm, bert-base, a directory or a hub id.")
+        if not 1 <= self.epochs <= 1000:
+            raise ValueError(f"--epochs must be between 1 and 1000, got {self.epochs}.")
+        if not 1 <= self.batch_size <= 4096:
+            raise ValueError(f"--batch-size must be between 1 and 4096, got {self.batch_size}.")
+        if not 0 < self.learning_rate <= 1e-2:
+            raise ValueError(
+                f"--learning-rate must be in (0, 0.01], got {self.learning_rate}; "
+                "fine-tuning a pretrained BERT usually takes 2e-5 to 1e-4."
+            )
+        if not 0 <= self.warmup_ratio < 1:
+            raise ValueError(f"--warmup-ratio must be in [0, 1), got {self.warmup_ratio}.")
+        if not 0 <= self.weight_decay < 1:
+            raise ValueError(f"--weight-decay must be in [0, 1), got {self.weight_decay}.")
+        if self.patience < 1:
+            raise ValueError(f"--patience must be at least 1, got {self.patience}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
