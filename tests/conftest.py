@@ -62,3 +62,21 @@ def separable_rows(n: int, seed: int = 0) -> list[tuple[str, str]]:
 def tiny_csv(tmp_path: Path) -> Path:
     """A 200-row two-class training file with string labels."""
     return write_csv(tmp_path / "train.csv", separable_rows(200))
+
+
+@pytest.fixture(scope="session")
+def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two finished tiny runs, one per side, trained on the same 200-row separable CSV.
+
+    Returns {"finetune": run dir, "scratch": run dir, "train_file": the CSV}. Trained once per session.
+    """
+    from tests.finetune.tiny import train_tiny_run as train_finetune
+    from tests.scratch.tiny import train_tiny_run as train_scratch
+
+    root = tmp_path_factory.mktemp("tiny-runs")
+    train_file = write_csv(root / "train.csv", separable_rows(200))
+    return {
+        "finetune": train_finetune(root / "finetune", train_file),
+        "scratch": train_scratch(root / "scratch", train_file),
+        "train_file": train_file,
+    }
