@@ -1,0 +1,80 @@
+"""Command-line options of `python -m scratch`: the model shape (a preset plus overrides) and training."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from scratch.model import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
+
+
+@dataclass
+class ScratchArguments:
+    """Model and training options. Model fields left unset come from `--preset`."""
+
+    preset: str = field(default=DEFAULT_PRESET, metadata={"help": f"Model size: {', '.join(PRESETS)}."})
+    num_layers: int | None = field(default=None, metadata={"help": "Encoder blocks (overrides the preset)."})
+    d_model: int | None = field(default=None, metadata={"help": "Width of the token vectors (overrides the preset)."})
+    num_heads: int | None = field(default=None, metadata={"help": "Attention heads; must divide --d-model."})
+    d_ff: int | None = field(default=None, metadata={"help": "Hidden width of the feed-forward blocks."})
+    vocab_size: int | None = field(
+        default=None, metadata={"help": "Word vocabulary size, 2 reserved tokens included (words tokenizer)."}
+    )
+    dropout: float | None = field(default=None, metadata={"help": "Dropout rate (overrides the preset)."})
+    norm: str = field(default="post", metadata={"help": "post: LayerNorm after each residual (original); pre: before."})
+    activation: str = field(default="gelu", metadata={"help": "Feed-forward activation: gelu or relu."})
+    tokenizer: str = field(
+        default="words",
+        metadata={"help": "words: a vocabulary adapted on train; wordpiece: the pretrained checkpoint's WordPiece."},
+    )
+    causal: bool = field(
+        default=False, metadata={"help": "GPT-style decoder: causal attention, class read from the last real token."}
+    )
+    epochs: int = field(default=8, metadata={"help": "Most epochs to train; early stopping may end sooner."})
+    batch_size: int = field(default=64, metadata={"help": "Examples per step (global, over all replicas)."})
+    learning_rate: float = field(default=1e-3, metadata={"help": "Peak learning rate, reached after the warmup."})
+    warmup_steps: int = field(default=500, metadata={"help": "Steps of linear warmup before the 1/sqrt(step) decay."})
+    weight_decay: float = field(default=0.01, metadata={"help": "AdamW decoupled weight decay (not on norms, biases)."})
+    label_smoothing: float = field(default=0.0, metadata={"help": "Label smoothing of the cross-entropy, in [0, 1)."})
+    clip_norm: float = field(default=1.0, metadata={"help": "Clip the global gradient norm to this value."})
+    patience: int = field(
+        default=2, metadata={"help": "Stop after this many epochs without a better validation accuracy."}
+    )
+    max_steps: int | None = field(
+        default=None, metadata={"help": "Stop after this many optimizer steps in total (for smoke tests)."}
+    )
+
+    def __post_init__(self) -> None:
+        self.model_config()  # fails now, with the bad value named, rather than after loading data
+        for name in ("epochs", "batch_size", "warmup_steps", "patience"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
+        if self.learning_rate <= 0:
+            raise ValueError(f"--learning-rate must be positive, got {self.learning_rate}.")
+        if not 0.0 <= self.label_smoothing < 1.0:
+            raise ValueError(f"--label-smoothing must be in [0, 1), got {self.label_smoothing}.")
+        if self.weight_decay < 0 or self.clip_norm <= 0:
+            raise ValueError("--weight-decay must be >= 0 and --clip-norm > 0.")
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ValueError(f"--max-steps must be at least 1, got {self.max_steps}.")
+
+    def model_config(self, num_labels: int = 2) -> ModelConfig:
+        """The preset's configuration with this command line's overrides."""
+        return config_from_preset(
+            self.preset,
+            num_labels=num_labels,
+            num_layers=self.num_layers,
+            d_model=self.d_model,
+            num_heads=self.num_heads,
+            d_ff=self.d_ff,
+            vocab_size=self.vocab_size,
+            dropout=self.dropout,
+            norm=self.norm,
+            activation=self.activation,
+            causal=self.causal,
+            tokenizer=self.tokenizer,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)

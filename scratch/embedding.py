@@ -1,0 +1,55 @@
+"""Token embeddings scaled by sqrt(d_model) plus the sinusoidal position encoding."""
+
+from __future__ import annotations
+
+import math
+
+import tensorflow as tf
+
+from scratch.positional_encoding import SinusoidalPositionEncoding
+
+PAD_ID = 0
+
+
+@tf.keras.saving.register_keras_serializable(package="scratch")
+class TokenAndPositionEmbedding(tf.keras.layers.Layer):
+    """Maps token ids (B, T) to vectors (B, T, C) and emits the padding mask (id 0 is padding).
+
+    Args:
+        vocab_size: number of token ids, padding included.
+        d_model: width C of the vectors.
+        dropout: dropout rate applied to the sum, as in the original Transformer.
+    """
+
+    def __init__(self, vocab_size: int, d_model: int, dropout: float = 0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.vocab_size = vocab_size
+        self.d_model = d_model
+        self.dropout = dropout
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        self.token_embedding = tf.keras.layers.Embedding(
+            self.vocab_size,
+            self.d_model,
+            embeddings_initializer=tf.keras.initializers.RandomNormal(stddev=self.d_model**-0.5),
+            name="token_embedding",
+        )
+        self.token_embedding.build(input_shape)
+        self.position_encoding = SinusoidalPositionEncoding(name="position_encoding")
+        self.dropout_layer = tf.keras.layers.Dropout(self.dropout)
+        super().build(input_shape)
+
+    def call(self, token_ids: tf.Tensor, training: bool | None = None) -> tf.Tensor:
+        x = self.token_embedding(token_ids) * tf.cast(math.sqrt(self.d_model), self.compute_dtype)  # (B, T, C)
+        x = self.position_encoding(x)  # (B, T, C)
+        return self.dropout_layer(x, training=training)
+
+    def compute_mask(self, token_ids, mask=None):
+        return tf.not_equal(token_ids, PAD_ID)  # (B, T)
+
+    def compute_output_shape(self, input_shape):
+        return tf.TensorShape(input_shape).concatenate([self.d_model])
+
+    def get_config(self):
+        return {**super().get_config(), "vocab_size": self.vocab_size, "d_model": self.d_model, "dropout": self.dropout}

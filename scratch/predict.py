@@ -1,0 +1,84 @@
+"""Loads a finished scratch run as a `core.classifier.Classifier`, with attention maps for the app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from core.rundir import RunError
+from scratch.embedding import PAD_ID
+from scratch.encoder import TransformerEncoderBlock
+from scratch.model import build_end_to_end  # noqa: F401 - registers every layer of the saved model
+from scratch.schedule import WarmupInverseSqrt  # noqa: F401
+
+DEFAULT_MODEL_FILE = "model.keras"
+
+
+class ScratchClassifier:
+    """A trained from-scratch Transformer: raw strings in, class probabilities out.
+
+    Args:
+        model: the end-to-end Keras model (strings (B,) -> probabilities (B, K)).
+        run: the parsed run.json.
+    """
+
+    side = "scratch"
+
+    def __init__(self, model: tf.keras.Model, run: dict[str, Any]):
+        self.model = model
+        self.run = run
+        self.name = "scratch"
+        self.labels = list(run["data"]["labels"])
+        self.tokenizer = model.get_layer("tokenizer")
+        classifier = model.get_layer("classifier")
+        self.embedding = classifier.get_layer("embedding")
+        self.blocks = [layer for layer in classifier.layers if isinstance(layer, TransformerEncoderBlock)]
+        self._probabilities = tf.function(
+            lambda texts: model(texts, training=False), input_signature=[tf.TensorSpec([None], tf.string)]
+        )
+        self._attention = tf.function(self._attention_maps, input_signature=[tf.TensorSpec([1], tf.string)])
+
+    def predict_proba(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        """Probabilities (len(texts), len(labels)), rows summing to 1.
+
+        Texts are sorted by length so that each batch is padded to little more than its own texts.
+        """
+        texts = [str(text) for text in texts]
+        probabilities = np.zeros([len(texts), len(self.labels)], np.float32)
+        order = np.argsort([len(text) for text in texts], kind="stable")
+        for start in range(0, len(texts), batch_size):
+            chosen = order[start : start + batch_size]
+            probabilities[chosen] = self._probabilities(tf.constant([texts[i] for i in chosen], tf.string)).numpy()
+        return probabilities / probabilities.sum(axis=1, keepdims=True) if len(texts) else probabilities
+
+    def _attention_maps(self, text: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        token_ids = self.tokenizer(text)  # (1, T)
+        padding_mask = tf.not_equal(token_ids, PAD_ID)  # (1, T)
+        x = self.embedding(token_ids, training=False)  # (1, T, C)
+        maps = []
+        for block in self.blocks:
+            x, weights = block(x, padding_mask=padding_mask, training=False, return_attention_scores=True)
+            maps.append(weights[0])  # (H, T, T)
+        return token_ids[0], tf.stack(maps)  # (T,), (L, H, T, T)
+
+    def explain(self, text: str) -> tuple[list[str], np.ndarray]:
+        """The text's tokens as the model saw them and its attention weights, (layers, heads, T, T).
+
+        Row i of a map is how token i spread its attention over the tokens (each row sums to 1).
+        """
+        token_ids, maps = self._attention(tf.constant([str(text)], tf.string))
+        vocabulary = self.tokenizer.vocabulary
+        tokens = [vocabulary[i] if vocabulary[i] else "[PAD]" for i in token_ids.numpy().tolist()]
+        return tokens, maps.numpy()
+
+
+def load(run_dir: Path, run: dict[str, Any]) -> ScratchClassifier:
+    """Loads `run_dir/model.keras` with Keras safe mode on (called by `core.classifier.load`)."""
+    path = Path(run_dir) / run.get("model", {}).get("file", DEFAULT_MODEL_FILE)
+    if not path.is_file():
+        raise RunError(f"{run_dir} has no {path.name}; the run is incomplete, train it again with python -m scratch.")
+    model = tf.keras.models.load_model(path, compile=False, safe_mode=True)
+    return ScratchClassifier(model, run)

@@ -1,0 +1,15 @@
+"""A tiny finished run shared by the scratch tests that only read it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.scratch.tiny import train_tiny_run
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("scratch_tiny")
+    return train_tiny_run(folder / "run", folder / "train.csv")

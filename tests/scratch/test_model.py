@@ -1,0 +1,103 @@
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from scratch.model import PRESETS, ModelConfig, build_classifier, build_end_to_end, config_from_preset
+from scratch.tokenizer import WordTokenizer
+
+TINY = {"vocab_size": 50, "num_layers": 2, "d_model": 16, "num_heads": 2, "d_ff": 32, "dropout": 0.0}
+
+
+def expected_params(config: ModelConfig, vocab_size: int) -> int:
+    """Parameter count from the architecture, written independently of Keras."""
+    c, f = config.d_model, config.d_ff
+    block = 4 * (c * c + c) + (c * f + f) + (f * c + c) + 2 * 2 * c
+    final_norm = 2 * c if config.norm == "pre" else 0
+    return vocab_size * c + config.num_layers * block + final_norm + c * config.num_labels + config.num_labels
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_every_preset_is_a_valid_config(preset):
+    config = config_from_preset(preset)
+    assert config.d_model % config.num_heads == 0
+
+
+def test_overrides_replace_preset_fields_and_none_keeps_them():
+    config = config_from_preset("tiny", d_model=48, num_heads=None, norm="pre")
+    assert (config.d_model, config.num_heads, config.norm) == (48, PRESETS["tiny"]["num_heads"], "pre")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"d_model": 30, "num_heads": 4}, "d_model 30 is not divisible by num_heads 4"),
+        ({"vocab_size": 2}, "vocab_size 2 is not larger than the 2 reserved tokens"),
+        ({"num_labels": 1}, "at least 2 labels"),
+        ({"dropout": 1.0}, "dropout"),
+        ({"tokenizer": "bytes"}, "tokenizer must be"),
+    ],
+)
+def test_bad_configs_name_the_value(overrides, message):
+    with pytest.raises(ValueError, match=message):
+        ModelConfig(**{**TINY, **overrides})
+
+
+def test_unknown_preset_is_refused():
+    with pytest.raises(ValueError, match="Unknown preset 'huge'"):
+        config_from_preset("huge")
+
+
+@pytest.mark.parametrize(("norm", "causal"), [("post", False), ("pre", False), ("post", True)])
+def test_parameter_count_matches_the_architecture(norm, causal):
+    config = ModelConfig(**TINY, norm=norm, causal=causal, num_labels=3)
+    model = build_classifier(config)
+    assert model.count_params() == expected_params(config, 50)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_padding_a_batch_does_not_change_the_logits_of_unpadded_texts(causal):
+    model = build_classifier(ModelConfig(**TINY, causal=causal))
+    texts = [np.array([5, 7, 9]), np.array([4, 8, 12, 16, 20, 24, 28]), np.array([3])]
+    alone = np.concatenate([model(row[None]).numpy() for row in texts])
+    batch = np.zeros([3, 7], np.int64)
+    for i, row in enumerate(texts):
+        batch[i, : len(row)] = row
+    np.testing.assert_allclose(model(batch).numpy(), alone, atol=1e-5)
+
+
+def test_causal_model_reads_the_last_token_and_ignores_nothing_before_it():
+    model = build_classifier(ModelConfig(**TINY, causal=True))
+    base = np.array([[5, 7, 9, 11]])
+    changed_last = np.array([[5, 7, 9, 12]])
+    assert not np.allclose(model(base).numpy(), model(changed_last).numpy(), atol=1e-4)
+
+
+def fit_losses(config: ModelConfig, steps: int = 30) -> list[float]:
+    """Trains on "does the sequence contain token 3" and returns the loss per step."""
+    rng = np.random.default_rng(0)
+    ids = rng.integers(4, 50, size=(64, 6))
+    labels = rng.integers(0, 2, size=64)
+    ids[labels == 1, rng.integers(0, 6, size=(labels == 1).sum())] = 3
+    model = build_classifier(config)
+    model.compile(tf.keras.optimizers.Adam(3e-3), tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    tf.keras.utils.set_random_seed(0)
+    history = model.fit(ids, labels, batch_size=32, epochs=steps // 2, verbose=0)
+    return history.history["loss"]
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+def test_post_and_pre_layer_norm_both_train(norm):
+    losses = fit_losses(ModelConfig(**TINY, norm=norm))
+    assert losses[-1] < 0.5 * losses[0]
+
+
+def test_end_to_end_model_saves_and_reloads_in_safe_mode(tmp_path):
+    tokenizer = WordTokenizer.adapt(["a great film", "a dull film", "truly great"], vocab_size=20, max_length=8)
+    classifier = build_classifier(ModelConfig(**TINY), vocab_size=len(tokenizer.vocabulary))
+    model = build_end_to_end(tokenizer, classifier)
+    texts = tf.constant(["a great film", "dull", "", "never seen words"])
+    probabilities = model(texts).numpy()
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-6)
+    model.save(tmp_path / "model.keras")
+    reloaded = tf.keras.models.load_model(tmp_path / "model.keras", compile=False, safe_mode=True)
+    np.testing.assert_allclose(reloaded(texts).numpy(), probabilities, atol=1e-6)

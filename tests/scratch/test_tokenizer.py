@@ -1,0 +1,76 @@
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from core.pretrained import packaged_minilm
+from scratch.tokenizer import WordPieceTokenizer, WordTokenizer, make_tokenizer
+
+TRAIN = ["The film was great", "a great, GREAT cast!", "dull film"]
+
+
+def ids(tokenizer, texts):
+    return tokenizer(tf.constant(texts, tf.string)).numpy()
+
+
+def test_words_vocabulary_comes_from_train_only_and_unknown_words_map_to_one():
+    tokenizer = WordTokenizer.adapt(TRAIN, vocab_size=100, max_length=16)
+    vocabulary = tokenizer.vocabulary
+    assert vocabulary[:3] == ["", "[UNK]", "great"]  # most frequent word first
+    assert set(vocabulary[2:]) == {"the", "film", "was", "great", "a", "cast", "dull"}
+    out = ids(tokenizer, ["Great cast, awful plot", "film"])
+    index = {token: i for i, token in enumerate(vocabulary)}
+    np.testing.assert_array_equal(out, [[index["great"], index["cast"], 1, 1], [index["film"], 0, 0, 0]])
+
+
+def test_words_vocabulary_is_cut_to_vocab_size_including_reserved_tokens():
+    tokenizer = WordTokenizer.adapt(TRAIN, vocab_size=4, max_length=8)
+    assert tokenizer.vocabulary == ["", "[UNK]", "great", "film"]
+
+
+def test_texts_are_cut_to_max_length_padded_to_the_longest_and_never_empty():
+    tokenizer = WordTokenizer.adapt(TRAIN, vocab_size=100, max_length=3)
+    out = ids(tokenizer, ["the film was great indeed", "", "film"])
+    assert out.shape == (3, 3)
+    np.testing.assert_array_equal(out[1], [1, 0, 0])  # an empty text is one unknown token
+    assert (out[2, 1:] == 0).all() and out[2, 0] > 1
+    assert ids(tokenizer, [""]).shape == (1, 1)
+
+
+@pytest.mark.parametrize("vocab_size", [1, 2])
+def test_vocabulary_not_larger_than_the_reserved_tokens_is_refused(vocab_size):
+    with pytest.raises(ValueError, match=f"vocab_size {vocab_size} leaves no room"):
+        WordTokenizer.adapt(TRAIN, vocab_size=vocab_size, max_length=8)
+
+
+def test_empty_train_texts_are_refused():
+    with pytest.raises(ValueError, match="empty train split"):
+        WordTokenizer.adapt([], vocab_size=10, max_length=8)
+
+
+def test_words_config_round_trip_keeps_the_vocabulary():
+    tokenizer = WordTokenizer.adapt(TRAIN, vocab_size=100, max_length=5)
+    clone = WordTokenizer.from_config(tokenizer.get_config())
+    texts = ["a dull, great film", "was"]
+    np.testing.assert_array_equal(ids(clone, texts), ids(tokenizer, texts))
+
+
+def test_wordpiece_matches_the_reference_bert_tokenizer():
+    from transformers import BertTokenizer
+
+    vocab = packaged_minilm() / "vocab.txt"
+    reference = BertTokenizer(str(vocab), do_lower_case=True)
+    tokenizer = make_tokenizer("wordpiece", [], vocab_size=3, max_length=64)
+    texts = ["Un-be-LIEVABLY good!!", "Café crème, naïve résumé", "it 's a charming journey ."]
+    out = ids(tokenizer, texts)
+    for row, text in zip(out, texts):
+        expected = reference.encode(text, add_special_tokens=False)
+        np.testing.assert_array_equal(row[: len(expected)], expected)
+        assert (row[len(expected) :] == 0).all()
+    clone = WordPieceTokenizer.from_config(tokenizer.get_config())
+    np.testing.assert_array_equal(ids(clone, texts), out)
+    assert ids(tokenizer, [""])[0, 0] == tokenizer.vocabulary.index("[UNK]")
+
+
+def test_unknown_tokenizer_is_refused():
+    with pytest.raises(ValueError, match="tokenizer must be one of words, wordpiece"):
+        make_tokenizer("chars", TRAIN, vocab_size=10, max_length=8)

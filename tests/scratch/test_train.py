@@ -1,0 +1,121 @@
+import json
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from core.data import DataError
+from core.rundir import read_run_json
+from scratch import train as training
+from scratch.train import bucket_boundaries, length_grouped_batches, main, read_history
+from tests.conftest import separable_rows, write_csv
+from tests.scratch.tiny import tiny_argv, train_tiny_run
+
+
+def test_tiny_preset_learns_the_separable_fixture_within_200_steps(tiny_run):
+    run = read_run_json(tiny_run)
+    assert run["training"]["steps"] <= 200
+    assert run["validation"]["accuracy"] >= 0.95
+    assert run["side"] == "scratch" and run["model"]["params"] == run["model"]["trainable_params"] > 0
+    assert run["hyperparameters"]["preset"] == "tiny"
+    assert run["data"]["labels"] == ["negative", "positive"]
+    history = run["training"]["history"]
+    assert [row["epoch"] for row in history] == list(range(1, run["training"]["epochs_run"] + 1))
+    best = max(history, key=lambda row: row["val_accuracy"])
+    assert run["training"]["best_epoch"] == best["epoch"]
+    assert run["validation"]["accuracy"] == pytest.approx(best["val_accuracy"], abs=1e-6)
+    assert {p.name for p in tiny_run.iterdir()} >= {"model.keras", "run.json", "README.md", "logs", "history.csv"}
+    assert not (tiny_run / "backup").exists()
+    assert not tiny_run.with_name(tiny_run.name + ".partial").exists()
+    assert "Validation accuracy" in (tiny_run / "README.md").read_text()
+
+
+def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
+    again = train_tiny_run(tmp_path / "again", tiny_run.parent / "train.csv")
+    first, second = read_run_json(tiny_run), read_run_json(again)
+    assert second["validation"] == first["validation"]
+    assert second["training"]["history"] == first["training"]["history"]
+
+
+def test_existing_output_is_refused_without_overwrite(tiny_run):
+    with pytest.raises(Exception, match="already exists"):
+        train_tiny_run(tiny_run, tiny_run.parent / "train.csv")
+
+
+def test_bad_model_options_fail_before_loading_data(tmp_path, capsys):
+    missing = tmp_path / "missing.csv"
+    with pytest.raises(SystemExit):
+        main(tiny_argv(tmp_path / "run", missing, d_model=30, num_heads=4))
+    assert "d_model 30 is not divisible by num_heads 4" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(tiny_argv(tmp_path / "run", missing, vocab_size=2))
+    assert "not larger than the 2 reserved tokens" in capsys.readouterr().err
+    assert not (tmp_path / "run.partial").exists()
+
+
+def test_an_empty_train_split_fails_before_training(tmp_path):
+    empty = tmp_path / "train.csv"
+    empty.write_text("text,label\n", encoding="utf-8")
+    with pytest.raises(DataError, match="no rows"):
+        main(tiny_argv(tmp_path / "run", empty))
+    assert not (tmp_path / "run.partial").exists()
+
+
+def test_batches_group_similar_lengths_and_pad_to_their_own_longest():
+    rng = np.random.default_rng(0)
+    ids = [rng.integers(1, 50, size=n) for n in rng.integers(1, 40, size=300)]
+    labels = rng.integers(0, 3, size=300)
+    batches = list(length_grouped_batches(ids, labels, 3, batch_size=16, max_length=64, shuffle_seed=1))
+    seen = 0
+    for tokens, targets in batches:
+        tokens = tokens.numpy()
+        lengths = (tokens != 0).sum(axis=1)
+        assert tokens.shape[1] == lengths.max()  # padded to its own longest text, not to 64
+        assert lengths.max() - lengths.min() <= max(2, lengths.max() // 4)  # similar lengths
+        assert targets.shape == (len(tokens), 3)
+        seen += len(tokens)
+    assert seen == 300
+    widths = sorted(int(t.shape[1]) for t, _ in batches)
+    assert widths[0] < widths[-1]
+
+
+def test_batches_keep_each_text_with_its_label():
+    ids = [np.arange(1, n + 1) for n in range(1, 30)]
+    labels = np.array([n % 2 for n in range(1, 30)])
+    for tokens, targets in length_grouped_batches(ids, labels, 2, batch_size=4, max_length=64, shuffle_seed=3):
+        lengths = (tokens.numpy() != 0).sum(axis=1)
+        np.testing.assert_array_equal(targets.numpy().argmax(axis=1), lengths % 2)
+
+
+def test_bucket_boundaries_are_increasing_and_below_max_length():
+    bounds = bucket_boundaries(128)
+    assert bounds[0] == 4 and bounds[-1] < 128
+    assert all(a < b for a, b in zip(bounds, bounds[1:]))
+
+
+def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
+    train_file = write_csv(tmp_path / "train.csv", separable_rows(200))
+    settings = {"epochs": 3, "patience": 5, "max_steps": None}
+
+    class Interrupt(tf.keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 1:
+                raise KeyboardInterrupt
+
+    real_fit = training.fit
+
+    def interrupted_fit(classifier, *args, **kwargs):
+        original = classifier.fit
+        classifier.fit = lambda *a, callbacks, **k: original(*a, callbacks=[*callbacks, Interrupt()], **k)
+        return real_fit(classifier, *args, **kwargs)
+
+    monkeypatch.setattr(training, "fit", interrupted_fit)
+    with pytest.raises(KeyboardInterrupt):
+        main(tiny_argv(tmp_path / "run", train_file, **settings))
+    partial = tmp_path / "run.partial"
+    assert [row["epoch"] for row in read_history(partial / "history.csv")] == [1, 2]
+    monkeypatch.setattr(training, "fit", real_fit)
+    run_dir = main(tiny_argv(tmp_path / "run", train_file, resume=True, **settings))
+    record = json.loads((run_dir / "run.json").read_text())
+    assert [row["epoch"] for row in record["training"]["history"]] == [1, 2, 3]
+    assert record["training"]["steps"] >= 3 * 11  # at least 11 batches of 16 per epoch: the step count was restored
