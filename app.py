@@ -230,9 +230,30 @@ def resolve_sources(args: AppArguments, roots: Iterable[Path] | None = None) -> 
             logger.info("Serving the newest report: %s", report_dir)
     if args.runs:
         return report_dir, find_runs(args.runs)
-    if report_dir is not None and (report_dir / "runs").is_dir():
-        return report_dir, find_runs([report_dir / "runs"])
-    return report_dir, []
+    return report_dir, report_run_dirs(report_dir) if report_dir is not None else []
+
+
+def report_run_dirs(report_dir: Path) -> list[Path]:
+    """The runs a report was made from (results.json `runs`), else every run under its runs/ folder."""
+    try:
+        named = json.loads((report_dir / "results.json").read_text(encoding="utf-8")).get("runs") or {}
+    except (OSError, ValueError, AttributeError):
+        named = {}
+    located = [locate_run(report_dir, name, str(path)) for name, path in named.items()]
+    found = [path for path in located if path is not None]
+    if found:
+        return found
+    return find_runs([report_dir / "runs"]) if (report_dir / "runs").is_dir() else []
+
+
+def locate_run(report_dir: Path, name: str, path: str) -> Path | None:
+    """A report's run by its recorded path (absolute, or relative to the report or the working directory),
+    else by name under the report's runs/ folder, so a report directory that was moved still finds its runs."""
+    recorded = Path(path)
+    for candidate in (recorded, report_dir / recorded, report_dir / "runs" / recorded.name, report_dir / "runs" / name):
+        if (candidate / "run.json").is_file():
+            return candidate
+    return None
 
 
 def load_models(run_dirs: list[Path]) -> tuple[dict[str, Any], list[str]]:
@@ -245,16 +266,16 @@ def load_models(run_dirs: list[Path]) -> tuple[dict[str, Any], list[str]]:
     problems = []
     for run_dir in run_dirs:
         try:
-            model = load(run_dir)
+            side = read_run_json(run_dir)["side"]
+            if side in models:
+                problems.append(f"Ignored {run_dir}: the {side} run {sources[side]} is already being served.")
+                continue
+            models[side], sources[side] = load(run_dir), Path(run_dir)
         except Exception as error:  # noqa: BLE001 - any loading failure is shown to the user as is
             logger.exception("Could not load %s", run_dir)
             problems.append(f"Could not load {run_dir}: {error}")
             continue
-        if model.side in models:
-            problems.append(f"Ignored {run_dir}: a {model.side} run is already loaded ({sources[model.side]}).")
-            continue
-        models[model.side], sources[model.side] = model, Path(run_dir)
-        logger.info("Loaded the %s run %s (labels %s)", model.side, run_dir, model.labels)
+        logger.info("Loaded the %s run %s (labels %s)", side, run_dir, models[side].labels)
     return models, problems
 
 
@@ -437,6 +458,9 @@ def verdict(results: dict[str, Any]) -> str:
     n, split = results.get("n"), results.get("split", "test")
     on = f" on {n:,} {split} examples" if isinstance(n, int) else ""
     winner = c.get("winner")
+    if isinstance(c.get("verdict"), str) and c["verdict"]:
+        head = f"**Winner: {winner}.** " if winner else ""
+        return f"{head}{c['verdict']}" + (f" Measured{on}." if on else "")
     if winner:
         loser = b if winner == a else a
         return (
@@ -497,20 +521,29 @@ def report_runs(report: Report | None, models: dict[str, Any]) -> dict[str, dict
     runs = {}
     if report is not None:
         for name, path in (report.results.get("runs") or {}).items():
-            for candidate in (Path(path), report.directory / path, report.directory / "runs" / name):
-                try:
-                    runs[name] = read_run_json(candidate)
-                    break
-                except (ValueError, OSError):
-                    continue
+            located = locate_run(report.directory, name, str(path))
+            try:
+                runs[name] = read_run_json(located) if located is not None else None
+            except (ValueError, OSError) as error:
+                logger.warning("Cannot describe the run %s of the report: %s", name, error)
+        runs = {name: run for name, run in runs.items() if run is not None}
     for side, model in models.items():
         if not any(run.get("side") == side for run in runs.values()):
             runs[model.name] = model.run
     return runs
 
 
+FIGURE_TITLES = {
+    "confusion_matrices": "Confusion matrices",
+    "reliability": "Reliability diagrams (calibration)",
+    "per_class_f1": "Per-class F1",
+    "accuracy_vs_cost": "Accuracy against cost",
+    "curve": "Learning curve",
+}
+
+
 def figure_title(path: Path) -> str:
-    return path.stem.replace("_", " ").replace("-", " ").capitalize()
+    return FIGURE_TITLES.get(path.stem) or path.stem.replace("_", " ").replace("-", " ").capitalize()
 
 
 # --- the page -------------------------------------------------------------------------------------------
@@ -616,8 +649,7 @@ def build_demo(
                     with gr.Row():
                         panels = [
                             gr.Label(
-                                label=TITLES[side]
-                                + (f" · {models[side].run['model']['name']}" if side in models else ""),
+                                label=TITLES[side],
                                 num_top_classes=8,
                                 elem_id=f"label-{side}",
                                 elem_classes="label-panel",

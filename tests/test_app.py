@@ -248,6 +248,13 @@ def test_report_view_states_the_verdict_table_runs_and_curve(tmp_path: Path) -> 
     results["comparison"].update(winner=None, accuracy_diff=-0.004, accuracy_diff_ci=[-0.02, 0.012])
     assert app.verdict(results).startswith("**No clear winner** on 1,821 test examples: accuracy finetune − scratch")
     assert "-0.4 points, and its paired 95% interval [-2.0, +1.2] contains 0" in app.verdict(results)
+    results["comparison"]["verdict"] = "No clear winner: the interval contains 0."
+    assert app.verdict(results) == "No clear winner: the interval contains 0. Measured on 1,821 test examples."
+    results["comparison"].update(winner="finetune", verdict="finetune beats scratch by 8.2 points.")
+    assert (
+        app.verdict(results)
+        == "**Winner: finetune.** finetune beats scratch by 8.2 points. Measured on 1,821 test examples."
+    )
     table = app.headline_table(results)
     assert "| **finetune** | 87.3% (85.0% – 89.5%) | 87.1% | – |" in table
     assert "| **finetune** | 22,713,602 | – |" in table and "| **scratch** | – | 4.5 MB |" in table
@@ -308,11 +315,33 @@ def test_sources_default_to_the_newest_report(tmp_path: Path) -> None:
     assert app.resolve_sources(app.AppArguments(), roots=[tmp_path / "nothing"]) == (None, [])
 
 
+def test_a_report_finds_its_own_runs_even_after_it_was_moved(tmp_path: Path) -> None:
+    report = write_report(tmp_path / "report")
+    for side in ("finetune", "scratch"):  # a report over several seeds names one run per model
+        (report / "runs" / side).rename(report / "runs" / f"{side}-seed42")
+    results = json.loads((report / "results.json").read_text())
+    results["runs"] = {"ft": "elsewhere/report/runs/finetune-seed42", "sc": str(report / "runs" / "scratch-seed42")}
+    (report / "results.json").write_text(json.dumps(results))
+    (report / "runs" / "scratch-seed43").mkdir()
+    write_run_json(report / "runs" / "scratch-seed43", run_record("scratch"))
+    assert app.report_run_dirs(report) == [report / "runs" / "finetune-seed42", report / "runs" / "scratch-seed42"]
+    described = app.report_runs(app.load_report(report), {})
+    assert list(described) == ["ft", "sc"] and described["ft"]["side"] == "finetune"
+    results["runs"] = {}
+    (report / "results.json").write_text(json.dumps(results))
+    assert len(app.report_run_dirs(report)) == 3  # no names recorded: every run under runs/
+
+
 def test_runs_that_fail_to_load_are_listed_not_fatal(tmp_path: Path) -> None:
     (tmp_path / "broken").mkdir()
     write_run_json(tmp_path / "broken", run_record("scratch"))  # no model file: the side's loader refuses it
-    models, problems = app.load_models([tmp_path / "broken"])
-    assert models == {} and len(problems) == 1 and problems[0].startswith(f"Could not load {tmp_path / 'broken'}:")
+    (tmp_path / "second").mkdir()
+    write_run_json(tmp_path / "second", run_record("scratch"))
+    models, problems = app.load_models([tmp_path / "broken", tmp_path / "second"])
+    assert models == {} and [p.split(":")[0] for p in problems] == [
+        f"Could not load {tmp_path / 'broken'}",
+        f"Could not load {tmp_path / 'second'}",  # a failed run does not block the next one of its side
+    ]
 
 
 def test_the_page_without_runs_shows_the_command_that_creates_them() -> None:

@@ -1,0 +1,91 @@
+"""A real browser (Debian's Chromium driven by Playwright) types a sentence and reads both models' answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+import app
+from tests.test_app import FakeClassifier, FakeScratch, free_port, write_report
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="Debian's Chromium is not at /usr/bin/chromium (apt-get install chromium)"
+    ),
+    pytest.mark.filterwarnings("ignore:'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated"),
+]
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Any:
+    models = {"finetune": FakeClassifier("finetune"), "scratch": FakeScratch()}
+    demo = app.build_demo(models, app.load_report(write_report(tmp_path / "report")))
+    args = app.AppArguments(port=free_port())
+    app.serve(demo, args, block=False)
+    yield models, f"http://127.0.0.1:{args.port}/"
+    demo.close()
+
+
+def type_until_it_stays(page: Any, box: Any, text: str, attempts: int = 10) -> None:
+    """Fills `box` and waits until the text stays: Gradio may reset inputs once while the page finishes mounting."""
+    for _ in range(attempts):
+        box.fill(text)
+        page.wait_for_timeout(1500)
+        if box.input_value() == text:
+            return
+    raise AssertionError(f"the text box kept losing its text after {attempts} attempts")
+
+
+def test_a_browser_classifies_a_sentence_with_both_models(served: Any, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    models, url = served
+    sentence = "i hated it, a dull and boring mess"
+    expected = {side: model.labels[model.predict_proba([sentence])[0].argmax()] for side, model in models.items()}
+    outside: list[str] = []
+
+    def loopback_only(route: Any) -> None:
+        if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:  # the page must work offline: anything else is recorded and refused
+            outside.append(route.request.url)
+            route.abort()
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.route("**/*", loopback_only)
+            page.goto(url)
+            type_until_it_stays(page, page.locator("#text textarea"), sentence)
+            page.locator("#classify").click()
+            tops = {}
+            for side in models:
+                top = page.locator(f"#label-{side} [data-testid='label-output-value']")
+                top.wait_for(timeout=30_000)
+                tops[side] = top.inner_text().strip()
+            page.locator("#attention img, #attention svg, #attention canvas").first.wait_for(timeout=30_000)
+            screenshot = tmp_path / "classify.png"
+            page.screenshot(path=str(screenshot), full_page=True)
+            page.get_by_role("tab", name="Report").click()
+            page.get_by_text("finetune is more accurate than scratch").wait_for(timeout=10_000)
+            page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+        finally:
+            browser.close()
+    assert tops == expected == {"finetune": "negative", "scratch": "negative"}
+    assert screenshot.stat().st_size > 10_000
+    assert outside == []
