@@ -101,7 +101,7 @@ def build_report(
     analysis = error_analysis(split, probs, args.examples)
     results["comparison"]["disagreements"] = analysis["disagreement_count"]
     figures = draw(results["models"], baselines, split.labels)
-    progress.stage("%s; drew %d figures", results["comparison"]["verdict"], len(figures))
+    progress.stage("drew %d figures. Verdict: %s", len(figures), results["comparison"]["verdict"])
     write_report(Path(args.output_dir), results, analysis, figures, split, probs)
     progress.stage("report written: %s", Path(args.output_dir) / "report.html")
     return results

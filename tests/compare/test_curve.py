@@ -1,0 +1,159 @@
+"""`compare curve`: every asked-for point present, a rerun reusing them, and the catch-up size."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from compare import training
+from compare.curve import CurveArguments, build_curve, run_path
+from compare.curve_points import catch_up_size, catch_up_sentence, summarise
+from core.args import DataArguments
+from core.data import DataError
+from tests.conftest import separable_rows, write_csv
+
+
+def rows(table: list[tuple[str, int, int, float]]) -> list[dict]:
+    return [
+        {"side": side, "size": size, "seed": seed, "accuracy": acc, "macro_f1": acc, "train_seconds": 1.0}
+        for side, size, seed, acc in table
+    ]
+
+
+def test_catch_up_is_the_smallest_size_where_the_seed_mean_is_within_one_point():
+    points = rows(
+        [
+            ("finetune", 100, 0, 0.80), ("finetune", 100, 1, 0.82),  # mean 0.81
+            ("scratch", 100, 0, 0.60), ("scratch", 100, 1, 0.64),  # mean 0.62: 19 points behind
+            ("finetune", 1000, 0, 0.86), ("finetune", 1000, 1, 0.88),  # mean 0.87
+            ("scratch", 1000, 0, 0.84), ("scratch", 1000, 1, 0.88),  # mean 0.86: exactly 1 point behind
+            ("finetune", 5000, 0, 0.90), ("finetune", 5000, 1, 0.90),
+            ("scratch", 5000, 0, 0.91), ("scratch", 5000, 1, 0.91),
+        ]
+    )  # fmt: skip
+    assert catch_up_size(points) == 1000
+    # One seed alone at 1000 (0.84 against 0.86) would be 2 points behind: the mean decides, not a lucky seed.
+    assert catch_up_size([p for p in points if p["seed"] == 0]) == 5000
+
+
+def test_catch_up_is_none_when_scratch_never_gets_within_one_point():
+    points = rows(
+        [("finetune", 100, 0, 0.80), ("scratch", 100, 0, 0.70), ("finetune", 200, 0, 0.85), ("scratch", 200, 0, 0.8399)]
+    )
+    assert catch_up_size(points) is None
+    assert "never came within 1 point" in catch_up_sentence(None, [100, 200])
+    assert "100 to 200" in catch_up_sentence(None, [100, 200])
+
+
+def test_catch_up_ignores_sizes_only_one_side_has():
+    points = rows([("scratch", 50, 0, 0.99), ("finetune", 100, 0, 0.80), ("scratch", 100, 0, 0.795)])
+    assert catch_up_size(points) == 100
+
+
+def test_summary_gives_mean_and_sample_spread_per_side_and_size():
+    points = rows([("scratch", 10, 1, 0.5), ("scratch", 10, 2, 0.7), ("scratch", 10, 3, 0.6), ("finetune", 10, 1, 0.9)])
+    summary = summarise(points)
+    (point,) = summary["scratch"]
+    assert point.seeds == [1, 2, 3]
+    assert point.mean == pytest.approx(0.6)
+    assert point.std == pytest.approx(0.1)  # sample standard deviation of 0.5, 0.7, 0.6
+    assert (point.low, point.high) == (0.5, 0.7)
+    assert summary["finetune"][0].std == 0.0
+
+
+@pytest.mark.parametrize(
+    ("sizes", "message"), [("500,abc", "comma-separated whole numbers"), ("1,8", "at least 2"), ("", "at least one")]
+)
+def test_bad_sizes_are_refused_with_the_value(sizes, message):
+    with pytest.raises(ValueError, match=message):
+        CurveArguments(output_dir="x", sizes=sizes)
+
+
+def test_sizes_are_sorted_and_deduplicated():
+    assert CurveArguments(output_dir="x", sizes="8000, 500,2000,500").size_list() == [500, 2000, 8000]
+
+
+@pytest.fixture
+def split_files(tmp_path: Path) -> dict[str, Path]:
+    return {
+        "train": write_csv(tmp_path / "train.csv", separable_rows(120, seed=1)),
+        "validation": write_csv(tmp_path / "validation.csv", separable_rows(16, seed=2)),
+        "test": write_csv(tmp_path / "test.csv", separable_rows(20, seed=3)),
+    }
+
+
+def test_seeds_on_a_carved_test_split_are_refused(tmp_path, tiny_csv):
+    data = DataArguments(train_file=str(tiny_csv))
+    with pytest.raises(DataError, match="--validation-file and --test-file"):
+        build_curve(data, CurveArguments(output_dir=str(tmp_path / "c"), sizes="20", seeds=2))
+
+
+def test_a_size_beyond_the_train_split_is_refused(tmp_path, split_files):
+    data = DataArguments(train_file=str(split_files["train"]), test_file=str(split_files["test"]))
+    with pytest.raises(DataError, match="train split has only 108"):
+        build_curve(data, CurveArguments(output_dir=str(tmp_path / "c"), sizes="20,5000"))
+
+
+class InProcessTrainer:
+    """Stands in for `subprocess.run` in compare.training: runs `python -m <side> ...` in this process, counted."""
+
+    def __init__(self) -> None:
+        self.commands: list[list[str]] = []
+
+    def run(self, cmd, **_kwargs):
+        self.commands.append(cmd)
+        side, argv = cmd[2], cmd[3:]
+        importlib.import_module(f"{side}.__main__").main(argv)
+        return SimpleNamespace(returncode=0)
+
+
+def test_curve_trains_every_point_then_reuses_them(tmp_path, split_files, monkeypatch):
+    from tests.finetune.tiny import make_tiny_bert
+
+    trainer = InProcessTrainer()
+    monkeypatch.setattr(training, "subprocess", SimpleNamespace(run=trainer.run, STDOUT=subprocess.STDOUT))
+    bert = make_tiny_bert(tmp_path / "tiny-bert")
+    data = DataArguments(
+        train_file=str(split_files["train"]),
+        validation_file=str(split_files["validation"]),
+        test_file=str(split_files["test"]),
+        max_length=16,
+        seed=5,
+    )
+    args = CurveArguments(
+        output_dir=str(tmp_path / "curve"),
+        sizes="24,48",
+        seeds=2,
+        finetune_args=f"--model {bert} --epochs 1 --batch-size 8 --learning-rate 1e-3",
+        scratch_args="--preset tiny --epochs 1 --batch-size 8",
+    )
+    curve = build_curve(data, args)
+
+    wanted = {(side, size, seed) for side in ("finetune", "scratch") for size in (24, 48) for seed in (5, 6)}
+    assert {(p["side"], p["size"], p["seed"]) for p in curve["points"]} == wanted
+    assert len(trainer.commands) == 8
+    for point in curve["points"]:
+        run = json.loads(
+            (run_path(tmp_path / "curve", point["side"], point["size"], point["seed"]) / "run.json").read_text()
+        )
+        assert run["data"]["splits"]["train"] == point["size"] == point["train_rows"]
+        assert run["data"]["splits"]["test"] == 20  # the full test split at every size
+        assert 0.0 <= point["accuracy"] <= 1.0
+    written = json.loads((tmp_path / "curve" / "curve.json").read_text())
+    assert written["points"] == curve["points"]
+    assert written["catch_up_size"] == catch_up_size(curve["points"])
+    for name in ("curve.md", "curve.html", "curve.png"):
+        assert (tmp_path / "curve" / name).stat().st_size > 0
+    assert "Accuracy by training-set size" in (tmp_path / "curve" / "curve.md").read_text()
+
+    runs = sorted((tmp_path / "curve" / "runs").glob("*-seed*[0-9]"))
+    stamps = {p: (p / "run.json").stat().st_mtime_ns for p in runs}
+    again = build_curve(data, args)
+    assert len(trainer.commands) == 8, "a rerun with the same options must not train again"
+    assert {p: (p / "run.json").stat().st_mtime_ns for p in runs} == stamps
+    assert again["points"] == curve["points"]
