@@ -30,7 +30,7 @@ class ReportDirError(ValueError):
 def report_directory(output_dir: str | Path) -> Iterator[Path]:
     """Yields an empty `DIR.partial/` to write into; publishes it to `DIR` when the block succeeds."""
     output_dir = Path(output_dir)
-    _check_replaceable(output_dir)
+    check_output_dir(output_dir)
     partial = partial_path(output_dir)
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
@@ -41,7 +41,8 @@ def report_directory(output_dir: str | Path) -> Iterator[Path]:
         shutil.rmtree(partial, ignore_errors=True)
 
 
-def _check_replaceable(output_dir: Path) -> None:
+def check_output_dir(output_dir: Path) -> None:
+    """Refuses an output directory that exists and holds files that are not a report's (nor `runs/`)."""
     if not output_dir.exists():
         return
     if not output_dir.is_dir():

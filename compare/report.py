@@ -20,7 +20,7 @@ from compare.cost import predict_split, run_costs, single_text_latency
 from compare.error_analysis import confident_mistakes, count_disagreements, disagreements
 from compare.figures import all_figures
 from compare.progress import Progress, setup_logging
-from compare.publish import ReportDirError, report_directory
+from compare.publish import ReportDirError, check_output_dir, report_directory
 from compare.report_html import render_html
 from compare.report_markdown import render_markdown
 from compare.results import build_results, prediction_rows, write_predictions
@@ -80,6 +80,7 @@ def build_report(
     `loader` turns a run directory into a Classifier and `draw` makes the figures; tests replace them.
     """
     progress = progress or Progress()
+    check_output_dir(Path(args.output_dir))
     runs = read_runs(args.runs, args.names)
     models = group_models(runs)
     notes = check_compatible(runs, args.split)

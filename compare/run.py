@@ -17,7 +17,7 @@ from pathlib import Path
 
 from compare.profiles import PROFILES, SIDES, get_profile
 from compare.progress import Progress, setup_logging
-from compare.publish import ReportDirError
+from compare.publish import ReportDirError, check_output_dir
 from compare.report import ReportArguments, build_report
 from compare.statistics import StatisticsArguments
 from compare.training import TrainingError, train_side
@@ -89,6 +89,7 @@ def run_comparison(
     """Trains (or reuses) every run, then writes the report into `args.output_dir`; returns results.json."""
     progress = progress or Progress()
     output_dir = Path(args.output_dir)
+    check_output_dir(output_dir)  # before hours of training, not after
     seeds = [data.seed + i for i in range(args.seeds)]
     paths = run_dirs(output_dir, seeds)
     for (side, seed), path in paths.items():

@@ -55,23 +55,34 @@ def seconds(value: float | None) -> str:
 
 
 def headline(results: dict) -> Table:
+    seeds = results.get("seeds", {})
+    several = bool(seeds) and min(len(s["seeds"]) for s in seeds.values()) > 1
     rows = []
     for name, m in results["models"].items():
-        rows.append(
-            [name, f"{pct(m['accuracy'])} {ci(m['accuracy_ci'])}", f"{pct(m['macro_f1'])} {ci(m['macro_f1_ci'])}"]
-            + [f"{m['mcc']:.3f}", f"{m['ece']:.3f}", f"{m['log_loss']:.3f}"]
-        )
+        row = [name, f"{pct(m['accuracy'])} {ci(m['accuracy_ci'])}"]
+        if several:
+            row.append(f"{pct(seeds[name]['accuracy_mean'])} ± {pct(seeds[name]['accuracy_std'])}")
+        row += [
+            f"{pct(m['macro_f1'])} {ci(m['macro_f1_ci'])}",
+            f"{m['mcc']:.3f}",
+            f"{m['ece']:.3f}",
+            f"{m['log_loss']:.3f}",
+        ]
+        rows.append(row)
     muted = set()
     for key, b in results["baselines"].items():
         muted.add(len(rows))
-        rows.append([BASELINE_NAMES.get(key, key), pct(b["accuracy"]), pct(b["macro_f1"]), "", "", ""])
-    return Table(
-        f"Quality on the {results['split']} split ({results['n']:,} examples)",
-        ["model", "accuracy % [95% CI]", "macro-F1 % [95% CI]", "MCC", "ECE", "log loss"],
-        rows,
-        muted,
-        "Intervals: percentile bootstrap over the examples. Reference rows (grey) are trained on the same train split.",
+        rows.append([BASELINE_NAMES.get(key, key), pct(b["accuracy"]), *([""] if several else []), pct(b["macro_f1"])])
+        rows[-1] += [""] * 3
+    header = ["model", "accuracy % [95% CI]", "macro-F1 % [95% CI]", "MCC", "ECE", "log loss"]
+    note = (
+        "Intervals: percentile bootstrap over the examples. Reference rows (grey) are trained on the same train split."
     )
+    if several:
+        count = len(next(iter(seeds.values()))["seeds"])
+        header.insert(2, f"accuracy % over {count} seeds (mean ± sd)")
+        note += " Interval columns score each model's first seed; the seed column shows the spread across seeds."
+    return Table(f"Quality on the {results['split']} split ({results['n']:,} examples)", header, rows, muted, note)
 
 
 def difference(results: dict) -> Table:

@@ -12,7 +12,7 @@ import pytest
 
 from compare import training
 from compare.curve import CurveArguments, build_curve, run_path
-from compare.curve_points import catch_up_size, catch_up_sentence, summarise
+from compare.curve_points import catch_up_sentence, catch_up_size, summarise
 from core.args import DataArguments
 from core.data import DataError
 from tests.conftest import separable_rows, write_csv

@@ -95,7 +95,8 @@ def test_seeds_are_grouped_by_name_and_summarised(tmp_path: Path) -> None:
     assert results["models"]["finetune"]["seed"] == 1  # the primary run is the first seed
     diffs = results["comparison"]["seed_accuracy_diffs"]
     assert diffs == pytest.approx([a - b for a, b in zip(seeds["accuracy"], results["seeds"]["scratch"]["accuracy"])])
-    assert "Across training seeds" in (tmp_path / "report" / "report.html").read_text()
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert "Across training seeds" in page and "accuracy % over 2 seeds (mean ± sd)" in page
 
 
 def test_a_missing_or_half_written_run_is_refused_and_leaves_no_report(tmp_path: Path, pair) -> None:
