@@ -95,7 +95,7 @@ def train_tiny_run(output_dir: Path, train_file: Path, **overrides: Any) -> Path
         "model": model_dir,
         "epochs": 2,
         "batch_size": 8,
-        "learning_rate": 1e-3,
+        "learning_rate": 5e-3,
         "warmup_ratio": 0.1,
         "max_length": 16,
         "seed": 0,

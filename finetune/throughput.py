@@ -1,0 +1,101 @@
+"""`python -m finetune.throughput <data options> [finetune options]`: training speed of the real pipeline.
+
+Builds the fine-tuning model and the length-grouped batches exactly as `python -m finetune` does, times
+them against the same batches padded to `--max-length` (see `compare.bench_timing`), times the tokenizer
+on the whole train split, and prints one JSON object for `compare bench`.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+from compare.bench_timing import ThroughputArguments, emit, measure_training, time_tokenizer
+from core.args import DataArguments, parse_args
+from core.data import load_task
+from core.runtime import set_seed
+from finetune.args import FinetuneArguments
+from finetune.checkpoint import resolve_checkpoint
+from finetune.pipeline import encode, steps_per_epoch, train_dataset
+from finetune.train import build_model
+
+logger = logging.getLogger(__name__)
+
+
+def pad_batch(batch, max_length: int, pad_id: int):
+    """A batch of the real pipeline padded to `max_length` positions: what the usual recipe feeds."""
+    features, labels = batch
+    extra = [[0, 0], [0, max_length - int(features["input_ids"].shape[1])]]
+    return {
+        "input_ids": tf.pad(features["input_ids"], extra, constant_values=pad_id),  # (B, max_length)
+        "attention_mask": tf.pad(features["attention_mask"], extra),  # (B, max_length)
+    }, labels
+
+
+def real_lengths(batch) -> np.ndarray:
+    return batch[0]["attention_mask"].numpy().sum(axis=1)  # (B,)
+
+
+def model_shape(model: tf.keras.Model) -> dict:
+    """What the FLOP count needs: BERT-style encoders have a pooler dense layer before the classifier."""
+    config = model.config
+    return {
+        "layers": config.num_hidden_layers,
+        "d_model": config.hidden_size,
+        "d_ff": config.intermediate_size,
+        "num_labels": config.num_labels,
+        "pooler": True,
+        "params": int(model.count_params()),
+    }
+
+
+def measure(data_args: DataArguments, args: FinetuneArguments, bench: ThroughputArguments) -> dict:
+    from transformers import AutoTokenizer
+
+    set_seed(data_args.seed)
+    checkpoint = resolve_checkpoint(args.model)
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint.directory)
+    task = load_task(data_args)
+    texts = task.texts("train")
+    tokenize = time_tokenizer(lambda batch: encode(tokenizer, batch, data_args.max_length), texts)
+    encoded = encode(tokenizer, texts, data_args.max_length)
+    pad_id = tokenizer.pad_token_id
+    dataset = train_dataset(
+        encoded, task.label_ids("train"), args.batch_size, data_args.max_length, pad_id, data_args.seed
+    )
+    batches = list(dataset.take(bench.batches_needed))
+    steps = steps_per_epoch(encoded.lengths, args.batch_size, data_args.max_length)
+    model = build_model(checkpoint, task.labels, args, steps * args.epochs)
+    logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
+    timing = measure_training(
+        model,
+        batches,
+        dataset.element_spec,
+        lambda batch: pad_batch(batch, data_args.max_length, pad_id),
+        real_lengths,
+        bench,
+    )
+    return {
+        "side": "finetune",
+        "model": args.model,
+        "shape": model_shape(model),
+        "batch_size": args.batch_size,
+        "max_length": data_args.max_length,
+        "train_rows": len(texts),
+        "tokenize": tokenize,
+        **timing,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
+    data_args, args, bench = parse_args((DataArguments, FinetuneArguments, ThroughputArguments), argv)
+    emit(measure(data_args, args, bench))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

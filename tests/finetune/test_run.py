@@ -1,0 +1,172 @@
+"""End to end on the tiny BERT: `finetune`'s main writes a run that reloads, repeats with its seed and resumes."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score, f1_score
+
+import finetune.train
+from core.args import DataArguments
+from core.classifier import load
+from core.data import load_task
+from core.rundir import partial_path, read_run_json
+from finetune.checkpoint import load_for_task, resolve_checkpoint
+from finetune.predict import FinetunedClassifier
+from tests.conftest import NEGATIVE, POSITIVE
+from tests.finetune.tiny import train_tiny_run
+
+
+def _data(run: dict) -> tuple[list[str], np.ndarray]:
+    task = load_task(DataArguments(**run["data"]["options"]))
+    return task.texts("train"), task.label_ids("train")
+
+
+def _cross_entropy(classifier: FinetunedClassifier, texts: list[str], labels: np.ndarray) -> float:
+    probs = classifier.predict_proba(texts)
+    return float(-np.log(probs[np.arange(len(labels)), labels]).mean())
+
+
+def _initial_loss(run_dir: Path, run: dict) -> float:
+    """Cross-entropy of the pretrained tiny BERT with a fresh head, before any training step."""
+    from transformers import AutoTokenizer
+
+    checkpoint = resolve_checkpoint(run["model"]["source"])
+    model = load_for_task(checkpoint, run["data"]["labels"])
+    classifier = FinetunedClassifier(
+        model, AutoTokenizer.from_pretrained(checkpoint.directory), run["data"]["labels"], 16
+    )
+    return _cross_entropy(classifier, *_data(run))
+
+
+def test_run_directory_holds_model_tokenizer_card_and_logs(base_run: Path) -> None:
+    names = {p.name for p in base_run.iterdir()}
+    assert {"tf_model.h5", "config.json", "tokenizer.json", "vocab.txt", "run.json", "README.md", "logs"} <= names
+    assert "backup" not in names and not partial_path(base_run).exists()
+    assert list((base_run / "logs" / "train").glob("events.out.tfevents.*"))
+    config = json.loads((base_run / "config.json").read_text())
+    assert config["id2label"] == {"0": "negative", "1": "positive"}
+    assert config["label2id"] == {"negative": 0, "positive": 1}
+
+
+def test_run_json_records_the_data_the_history_and_the_best_epoch(base_run: Path) -> None:
+    run = read_run_json(base_run)
+    task = load_task(DataArguments(**run["data"]["options"]))
+    assert run["side"] == "finetune"
+    assert run["data"]["fingerprints"] == task.fingerprints
+    assert run["data"]["labels"] == ["negative", "positive"]
+    history = run["training"]["history"]
+    assert [row["epoch"] for row in history] == list(range(1, run["training"]["epochs_run"] + 1))
+    best = max(history, key=lambda row: (row["val_accuracy"], -row["epoch"]))
+    assert run["training"]["best_epoch"] == best["epoch"]
+    assert run["hyperparameters"]["learning_rate"] == 5e-3 and run["hyperparameters"]["max_length"] == 16
+    assert run["model"]["params"] == run["model"]["trainable_params"] > 0
+    card = (base_run / "README.md").read_text()
+    assert task.fingerprints["train"] in card and f"{run['validation']['accuracy']:.4f}" in card
+
+
+def test_reloaded_run_gives_the_probabilities_of_plain_transformers(base_run: Path) -> None:
+    """Length-bucketed batches and the tf.function path change nothing against padding everything to one width."""
+    import tensorflow as tf
+    from transformers import AutoTokenizer, TFAutoModelForSequenceClassification
+
+    texts = [*POSITIVE, *NEGATIVE, "a great film and a dull mess"]
+    classifier = load(base_run)
+    probs = classifier.predict_proba(texts)
+
+    tokenizer = AutoTokenizer.from_pretrained(base_run)
+    model = TFAutoModelForSequenceClassification.from_pretrained(base_run)
+    batch = tokenizer(texts, padding="max_length", max_length=16, truncation=True, return_tensors="tf")
+    expected = tf.nn.softmax(model(**batch, training=False).logits, axis=-1).numpy()
+    np.testing.assert_allclose(probs, expected, atol=1e-5)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-6)
+    single = np.stack([classifier.predict_proba([t])[0] for t in texts])
+    np.testing.assert_allclose(single, probs, atol=1e-5)
+    assert classifier.predict_proba([]).shape == (0, 2)
+
+
+def test_label_names_survive_the_round_trip_and_the_model_learned_them(base_run: Path) -> None:
+    classifier = load(base_run, name="tiny")
+    assert (classifier.name, classifier.side, classifier.labels) == ("tiny", "finetune", ["negative", "positive"])
+    assert classifier.predict(POSITIVE + NEGATIVE) == ["positive"] * 5 + ["negative"] * 5
+
+
+def test_validation_metrics_match_an_independent_computation(base_run: Path) -> None:
+    classifier = load(base_run)
+    run = classifier.run
+    task = load_task(DataArguments(**run["data"]["options"]))
+    predicted = classifier.predict_proba(task.texts("validation")).argmax(axis=1)
+    gold = task.label_ids("validation")
+    assert run["validation"]["accuracy"] == pytest.approx(accuracy_score(gold, predicted))
+    assert run["validation"]["macro_f1"] == pytest.approx(f1_score(gold, predicted, average="macro"))
+
+
+def test_training_lowers_the_loss(base_run: Path) -> None:
+    run = read_run_json(base_run)
+    before = _initial_loss(base_run, run)
+    after = _cross_entropy(load(base_run), *_data(run))
+    assert before == pytest.approx(math.log(2), abs=0.05)  # a fresh head starts near chance
+    assert after < before - 0.1
+    history = run["training"]["history"]
+    assert history[-1]["loss"] < history[0]["loss"]
+
+
+def test_same_seed_repeats_the_run(base_run: Path, runs_dir: Path, train_file: Path) -> None:
+    again = read_run_json(train_tiny_run(runs_dir / "again", train_file))
+    first = read_run_json(base_run)
+    assert again["validation"] == first["validation"]
+    for a, b in zip(again["training"]["history"], first["training"]["history"], strict=True):
+        assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)
+        assert a["val_loss"] == pytest.approx(b["val_loss"], rel=1e-6)
+
+
+class Interrupted(Exception):
+    """Stands in for a killed process."""
+
+
+class InterruptAfterFirstEpoch(finetune.train.tf.keras.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        raise Interrupted(f"stopped after epoch {epoch + 1}")
+
+
+def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, monkeypatch) -> None:
+    output = runs_dir / "resumed"
+    make_callbacks = finetune.train.make_callbacks
+    monkeypatch.setattr(finetune.train, "make_callbacks", lambda *a: [*make_callbacks(*a), InterruptAfterFirstEpoch()])
+    with pytest.raises(Interrupted):
+        train_tiny_run(output, train_file, epochs=2, patience=2)
+    partial = partial_path(output)
+    assert not output.exists() and (partial / "backup").is_dir()
+    first_epoch = json.loads((partial / "history.jsonl").read_text().splitlines()[0])
+
+    monkeypatch.setattr(finetune.train, "make_callbacks", make_callbacks)
+    with pytest.raises(SystemExit, match="no unfinished run"):
+        train_tiny_run(runs_dir / "never-started", train_file, resume=True)
+    train_tiny_run(output, train_file, epochs=2, patience=2, resume=True)
+
+    run = read_run_json(output)
+    assert not partial.exists() and not (output / "backup").exists()
+    assert run["training"]["epochs_run"] == 2
+    lines = (output / "history.jsonl").read_text().splitlines()
+    assert len(lines) == 2  # the resumed process ran epoch 2 only
+    assert run["training"]["history"][0]["loss"] == first_epoch["loss"]
+    assert run["validation"]["accuracy"] >= 0.9
+
+
+def test_mixed_precision_trains_with_finite_falling_loss(runs_dir: Path, train_file: Path) -> None:
+    import tensorflow as tf
+
+    output = train_tiny_run(runs_dir / "mixed", train_file, mixed_precision=True, epochs=1)
+    assert tf.keras.mixed_precision.global_policy().name == "float32"  # the run leaves no global state behind
+    run = read_run_json(output)
+    assert run["hyperparameters"]["mixed_precision"] is True
+    assert 15 <= run["hyperparameters"]["steps_per_epoch"] <= 25
+    loss = run["training"]["history"][0]["loss"]
+    assert math.isfinite(loss)
+    classifier = load(output)
+    after = _cross_entropy(classifier, *_data(run))
+    assert math.isfinite(after) and after < _initial_loss(output, run) - 0.05
