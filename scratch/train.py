@@ -67,12 +67,15 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
         classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
         compile_classifier(classifier, args)
     training = fit(classifier, train_batches, validation_batches, args, partial, len(train_ids))
+    training["replicas"] = strategy.num_replicas_in_sync
 
     logits = predict_logits(classifier, validation_ids, args.batch_size)
     validation = scores(data.label_ids("validation"), logits)
     logger.info("Validation accuracy %.4f, macro F1 %.4f", validation["accuracy"], validation["macro_f1"])
     build_end_to_end(tokenizer, classifier).save(partial / MODEL_FILE)
-    record = run_record(data, data_args, args, config, classifier, len(tokenizer.vocabulary), training, validation)
+    record = run_record(
+        data, data_args, run_args, args, config, classifier, len(tokenizer.vocabulary), training, validation
+    )
     write_run_json(partial, record)
     write_card(partial, record)
     shutil.rmtree(partial / BACKUP_DIR, ignore_errors=True)
@@ -162,38 +165,51 @@ def compile_classifier(classifier: tf.keras.Model, args: ScratchArguments) -> No
 
 
 class StepLimit(tf.keras.callbacks.Callback):
-    """Ends training after `max_steps` optimizer steps in total."""
+    """Ends training after `max_steps` optimizer steps in total (resumed steps included)."""
 
     def __init__(self, max_steps: int):
         super().__init__()
-        self.max_steps = max_steps
+        self.max_steps, self.steps = max_steps, 0
+
+    def on_train_begin(self, logs=None):
+        self.steps = int(self.model.optimizer.iterations.numpy())
 
     def on_train_batch_end(self, batch, logs=None):
-        if int(self.model.optimizer.iterations) >= self.max_steps:
+        self.steps += 1
+        if self.steps >= self.max_steps:
             self.model.stop_training = True
 
 
 class Throughput(tf.keras.callbacks.Callback):
-    """Times the training steps alone (no validation) and counts the examples they saw."""
+    """Times the training part of each epoch (validation excluded) and counts the examples it saw.
+
+    Epoch-level hooks only, so that no per-step callback makes Keras wait for every step.
+    """
 
     def __init__(self, batch_size: int, examples_per_epoch: int):
         super().__init__()
         self.batch_size, self.examples_per_epoch = batch_size, examples_per_epoch
-        self.seconds, self.examples, self._steps, self._start = 0.0, 0, 0, 0.0
+        self.seconds, self.examples = 0.0, 0
+        self._start, self._steps_before, self._counted = 0.0, 0, True
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._steps = 0
+        self._start, self._counted = time.perf_counter(), False
+        self._steps_before = int(self.model.optimizer.iterations.numpy())
 
-    def on_train_batch_begin(self, batch, logs=None):
-        self._start = time.perf_counter()
-
-    def on_train_batch_end(self, batch, logs=None):
-        self.seconds += time.perf_counter() - self._start
-        self._steps += 1
+    def on_test_begin(self, logs=None):
+        self._count()
 
     def on_epoch_end(self, epoch, logs=None):
+        self._count()
+
+    def _count(self) -> None:
+        if self._counted:
+            return
+        self._counted = True
+        self.seconds += time.perf_counter() - self._start
+        steps = int(self.model.optimizer.iterations.numpy()) - self._steps_before
         # A whole epoch saw every example; one cut short by --max-steps saw about a batch per step.
-        self.examples += min(self.examples_per_epoch, self._steps * self.batch_size)
+        self.examples += min(self.examples_per_epoch, steps * self.batch_size)
 
     @property
     def examples_per_second(self) -> float:
@@ -241,7 +257,7 @@ def fit(
         "seconds": round(seconds, 2),
         "epochs_run": len(history),
         "best_epoch": best["epoch"],
-        "steps": int(classifier.optimizer.iterations),
+        "steps": int(classifier.optimizer.iterations.numpy()),
         "history": history,
         "examples_per_second": round(throughput.examples_per_second, 1),
     }
@@ -297,6 +313,7 @@ def scores(labels: np.ndarray, logits: np.ndarray) -> dict[str, float]:
 def run_record(
     data: TaskData,
     data_args: DataArguments,
+    run_args: RunArguments,
     args: ScratchArguments,
     config: ModelConfig,
     classifier: tf.keras.Model,
@@ -321,7 +338,12 @@ def run_record(
             "config": {**config.to_dict(), "tokenizer_vocab_size": vocab_size, "max_length": data_args.max_length},
         },
         "data": data.describe(data_args),
-        "hyperparameters": {**args.to_dict(), "optimizer": "AdamW", "schedule": "warmup then 1/sqrt(step)"},
+        "hyperparameters": {
+            **args.to_dict(),
+            "strategy": run_args.strategy,
+            "optimizer": "AdamW",
+            "schedule": "warmup then 1/sqrt(step)",
+        },
         "training": training,
         "validation": validation,
     }

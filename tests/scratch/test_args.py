@@ -1,0 +1,46 @@
+import pytest
+
+from core.args import DataArguments, RunArguments, parse_args
+from scratch.args import ScratchArguments
+from scratch.model import PRESETS
+
+
+def parse(*argv):
+    return parse_args((DataArguments, RunArguments, ScratchArguments), ["--task", "sst2", "--output-dir", "x", *argv])
+
+
+def test_defaults_are_the_small_preset():
+    _, _, args = parse()
+    config = args.model_config(num_labels=6)
+    assert config.num_labels == 6
+    assert {k: getattr(config, k) for k in PRESETS["small"]} == PRESETS["small"]
+    assert (config.norm, config.tokenizer, config.causal) == ("post", "words", False)
+
+
+def test_model_flags_override_the_preset():
+    _, run, args = parse(
+        "--preset", "base", "--num-layers", "3", "--d-model", "96", "--num-heads", "3", "--d-ff", "200",
+        "--vocab-size", "500", "--norm", "pre", "--tokenizer", "wordpiece", "--causal", "--strategy", "mirrored",
+    )  # fmt: skip
+    config = args.model_config()
+    assert (config.num_layers, config.d_model, config.num_heads, config.d_ff, config.vocab_size) == (3, 96, 3, 200, 500)
+    assert (config.norm, config.tokenizer, config.causal, config.dropout) == ("pre", "wordpiece", True, 0.1)
+    assert run.strategy == "mirrored"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--d-model", "100", "--num-heads", "3"], "d_model 100 is not divisible by num_heads 3"),
+        (["--vocab-size", "1"], "vocab_size 1 is not larger than the 2 reserved tokens"),
+        (["--norm", "sandwich"], "norm must be one of post, pre"),
+        (["--preset", "huge"], "Unknown preset 'huge'"),
+        (["--label-smoothing", "1.5"], "--label-smoothing must be in"),
+        (["--epochs", "0"], "--epochs must be at least 1"),
+        (["--learning-rate", "-1"], "--learning-rate must be positive"),
+    ],
+)
+def test_bad_options_are_usage_errors_that_name_the_value(argv, message, capsys):
+    with pytest.raises(SystemExit):
+        parse(*argv)
+    assert message in capsys.readouterr().err
