@@ -726,15 +726,33 @@ def _report_tab(report: Report | None, models: dict[str, Any]) -> None:
 # --- the command ----------------------------------------------------------------------------------------
 
 
-def create_demo(args: AppArguments) -> gr.Blocks:
-    """Loads what `args` name (once) and builds the page; a missing report or run is not fatal."""
+@dataclass
+class Loaded:
+    """Everything the page shows, read once at start."""
+
+    models: dict[str, Any]
+    report: Report | None
+    examples: list[Example]
+    problems: list[str]
+
+
+def load_app(args: AppArguments) -> Loaded:
+    """Reads the report and runs `args` name; a missing report or an unloadable run is reported, not fatal."""
     report_dir, run_dirs = resolve_sources(args)
     report = load_report(report_dir) if report_dir is not None else None
     models, problems = load_models(run_dirs)
     if not models and run_dirs:
         problems.append(f"None of the runs could be loaded; `{CREATE_COMMAND}` trains a fresh pair.")
-    examples = None if report is not None and report.examples else live_examples(models)
-    return build_demo(models, report, max_chars=args.max_chars, examples=examples, problems=problems)
+    examples = report.examples if report is not None and report.examples else live_examples(models)
+    return Loaded(models, report, examples, problems)
+
+
+def create_demo(args: AppArguments) -> gr.Blocks:
+    """Loads what `args` name (once) and builds the page."""
+    loaded = load_app(args)
+    return build_demo(
+        loaded.models, loaded.report, max_chars=args.max_chars, examples=loaded.examples, problems=loaded.problems
+    )
 
 
 def serve(demo: gr.Blocks, args: AppArguments, block: bool = True) -> gr.Blocks:
