@@ -32,11 +32,11 @@ class ScratchArguments:
         default=False, metadata={"help": "GPT-style decoder: causal attention, class read from the last real token."}
     )
     epochs: int = field(default=8, metadata={"help": "Most epochs to train; early stopping may end sooner."})
-    batch_size: int = field(default=64, metadata={"help": "Examples per step (global, over all replicas)."})
+    batch_size: int = field(default=128, metadata={"help": "Examples per step (global, over all replicas)."})
     learning_rate: float = field(default=1e-3, metadata={"help": "Peak learning rate, reached after the warmup."})
     warmup_steps: int = field(default=500, metadata={"help": "Steps of linear warmup before the 1/sqrt(step) decay."})
     weight_decay: float = field(default=0.01, metadata={"help": "AdamW decoupled weight decay (not on norms, biases)."})
-    label_smoothing: float = field(default=0.0, metadata={"help": "Label smoothing of the cross-entropy, in [0, 1)."})
+    label_smoothing: float = field(default=0.1, metadata={"help": "Label smoothing of the cross-entropy, in [0, 1)."})
     clip_norm: float = field(default=1.0, metadata={"help": "Clip the global gradient norm to this value."})
     patience: int = field(
         default=2, metadata={"help": "Stop after this many epochs without a better validation accuracy."}

@@ -72,7 +72,7 @@ def _divisor_near(d_model: int, num_heads: int) -> int:
 # Presets are data: the fields they set, everything else from ModelConfig's defaults.
 PRESETS: dict[str, dict] = {
     "tiny": {"vocab_size": 1000, "num_layers": 2, "d_model": 32, "num_heads": 2, "d_ff": 64, "dropout": 0.0},
-    "small": {"vocab_size": 20000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 512, "dropout": 0.1},
+    "small": {"vocab_size": 20000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 512, "dropout": 0.2},
     "base": {"vocab_size": 30000, "num_layers": 4, "d_model": 256, "num_heads": 8, "d_ff": 1024, "dropout": 0.1},
 }
 DEFAULT_PRESET = "small"

@@ -77,7 +77,7 @@ class WordTokenizer(tf.keras.layers.Layer):
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
 class WordPieceTokenizer(tf.keras.layers.Layer):
-    """BERT's uncased WordPiece: lowercase, strip accents, split words and punctuation, then subwords (`##`).
+    """BERT's uncased tokenizer: lowercase, strip accents, split words and punctuation, then WordPiece (`##`).
 
     Args:
         vocabulary: the WordPiece vocabulary in id order; "[PAD]" must be id 0.
@@ -94,10 +94,11 @@ class WordPieceTokenizer(tf.keras.layers.Layer):
             raise ValueError(f"A WordPiece vocabulary needs [PAD] at id 0 and an [UNK] token; missing {missing}.")
         self.vocabulary = vocabulary
         self.max_length = max_length
-        self._text = tf_text
-        self.wordpiece = tf_text.FastWordpieceTokenizer(
-            vocabulary, suffix_indicator="##", unknown_token="[UNK]", token_out_type=tf.int64
+        lookup = tf.lookup.StaticVocabularyTable(
+            tf.lookup.KeyValueTensorInitializer(vocabulary, tf.range(len(vocabulary), dtype=tf.int64)),
+            num_oov_buckets=1,
         )
+        self.bert = tf_text.BertTokenizer(lookup, lower_case=True, token_out_type=tf.int64, unknown_token="[UNK]")
 
     @classmethod
     def from_file(cls, path: str | Path, max_length: int, **kwargs) -> WordPieceTokenizer:
@@ -111,9 +112,8 @@ class WordPieceTokenizer(tf.keras.layers.Layer):
         return self.vocabulary.index("[UNK]")
 
     def call(self, texts: tf.Tensor) -> tf.Tensor:
-        texts = self._text.normalize_utf8(tf.strings.lower(texts), "NFD")
-        texts = tf.strings.regex_replace(texts, r"\p{Mn}", "")  # accents, as the uncased checkpoint saw them
-        return _pad_and_cut(self.wordpiece.tokenize(texts), self.max_length, self.unknown_id)  # (B, T)
+        pieces = self.bert.tokenize(texts).merge_dims(1, 2)  # (B, words, pieces) -> (B, None)
+        return _pad_and_cut(pieces, self.max_length, self.unknown_id)  # (B, T)
 
     def get_config(self):
         return {**super().get_config(), "vocabulary": self.vocabulary, "max_length": self.max_length}

@@ -74,3 +74,15 @@ def test_wordpiece_matches_the_reference_bert_tokenizer():
 def test_unknown_tokenizer_is_refused():
     with pytest.raises(ValueError, match="tokenizer must be one of words, wordpiece"):
         make_tokenizer("chars", TRAIN, vocab_size=10, max_length=8)
+
+
+def test_wordpiece_model_saves_and_reloads(tmp_path):
+    from scratch.model import ModelConfig, build_classifier, build_end_to_end
+
+    tokenizer = make_tokenizer("wordpiece", [], vocab_size=3, max_length=16)
+    config = ModelConfig(vocab_size=10, num_layers=1, d_model=8, num_heads=2, d_ff=8, tokenizer="wordpiece")
+    model = build_end_to_end(tokenizer, build_classifier(config, vocab_size=len(tokenizer.vocabulary)))
+    texts = tf.constant(["Unbelievably good!", "naïve"])
+    model.save(tmp_path / "model.keras")
+    reloaded = tf.keras.models.load_model(tmp_path / "model.keras", compile=False, safe_mode=True)
+    np.testing.assert_allclose(reloaded(texts).numpy(), model(texts).numpy(), atol=1e-6)
