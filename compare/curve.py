@@ -15,6 +15,7 @@ import json
 import logging
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from compare.runs import check_compatible, read_runs
 from compare.scoring import quick_scores
 from compare.training import TrainingError, train_side
 from core.args import DataArguments, parse_args
-from core.classifier import load
+from core.classifier import Classifier, load
 from core.data import DataError, TaskData, load_task
 from core.rundir import RunError, environment, read_run_json, write_json
 
@@ -35,6 +36,8 @@ logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 SPLIT = "test"
+
+Loader = Callable[[Path], Classifier]
 
 
 @dataclass
@@ -99,8 +102,13 @@ def score_path(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".score.json")
 
 
-def build_curve(data: DataArguments, args: CurveArguments, progress: Progress | None = None) -> dict:
-    """Trains (or reuses) every point, scores it on the full test split, and writes the curve; returns curve.json."""
+def build_curve(
+    data: DataArguments, args: CurveArguments, progress: Progress | None = None, loader: Loader = load
+) -> dict:
+    """Trains (or reuses) every point, scores it on the full test split, and writes the curve; returns curve.json.
+
+    `loader` turns a run directory into a Classifier; tests replace it.
+    """
     progress = progress or Progress()
     if data.max_train_samples is not None:
         raise DataError("compare curve sets the train size itself from --sizes; leave out --max-train-samples.")
@@ -123,7 +131,7 @@ def build_curve(data: DataArguments, args: CurveArguments, progress: Progress | 
                 path = run_path(output_dir, side, size, seed)
                 side_options = dataclasses.replace(side_data(data, side, args.profile, seed), max_train_samples=size)
                 _, reused = train_side(side, side_options, args.side_flags(side), path, args.retrain)
-                point = score_point(path, task, side, size, seed, rescore=args.retrain or not reused)
+                point = score_point(path, task, side, size, seed, args.retrain or not reused, loader)
                 progress.stage(
                     "%s %s at %d examples (seed %d): test accuracy %.4f",
                     "reused" if reused else "trained",
@@ -160,7 +168,9 @@ def check_sizes(sizes: list[int], train_rows: int) -> None:
         )
 
 
-def score_point(run_dir: Path, task: TaskData, side: str, size: int, seed: int, rescore: bool = False) -> dict:
+def score_point(
+    run_dir: Path, task: TaskData, side: str, size: int, seed: int, rescore: bool = False, loader: Loader = load
+) -> dict:
     """The run's test accuracy and macro-F1 as a curve point, read from `<run>.score.json` when still valid."""
     run = read_run_json(run_dir)
     fingerprint = task.fingerprints[SPLIT]
@@ -176,7 +186,7 @@ def score_point(run_dir: Path, task: TaskData, side: str, size: int, seed: int, 
         and cached.get("fingerprint") == fingerprint
     ):
         return cached["point"]
-    classifier = load(run_dir)
+    classifier = loader(run_dir)
     probs = classifier.predict_proba(task.texts(SPLIT))
     scores = quick_scores(probs.argmax(axis=1), task.label_ids(SPLIT), len(task.labels))
     del classifier

@@ -8,13 +8,17 @@ import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
+from sklearn.metrics import accuracy_score, f1_score
 
 from compare import training
 from compare.curve import CurveArguments, build_curve, run_path
 from compare.curve_points import catch_up_sentence, catch_up_size, summarise
-from core.args import DataArguments
-from core.data import DataError
+from core.args import DataArguments, RunArguments
+from core.data import DataError, load_task
+from core.rundir import partial_path
+from tests.compare.fakes import FakeClassifier, fake_run, noisy_probs, tiny_data
 from tests.conftest import separable_rows, write_csv
 
 
@@ -99,61 +103,117 @@ def test_a_size_beyond_the_train_split_is_refused(tmp_path, split_files):
         build_curve(data, CurveArguments(output_dir=str(tmp_path / "c"), sizes="20,5000"))
 
 
-class InProcessTrainer:
-    """Stands in for `subprocess.run` in compare.training: runs `python -m <side> ...` in this process, counted."""
+class FakeTrainer:
+    """Stands in for `subprocess.run` in compare.training: writes a finished fake run for `python -m <side> ...`."""
 
     def __init__(self) -> None:
         self.commands: list[list[str]] = []
 
     def run(self, cmd, **_kwargs):
+        from transformers import HfArgumentParser
+
         self.commands.append(cmd)
-        side, argv = cmd[2], cmd[3:]
-        importlib.import_module(f"{side}.__main__").main(argv)
+        data, run_args, _ = HfArgumentParser((DataArguments, RunArguments)).parse_args_into_dataclasses(
+            args=cmd[3:], return_remaining_strings=True
+        )
+        fake_run(partial_path(run_args.output_dir), cmd[2], data)
+        Path(partial_path(run_args.output_dir)).rename(run_args.output_dir)
         return SimpleNamespace(returncode=0)
 
 
-def test_curve_trains_every_point_then_reuses_them(tmp_path, split_files, monkeypatch):
+def accuracy_for(run_dir: Path) -> float:
+    """What the fake classifier of a curve run scores: scratch climbs with size, finetune starts high."""
+    side, size, seed = run_dir.name.split("-")
+    n = int(size[1:])
+    return (0.9 if side == "finetune" else 0.5 + n / 400) - 0.02 * (int(seed[4:]) % 2)
+
+
+class FakeLoader:
+    def __init__(self, data: DataArguments) -> None:
+        task = load_task(data)
+        self.texts, self.gold, self.labels = task.texts("test"), task.label_ids("test"), task.labels
+        self.loaded: list[str] = []
+        self.probs: dict[str, np.ndarray] = {}
+
+    def __call__(self, run_dir: Path) -> FakeClassifier:
+        run_dir = Path(run_dir)
+        self.loaded.append(run_dir.name)
+        probs = noisy_probs(self.gold, len(self.labels), accuracy_for(run_dir), seed=len(self.loaded))
+        self.probs[run_dir.name] = probs
+        return FakeClassifier(run_dir.name.split("-")[0], self.labels, {}, dict(zip(self.texts, probs)))
+
+
+def test_curve_has_every_point_and_a_rerun_reuses_runs_and_scores(tmp_path, monkeypatch):
+    trainer = FakeTrainer()
+    monkeypatch.setattr(training, "subprocess", SimpleNamespace(run=trainer.run, STDOUT=subprocess.STDOUT))
+    data = tiny_data(tmp_path / "data", n_test=90, seed=5)
+    loader = FakeLoader(data)
+    args = CurveArguments(output_dir=str(tmp_path / "curve"), sizes="60,120", seeds=2)
+    curve = build_curve(data, args, loader=loader)
+
+    wanted = {(side, size, seed) for side in ("finetune", "scratch") for size in (60, 120) for seed in (5, 6)}
+    assert {(p["side"], p["size"], p["seed"]) for p in curve["points"]} == wanted
+    assert len(trainer.commands) == 8
+    for point in curve["points"]:
+        run_dir = run_path(tmp_path / "curve", point["side"], point["size"], point["seed"])
+        run = json.loads((run_dir / "run.json").read_text())
+        assert run["data"]["splits"]["train"] == point["size"] == point["train_rows"]
+        assert run["data"]["options"]["seed"] == point["seed"]
+        predicted = loader.probs[run_dir.name].argmax(axis=1)
+        assert point["accuracy"] == pytest.approx(accuracy_score(loader.gold, predicted))
+        assert point["macro_f1"] == pytest.approx(f1_score(loader.gold, predicted, average="macro"))
+    written = json.loads((tmp_path / "curve" / "curve.json").read_text())
+    assert written["points"] == curve["points"]
+    assert written["catch_up_size"] == catch_up_size(curve["points"])
+    for name in ("curve.md", "curve.html", "curve.png"):
+        assert (tmp_path / "curve" / name).stat().st_size > 0
+    assert "| 120 |" in (tmp_path / "curve" / "curve.md").read_text()
+
+    runs = sorted(p for p in (tmp_path / "curve" / "runs").iterdir() if p.is_dir())
+    stamps = {p: (p / "run.json").stat().st_mtime_ns for p in runs}
+    loads = len(loader.loaded)
+    again = build_curve(data, args, loader=loader)
+    assert len(trainer.commands) == 8, "a rerun with the same options must not train again"
+    assert len(loader.loaded) == loads, "a rerun must reuse the scores of finished points"
+    assert {p: (p / "run.json").stat().st_mtime_ns for p in runs} == stamps
+    assert again["points"] == curve["points"]
+
+    more = build_curve(data, CurveArguments(output_dir=str(tmp_path / "curve"), sizes="60,120", seeds=3), loader=loader)
+    assert len(trainer.commands) == 12, "a third seed trains only its own runs: two sizes, two sides"
+    assert len(more["points"]) == 12
+
+
+def test_curve_trains_and_scores_the_real_sides(tmp_path, split_files, monkeypatch):
+    """One point of each side through the real training commands (in this process) and core.classifier.load."""
     from tests.finetune.tiny import make_tiny_bert
 
-    trainer = InProcessTrainer()
-    monkeypatch.setattr(training, "subprocess", SimpleNamespace(run=trainer.run, STDOUT=subprocess.STDOUT))
+    calls = []
+
+    def run_in_process(cmd, **_kwargs):
+        calls.append(cmd)
+        importlib.import_module(f"{cmd[2]}.__main__").main(cmd[3:])
+        return SimpleNamespace(returncode=0)
+
+    monkeypatch.setattr(training, "subprocess", SimpleNamespace(run=run_in_process, STDOUT=subprocess.STDOUT))
     bert = make_tiny_bert(tmp_path / "tiny-bert")
     data = DataArguments(
         train_file=str(split_files["train"]),
         validation_file=str(split_files["validation"]),
         test_file=str(split_files["test"]),
         max_length=16,
-        seed=5,
     )
     args = CurveArguments(
         output_dir=str(tmp_path / "curve"),
-        sizes="24,48",
-        seeds=2,
-        finetune_args=f"--model {bert} --epochs 1 --batch-size 8 --learning-rate 1e-3",
+        sizes="24",
+        finetune_args=f"--model {bert} --epochs 1 --batch-size 8",
         scratch_args="--preset tiny --epochs 1 --batch-size 8",
     )
     curve = build_curve(data, args)
-
-    wanted = {(side, size, seed) for side in ("finetune", "scratch") for size in (24, 48) for seed in (5, 6)}
-    assert {(p["side"], p["size"], p["seed"]) for p in curve["points"]} == wanted
-    assert len(trainer.commands) == 8
+    assert [c[2] for c in calls] == ["finetune", "scratch"]
+    assert {(p["side"], p["size"], p["seed"]) for p in curve["points"]} == {("finetune", 24, 42), ("scratch", 24, 42)}
     for point in curve["points"]:
-        run = json.loads(
-            (run_path(tmp_path / "curve", point["side"], point["size"], point["seed"]) / "run.json").read_text()
-        )
-        assert run["data"]["splits"]["train"] == point["size"] == point["train_rows"]
-        assert run["data"]["splits"]["test"] == 20  # the full test split at every size
-        assert 0.0 <= point["accuracy"] <= 1.0
-    written = json.loads((tmp_path / "curve" / "curve.json").read_text())
-    assert written["points"] == curve["points"]
-    assert written["catch_up_size"] == catch_up_size(curve["points"])
-    for name in ("curve.md", "curve.html", "curve.png"):
-        assert (tmp_path / "curve" / name).stat().st_size > 0
-    assert "Accuracy by training-set size" in (tmp_path / "curve" / "curve.md").read_text()
-
-    runs = sorted((tmp_path / "curve" / "runs").glob("*-seed*[0-9]"))
-    stamps = {p: (p / "run.json").stat().st_mtime_ns for p in runs}
-    again = build_curve(data, args)
-    assert len(trainer.commands) == 8, "a rerun with the same options must not train again"
-    assert {p: (p / "run.json").stat().st_mtime_ns for p in runs} == stamps
-    assert again["points"] == curve["points"]
+        run = json.loads((tmp_path / "curve" / "runs" / point["run"] / "run.json").read_text())
+        assert run["side"] == point["side"]
+        assert run["data"]["splits"] == {"train": 24, "validation": 16, "test": 20}
+        assert point["train_seconds"] == run["training"]["seconds"]
+        assert point["accuracy"] in {k / 20 for k in range(21)}  # a share of the 20 test texts
