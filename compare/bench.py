@@ -19,7 +19,6 @@ import logging
 import os
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,6 +98,8 @@ class BenchArguments:
 def main(argv: list[str] | None = None) -> int:
     data, args = parse_args((DataArguments, BenchArguments), argv)
     setup_logging()
+    for chatty in ("httpx", "gradio_client"):  # a line per request of the load test otherwise
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
         run_bench(data, args)
     except (RunError, DataError, TrainingError, StageError) as error:
@@ -128,21 +129,13 @@ def run_bench(data: DataArguments, args: BenchArguments, progress: Progress | No
 
     texts = load_task(data).texts("test")
     predict = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        texts_file = Path(tmp) / "texts.json"
-        texts_file.write_text(json.dumps(texts), encoding="utf-8")
-        for side in SIDES:
-            cmd = [
-                sys.executable,
-                "-m",
-                "compare.bench_predict",
-                "--run",
-                str(runs[side]),
-                "--texts-file",
-                str(texts_file),
-            ]
-            predict[side] = run_stage(f"predict-{side}", [*cmd, "--samples", str(profile.latency_samples)], output_dir)
-            progress.stage("%s prediction measured", side)
+    texts_file = output_dir / "stages" / "test-texts.json"
+    texts_file.parent.mkdir(parents=True, exist_ok=True)
+    write_json(texts_file, texts)
+    for side in SIDES:
+        cmd = [sys.executable, "-m", "compare.bench_predict", "--run", str(runs[side]), "--texts-file", str(texts_file)]
+        predict[side] = run_stage(f"predict-{side}", [*cmd, "--samples", str(profile.latency_samples)], output_dir)
+        progress.stage("%s prediction measured", side)
 
     app = measure_app(list(runs.values()), texts, output_dir / "logs" / "app.log", profile.requests, profile.clients)
     progress.stage("app measured: %d errors in %d requests", app["errors"], app["requests"])
@@ -230,8 +223,18 @@ def throughput_command(side: str, data: DataArguments, run: dict, profile: Bench
 
 
 def run_stage(name: str, cmd: list[str], output_dir: Path) -> dict:
-    """Runs one measuring process and returns the JSON object it printed last; its stderr goes to logs/<name>.log."""
+    """Runs one measuring process and returns the JSON object it printed last; its stderr goes to logs/<name>.log.
+
+    The result is kept in `stages/<name>.json` with the command, so an interrupted benchmark run again with
+    the same options measures only the stages it had not finished.
+    """
     log_file = output_dir / "logs" / f"{name}.log"
+    kept = output_dir / "stages" / f"{name}.json"
+    if kept.is_file():
+        record = json.loads(kept.read_text(encoding="utf-8"))
+        if record.get("command") == cmd[1:]:
+            logger.info("Stage %s: reusing the measurement in %s", name, kept)
+            return record["result"]
     env = {
         **os.environ,
         "TF_USE_LEGACY_KERAS": "1",
@@ -244,7 +247,10 @@ def run_stage(name: str, cmd: list[str], output_dir: Path) -> dict:
     if done.returncode != 0 or not lines:
         tail = "\n".join(log_file.read_text(encoding="utf-8", errors="replace").splitlines()[-20:])
         raise StageError(f"stage {name} failed (exit {done.returncode}); end of {log_file}:\n{tail}")
-    return json.loads(lines[-1])
+    result = json.loads(lines[-1])
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    write_json(kept, {"schema_version": 1, "command": cmd[1:], "result": result})
+    return result
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ result is one JSON object on stdout that `compare bench` reads; this module impo
 from __future__ import annotations
 
 import json
+import logging
 import resource
 import sys
 import time
@@ -154,6 +155,16 @@ def _positions(batch: Batch) -> int:
     features = batch[0]
     ids = features["input_ids"] if isinstance(features, dict) else features
     return int(ids.shape[0] * ids.shape[1])
+
+
+def throughput_main(argv: list[str] | None, side_arguments: type, measure: Callable[..., dict]) -> int:
+    """The entry point of a side's throughput command: parse its options, measure, print the JSON line."""
+    from core.args import DataArguments, parse_args
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
+    data_args, args, bench = parse_args((DataArguments, side_arguments, ThroughputArguments), argv)
+    emit(measure(data_args, args, bench))
+    return 0
 
 
 def emit(result: dict) -> None:

@@ -76,13 +76,12 @@ def render_html(results: dict, analysis: dict, figures: dict[str, bytes]) -> str
     c = results["comparison"]
     names = " vs ".join(results["models"])
     kind = "win" if c["winner"] else "even"
-    head = f"{c['winner']} wins" if c["winner"] else "No clear winner"
-    reason = c["verdict"].removeprefix("No clear winner: ")
+    head, reason = tables.verdict(results)
     parts = [
         f"<h1>{html.escape(names)}</h1>",
         f'<p class="sub">{html.escape(results["split"])} split of {html.escape(results["data"]["source"])}: '
         f"{results['n']:,} examples · {len(results['labels'])} classes · report created {html.escape(results['created'])}</p>",
-        f'<div class="verdict {kind}"><div class="head">{html.escape(head)}</div><div>{html.escape(reason[:1].upper() + reason[1:])}</div></div>',
+        f'<div class="verdict {kind}"><div class="head">{html.escape(head)}</div><div>{html.escape(reason)}</div></div>',
         html_table(tables.headline(results)),
         html_table(tables.difference(results)),
     ]

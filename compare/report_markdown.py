@@ -32,12 +32,12 @@ def markdown_table(table: Table) -> str:
 
 
 def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
-    c = results["comparison"]
+    head, reason = tables.verdict(results)
     names = " vs ".join(results["models"])
     parts = [
         f"# {names}: {results['split']} split of {results['data']['source']}",
         "",
-        f"**Verdict: {c['winner'] or 'no clear winner'}.** {c['verdict']}",
+        f"**Verdict: {head}.** {reason}",
         "",
         markdown_table(tables.headline(results)),
         markdown_table(tables.difference(results)),

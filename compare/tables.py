@@ -16,6 +16,14 @@ class Table:
     note: str = ""
 
 
+def verdict(results: dict) -> tuple[str, str]:
+    """The verdict as a heading ("scratch wins" / "No clear winner") and the sentence that explains it."""
+    c = results["comparison"]
+    head = f"{c['winner']} wins" if c["winner"] else "No clear winner"
+    reason = c["verdict"].removeprefix("No clear winner: ")
+    return head, reason[:1].upper() + reason[1:]
+
+
 def pct(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value * 100:.{digits}f}"
 
@@ -75,9 +83,7 @@ def headline(results: dict) -> Table:
         rows.append([BASELINE_NAMES.get(key, key), pct(b["accuracy"]), *([""] if several else []), pct(b["macro_f1"])])
         rows[-1] += [""] * 3
     header = ["model", "accuracy % [95% CI]", "macro-F1 % [95% CI]", "MCC", "ECE", "log loss"]
-    note = (
-        "Intervals: percentile bootstrap over the examples. Reference rows (grey) are trained on the same train split."
-    )
+    note = "Intervals: percentile bootstrap over the examples. The reference rows are trained on the same train split."
     if several:
         count = len(next(iter(seeds.values()))["seeds"])
         header.insert(2, f"accuracy % over {count} seeds (mean ± sd)")
