@@ -488,12 +488,18 @@ def runs_table(runs: dict[str, dict[str, Any]]) -> str:
         sizes = " / ".join(number(splits.get(s)) for s in ("train", "validation", "test"))
         title = name if name == run["side"] else f"{name} ({run['side']})"
         rows.append(
-            f"| **{title}** | {run['model'].get('name', '?')} | {task} | {sizes} | {number(run['model'].get('params'))} "
+            f"| **{title}** | {checkpoint(run['model'].get('name'))} | {task} | {sizes} | {number(run['model'].get('params'))} "
             f"| {number(training.get('seconds'), ' s')} | {training.get('epochs_run', '?')} "
             f"({training.get('best_epoch', '?')}) | {percent(validation.get('accuracy'))} | "
             f"{percent(validation.get('macro_f1'))} |"
         )
     return "\n".join(rows)
+
+
+def checkpoint(name: Any) -> str:
+    """A model name as recorded; a local checkpoint directory is shown by its folder name only."""
+    text = str(name or "?")
+    return Path(text).name if text.startswith(("/", "./", "../")) else text
 
 
 def curve_summary(curve: dict[str, Any]) -> str:
@@ -715,6 +721,8 @@ def _report_tab(report: Report | None, models: dict[str, Any]) -> None:
         gr.Markdown(f"## The runs\n\n{runs_table(runs)}")
     if report is not None and report.curve:
         gr.Markdown(f"## Learning curve\n\n{curve_summary(report.curve)}")
+    if report is not None and (report.directory / "report.html").is_file():
+        gr.DownloadButton("Download the full report (HTML)", str(report.directory / "report.html"), size="sm")
     if report is not None and report.figures:
         gr.Markdown("## Figures")
         for start in range(0, len(report.figures), 2):

@@ -156,6 +156,7 @@ def write_report(directory: Path, runs: dict[str, Path] | None = None) -> Path:
         ],
     }
     (directory / "curve.json").write_text(json.dumps(curve))
+    (directory / "report.html").write_text("<html><body><h1>Report</h1></body></html>")
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(3, 2))
@@ -312,6 +313,7 @@ def test_report_view_states_the_verdict_table_runs_and_curve(tmp_path: Path) -> 
     assert "| 500 | 81.0% | 60.0% |" in curve and "does not catch up" in curve
     assert [p.name for p in report.figures] == ["accuracy_by_model.png"]
     assert app.figure_title(report.figures[0]) == "Accuracy by model"
+    assert app.checkpoint("/tmp/runs/tiny-bert") == "tiny-bert" and app.checkpoint("minilm") == "minilm"
 
 
 def test_load_report_refuses_a_directory_without_results(tmp_path: Path) -> None:
@@ -330,6 +332,7 @@ def test_the_app_reads_a_report_and_loads_its_runs(real_report: Path) -> None:
     assert [e.text for e in loaded.examples] == [e.text for e in app.load_report(real_report).examples]
     page = json.dumps(app.build_demo(loaded.models, loaded.report).get_config_file(), default=str)
     assert "finetune is more accurate than scratch" in page and "Accuracy by model" in page
+    assert "Download the full report (HTML)" in page
     assert "not loaded" not in page
 
 
@@ -419,6 +422,18 @@ def test_the_page_without_runs_shows_the_command_that_creates_them() -> None:
     texts = json.dumps(demo.get_config_file(), default=str)
     assert "No trained models are loaded." in texts and "`make report`" in texts
     assert "From-scratch Transformer (not loaded)" in texts
+
+
+def test_main_serves_what_the_command_line_names(tiny_runs: dict, tmp_path: Path, monkeypatch) -> None:
+    served = {}
+    monkeypatch.setattr(app, "serve", lambda demo, args: served.update(demo=demo, args=args))
+    app.main(["--runs", str(tiny_runs["scratch"]), "--port", "7999", "--max-chars", "50"])
+    args = served["args"]
+    assert (args.host, args.port, args.share, args.max_chars) == ("127.0.0.1", 7999, False, 50)
+    page = json.dumps(served["demo"].get_config_file(), default=str)
+    assert "Fine-tuned BERT (not loaded)" in page and "At most 50 characters." in page
+    with pytest.raises(SystemExit, match=r"has no results.json. Create one with `make report`"):
+        app.main(["--report", str(tmp_path)])
 
 
 # --- the server -----------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 import pytest
 
 import app
-from tests.test_app import FakeClassifier, FakeScratch, free_port, write_report
+from tests.test_app import free_port, write_report
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -31,12 +31,14 @@ pytestmark = [
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Any:
-    models = {"finetune": FakeClassifier("finetune"), "scratch": FakeScratch()}
-    demo = app.build_demo(models, app.load_report(write_report(tmp_path / "report")))
-    args = app.AppArguments(port=free_port())
+def served(tiny_runs: dict[str, Path], tmp_path: Path) -> Any:
+    """`python app.py --report DIR` over a report of the tiny trained runs, on a free loopback port."""
+    report = write_report(tmp_path / "report", runs={side: tiny_runs[side] for side in app.SIDES})
+    args = app.AppArguments(report=str(report), port=free_port())
+    loaded = app.load_app(args)
+    demo = app.build_demo(loaded.models, loaded.report, examples=loaded.examples)
     app.serve(demo, args, block=False)
-    yield models, f"http://127.0.0.1:{args.port}/"
+    yield loaded.models, f"http://127.0.0.1:{args.port}/"
     demo.close()
 
 
@@ -54,7 +56,7 @@ def test_a_browser_classifies_a_sentence_with_both_models(served: Any, tmp_path:
     from playwright.sync_api import sync_playwright
 
     models, url = served
-    sentence = "i hated it, a dull and boring mess"
+    sentence = "i hated it, terrible acting and a dull mess"
     expected = {side: model.labels[model.predict_proba([sentence])[0].argmax()] for side, model in models.items()}
     outside: list[str] = []
 
@@ -86,6 +88,6 @@ def test_a_browser_classifies_a_sentence_with_both_models(served: Any, tmp_path:
             page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
         finally:
             browser.close()
-    assert tops == expected == {"finetune": "negative", "scratch": "negative"}
+    assert tops == expected and expected["scratch"] == "negative"  # the tiny scratch run learns the fixture
     assert screenshot.stat().st_size > 10_000
     assert outside == []
