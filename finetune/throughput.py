@@ -13,8 +13,8 @@ import sys
 import numpy as np
 import tensorflow as tf
 
-from compare.bench_timing import ThroughputArguments, emit, measure_training, time_tokenizer
-from core.args import DataArguments, parse_args
+from compare.bench_timing import ThroughputArguments, measure_training, throughput_main, time_tokenizer
+from core.args import DataArguments
 from core.data import load_task
 from core.runtime import set_seed
 from finetune.args import FinetuneArguments
@@ -66,7 +66,7 @@ def measure(data_args: DataArguments, args: FinetuneArguments, bench: Throughput
     dataset = train_dataset(
         encoded, task.label_ids("train"), args.batch_size, data_args.max_length, pad_id, data_args.seed
     )
-    batches = list(dataset.take(bench.batches_needed))
+    batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
     steps = steps_per_epoch(encoded.lengths, args.batch_size, data_args.max_length)
     model = build_model(checkpoint, task.labels, args, steps * args.epochs)
     logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
@@ -91,10 +91,7 @@ def measure(data_args: DataArguments, args: FinetuneArguments, bench: Throughput
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
-    data_args, args, bench = parse_args((DataArguments, FinetuneArguments, ThroughputArguments), argv)
-    emit(measure(data_args, args, bench))
-    return 0
+    return throughput_main(argv, FinetuneArguments, measure)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,88 @@
+"""`python -m scratch.throughput <data options> [scratch options]`: training speed of the real pipeline.
+
+Builds the tokenizer, the model and the length-grouped batches exactly as `python -m scratch` does, times
+them against the same batches padded to `--max-length` (see `compare.bench_timing`), times the tokenizer
+on the whole train split, and prints one JSON object for `compare bench`.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+from compare.bench_timing import ThroughputArguments, measure_training, throughput_main, time_tokenizer
+from core.args import DataArguments
+from core.data import load_task
+from core.runtime import set_seed
+from scratch.args import ScratchArguments
+from scratch.embedding import PAD_ID
+from scratch.model import ModelConfig, build_classifier
+from scratch.tokenizer import make_tokenizer
+from scratch.train import compile_classifier, length_grouped_batches, tokenize
+
+logger = logging.getLogger(__name__)
+
+
+def pad_batch(batch, max_length: int):
+    """A batch of the real pipeline padded to `max_length` positions: what the usual recipe feeds."""
+    ids, targets = batch
+    return tf.pad(
+        ids, [[0, 0], [0, max_length - int(ids.shape[1])]], constant_values=PAD_ID
+    ), targets  # (B, max_length)
+
+
+def real_lengths(batch) -> np.ndarray:
+    return (batch[0].numpy() != PAD_ID).sum(axis=1)  # (B,)
+
+
+def model_shape(config: ModelConfig, classifier: tf.keras.Model) -> dict:
+    """What the FLOP count needs: mean (or last-token) pooling has no pooler dense layer."""
+    return {
+        "layers": config.num_layers,
+        "d_model": config.d_model,
+        "d_ff": config.d_ff,
+        "num_labels": config.num_labels,
+        "pooler": False,
+        "params": int(classifier.count_params()),
+    }
+
+
+def measure(data_args: DataArguments, args: ScratchArguments, bench: ThroughputArguments) -> dict:
+    set_seed(data_args.seed)
+    task = load_task(data_args)
+    config = args.model_config(num_labels=len(task.labels))
+    texts = task.texts("train")
+    tokenizer = make_tokenizer(config.tokenizer, texts, config.vocab_size, data_args.max_length)
+    timed = time_tokenizer(lambda batch: tokenize(tokenizer, batch), texts)
+    ids = tokenize(tokenizer, texts)
+    dataset = length_grouped_batches(
+        ids, task.label_ids("train"), len(task.labels), args.batch_size, data_args.max_length, data_args.seed
+    )
+    batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
+    classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
+    compile_classifier(classifier, args)
+    logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
+    timing = measure_training(
+        classifier, batches, dataset.element_spec, lambda b: pad_batch(b, data_args.max_length), real_lengths, bench
+    )
+    return {
+        "side": "scratch",
+        "model": f"{args.preset} preset",
+        "shape": model_shape(config, classifier),
+        "batch_size": args.batch_size,
+        "max_length": data_args.max_length,
+        "train_rows": len(texts),
+        "tokenize": timed,
+        **timing,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    return throughput_main(argv, ScratchArguments, measure)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

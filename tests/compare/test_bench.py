@@ -1,0 +1,252 @@
+"""`compare bench`: the FLOP count, the figures bench.json derives, stage reuse, and the app load counter."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from compare.bench import model_flags, report_runs, run_stage
+from compare.bench_flops import EncoderShape, forward_flops, training_flops, utilisation
+from compare.bench_results import assemble, expand_lengths, training_entry
+
+
+def mm(m: int, k: int, n: int) -> int:
+    """FLOPs of an (m x k) @ (k x n) product: m*n dot products of k multiply-adds."""
+    return 2 * m * k * n
+
+
+def hand_forward(t: int, d: int, f: int, heads: int, k: int, layers: int, pooler: bool) -> int:
+    """Every matrix product of a BERT-style forward pass written out, head by head."""
+    dh = d // heads
+    layer = 0
+    layer += 3 * mm(t, d, d)  # Q, K, V projections
+    layer += heads * mm(t, dh, t)  # scores, one head at a time
+    layer += heads * mm(t, t, dh)  # weights times values
+    layer += mm(t, d, d)  # output projection
+    layer += mm(t, d, f) + mm(t, f, d)  # feed-forward
+    head = (mm(1, d, d) if pooler else 0) + mm(1, d, k)
+    return layers * layer + head
+
+
+def test_flop_count_matches_a_hand_count_for_a_tiny_config():
+    shape = EncoderShape(layers=2, d_model=4, d_ff=8, num_labels=3, pooler=True)
+    # T=3: per layer 3*96 + 2*36 + 2*36 + 96 + 192 + 192 = 912; two layers 1824; pooler 32; classifier 24.
+    assert forward_flops(shape, 3) == 1880
+    # T=5: per layer 3*160 + 2*100 + 2*100 + 160 + 320 + 320 = 1680; two layers 3360; pooler 32; classifier 24.
+    assert forward_flops(shape, 5) == 3416
+    assert training_flops(shape, [3, 5]) == 3 * (1880 + 3416)
+    for t in (1, 7, 128):
+        assert forward_flops(shape, t) == hand_forward(t, 4, 8, heads=2, k=3, layers=2, pooler=True)
+    no_pooler = EncoderShape(layers=1, d_model=6, d_ff=10, num_labels=2, pooler=False)
+    assert forward_flops(no_pooler, 4) == hand_forward(4, 6, 10, heads=3, k=2, layers=1, pooler=False)
+
+
+def test_flop_count_covers_every_weight_matrix_of_the_scratch_model():
+    """The weight-matrix part of the count is 2 FLOPs per weight per token: check it against the real layers."""
+    import tensorflow as tf
+
+    from scratch.model import ModelConfig, build_classifier
+    from scratch.throughput import model_shape
+
+    config = ModelConfig(num_labels=3, vocab_size=50, num_layers=2, d_model=8, num_heads=2, d_ff=16, dropout=0.0)
+    classifier = build_classifier(config)
+    shape = EncoderShape.from_dict(model_shape(config, classifier))
+    encoder_weights = sum(
+        int(np.prod(w.shape))
+        for w in classifier.weights
+        if w.name.startswith("encoder_") and "kernel" in w.name  # (d, d) projections and the two (d, f) / (f, d)
+    )
+    head_weights = int(np.prod(classifier.get_layer("logits").kernel.shape))
+    t = 6
+    attention = config.num_layers * 2 * mm(t, config.d_model, t)  # scores and weighted values, all heads
+    assert forward_flops(shape, t) == 2 * t * encoder_weights + attention + 2 * head_weights
+    assert isinstance(classifier, tf.keras.Model)
+
+
+def stage(real: float, pad: float, lengths: dict[str, int], batch: int, gflops: float, rss: float) -> dict:
+    examples = sum(lengths.values())
+    return {
+        "model": "m",
+        "shape": {"layers": 1, "d_model": 4, "d_ff": 8, "num_labels": 2, "pooler": False, "params": 99},
+        "batch_size": batch,
+        "max_length": 128,
+        "tokenize": {"texts_per_s": 1000.0},
+        "rounds": [
+            {
+                "examples": examples,
+                "lengths": lengths,
+                "real_positions": examples * 10,
+                "pad_positions": examples * 128,
+                "real_seconds": real,
+                "pad_seconds": pad,
+                "matmul_gflops": gflops,
+            }
+        ],
+        "final_matmul_gflops": gflops,
+        "peak_rss_mb": rss,
+    }
+
+
+def test_bench_figures_are_ratios_of_the_measurements_and_targets_are_judged():
+    lengths = {"3": 2, "5": 2}
+    training = {
+        "finetune": stage(real=2.0, pad=12.0, lengths=lengths, batch=4, gflops=100.0, rss=2000.0),
+        "scratch": stage(real=1.0, pad=2.0, lengths=lengths, batch=4, gflops=50.0, rss=2500.0),
+    }
+    predict = {
+        "finetune": {"p50_ms": 14.0, "p95_ms": 20.0, "batch_per_s": 300.0, "peak_rss_mb": 900.0},
+        "scratch": {"p50_ms": 4.0, "p95_ms": 6.0, "batch_per_s": 3000.0, "peak_rss_mb": 700.0},
+    }
+    app = {"requests": 200, "clients": 8, "errors": 0, "p50_ms": 30.0, "p95_ms": 60.0}
+    bench = assemble(training, predict, app)
+
+    flops = 3 * 2 * (hand_forward(3, 4, 8, 1, 2, 1, False) + hand_forward(5, 4, 8, 1, 2, 1, False))
+    finetune = bench["finetune"]
+    assert finetune["speedup_vs_pad128"] == pytest.approx(6.0)
+    assert finetune["examples_per_s"] == pytest.approx(4 / 2.0)
+    assert finetune["pad128_examples_per_s"] == pytest.approx(4 / 12.0)
+    assert finetune["useful_flops_utilisation"] == pytest.approx(flops / 2.0 / 100e9)
+    assert finetune["pad128_useful_flops_utilisation"] == pytest.approx(flops / 12.0 / 100e9)
+    assert finetune["real_token_share"] == pytest.approx((2 * 3 + 2 * 5) / 40)
+    assert bench["scratch"]["speedup_vs_pad128"] == pytest.approx(2.0)
+    assert bench["matmul_gflops"] == pytest.approx(75.0)
+    assert bench["tokenize"] == {"finetune": 1000.0, "scratch": 1000.0}
+    assert bench["predict"]["scratch"]["p50_ms"] == 4.0
+
+    met = {t["key"]: t["met"] for t in bench["targets"]}
+    assert met["finetune.speedup_vs_pad128"] is True  # 6x >= 5x
+    assert met["scratch.speedup_vs_pad128"] is False  # 2x < 3x
+    assert met["finetune.useful_flops_utilisation"] is False
+    assert met["predict.finetune.p50_ms"] is True and met["predict.scratch.p50_ms"] is False
+    assert met["finetune.peak_rss_mb"] is True and met["scratch.peak_rss_mb"] is False  # 2500 > 2048
+    assert met["app.errors"] is True
+
+
+def test_length_histogram_expands_to_one_length_per_text():
+    assert sorted(expand_lengths({"3": 2, "10": 1}).tolist()) == [3, 3, 10]
+    entry = training_entry(stage(1.0, 1.0, {"7": 3}, 3, 10.0, 1.0))
+    assert entry["useful_gflop_per_example"] == pytest.approx(
+        training_flops(EncoderShape(1, 4, 8, 2, False), [7]) / 1e9
+    )
+
+
+def test_utilisation_refuses_a_zero_rate():
+    with pytest.raises(ValueError, match="positive"):
+        utilisation(1.0, 1.0, 0.0)
+
+
+def test_model_flags_rebuild_the_runs_model():
+    finetune = {"model": {"name": "minilm"}, "hyperparameters": {"batch_size": 32, "learning_rate": 1e-4}}
+    assert model_flags("finetune", finetune) == ["--model", "minilm", "--batch-size", "32"]
+    scratch = {
+        "model": {"name": "Transformer"},
+        "hyperparameters": {"preset": "small", "d_model": None, "causal": True, "norm": "pre", "batch_size": 64},
+    }
+    assert model_flags("scratch", scratch) == ["--preset", "small", "--norm", "pre", "--causal", "--batch-size", "64"]
+
+
+def test_a_finished_stage_is_reused_and_a_changed_one_measured_again(tmp_path):
+    counter = tmp_path / "count"
+    script = f"import json,pathlib; p=pathlib.Path({str(counter)!r}); p.write_text(p.read_text()+'x' if p.exists() else 'x'); print('log'); print(json.dumps({{'n': len(p.read_text())}}))"
+    (tmp_path / "logs").mkdir()
+    assert run_stage("s", [sys.executable, "-c", script], tmp_path) == {"n": 1}
+    assert run_stage("s", [sys.executable, "-c", script], tmp_path) == {"n": 1}
+    assert counter.read_text() == "x"
+    assert run_stage("s", [sys.executable, "-c", script, "again"], tmp_path) == {"n": 2}
+
+
+def test_a_failing_stage_reports_the_end_of_its_log(tmp_path):
+    from compare.bench import StageError
+
+    (tmp_path / "logs").mkdir()
+    with pytest.raises(StageError, match="no model here"):
+        run_stage("bad", [sys.executable, "-c", "import sys; sys.exit('no model here')"], tmp_path)
+
+
+def test_report_runs_come_from_results_json(tmp_path):
+    from tests.compare.fakes import fake_run, tiny_data
+
+    data = tiny_data(tmp_path / "data")
+    runs = [fake_run(tmp_path / "r" / "runs" / side, side, data) for side in ("finetune", "scratch")]
+    (tmp_path / "r" / "results.json").write_text(
+        json.dumps({"runs": {"finetune": str(runs[0]), "scratch": str(runs[1])}})
+    )
+    assert report_runs(tmp_path / "r") == runs
+    (tmp_path / "r" / "results.json").unlink()
+    assert report_runs(tmp_path / "r") == runs  # the runs/ folder when there is no results.json
+
+
+def check_timing(result: dict, rounds: int, steps: int, batch: int, max_length: int, train_rows: int) -> None:
+    """What a throughput command must report, whatever the timings are."""
+    assert len(result["rounds"]) == rounds
+    assert result["tokenize"]["texts"] == train_rows
+    for r in result["rounds"]:
+        lengths = expand_lengths(r["lengths"])
+        assert r["examples"] == len(lengths) <= steps * batch
+        assert 1 <= lengths.min() and lengths.max() <= max_length
+        # Own-length batches compute at least the real tokens; the padded copies exactly max_length per text.
+        assert lengths.sum() <= r["real_positions"] <= r["pad_positions"] == r["examples"] * max_length
+        assert r["real_seconds"] > 0 and r["pad_seconds"] > 0 and r["matmul_gflops"] > 0
+    assert all(np.isfinite(result["warmup_loss"]))
+
+
+def test_scratch_throughput_times_its_real_batches_against_padded_copies(tiny_csv):
+    from compare.bench_timing import ThroughputArguments
+    from core.args import DataArguments
+    from scratch.args import ScratchArguments
+    from scratch.throughput import measure
+
+    data = DataArguments(train_file=str(tiny_csv), max_length=24)
+    bench = ThroughputArguments(rounds=2, steps=2, warmup=1, matmul_size=64)
+    result = measure(data, ScratchArguments(preset="tiny", batch_size=8), bench)
+    check_timing(result, rounds=2, steps=2, batch=8, max_length=24, train_rows=162)
+    assert result["shape"] == {"layers": 2, "d_model": 32, "d_ff": 64, "num_labels": 2, "pooler": False,
+                               "params": result["shape"]["params"]}  # fmt: skip
+
+
+def test_finetune_throughput_times_its_real_batches_against_padded_copies(tmp_path, tiny_csv):
+    from compare.bench_timing import ThroughputArguments
+    from core.args import DataArguments
+    from finetune.args import FinetuneArguments
+    from finetune.throughput import measure
+    from tests.finetune.tiny import make_tiny_bert
+
+    bert = make_tiny_bert(tmp_path / "bert")
+    data = DataArguments(train_file=str(tiny_csv), max_length=32)
+    bench = ThroughputArguments(rounds=2, steps=2, warmup=1, matmul_size=64)
+    result = measure(data, FinetuneArguments(model=str(bert), batch_size=8), bench)
+    check_timing(result, rounds=2, steps=2, batch=8, max_length=32, train_rows=162)
+    assert {k: result["shape"][k] for k in ("layers", "d_model", "d_ff", "pooler")} == {
+        "layers": 2, "d_model": 32, "d_ff": 64, "pooler": True,
+    }  # fmt: skip
+
+
+def test_load_test_counts_raised_and_answered_errors():
+    """Against a stand-in app with the same `classify` endpoint: every request is counted once."""
+    import gradio as gr
+
+    from compare.bench_app import free_port, load_test
+
+    def classify(text: str, model: str) -> dict:
+        if text == "raise":
+            raise ValueError("broken model")
+        if text == "refuse":
+            return {"error": "text too long"}
+        return {model: {"negative": 0.4, "positive": 0.6}}
+
+    with gr.Blocks() as demo:
+        text, model, answer = gr.Textbox(), gr.Textbox(), gr.JSON()
+        gr.Button().click(classify, [text, model], answer, api_name="classify")
+    port = free_port()
+    demo.queue().launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        result = load_test(f"http://127.0.0.1:{port}/", ["fine", "raise", "fine", "refuse"], requests=12, clients=3)
+    finally:
+        demo.close()
+    assert (result["requests"], result["clients"]) == (12, 3)
+    assert result["errors"] == 6  # requests 1, 5, 9 raise and 3, 7, 11 are refused
+    assert any("text too long" in e for e in result["first_errors"])
+    assert 0 < result["p50_ms"] <= result["p95_ms"]
