@@ -51,6 +51,7 @@ CREATE_COMMAND = "make report"
 EXAMPLES_PER_KIND = 6
 EXAMPLE_MAX_CHARS = 300
 LIVE_EXAMPLE_POOL = 128
+HEATMAP_TOKENS = 48
 PADDING_TOKENS = frozenset({"", "[PAD]", "<pad>"})
 
 
@@ -367,24 +368,28 @@ def explain(model: Any, text: Any, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[
 def attention_figure(tokens: list[str], attention: np.ndarray, layer: int, head: int) -> Figure:
     """A heatmap of one layer's attention: rows are query tokens, columns the tokens they attend to.
 
+    Only the first `HEATMAP_TOKENS` tokens are drawn, so that every token stays legible.
+
     Args:
         attention: `(layers, heads, T, T)`.
         head: a head index, or -1 for the mean over heads.
     """
     weights = attention[layer].mean(axis=0) if head < 0 else attention[layer, head]  # (T, T)
-    n = len(tokens)
-    side = min(11.0, 3.0 + 0.28 * n)
+    n = min(len(tokens), HEATMAP_TOKENS)
+    weights = weights[:n, :n]  # (n, n)
+    side = min(11.0, 3.0 + 0.2 * n)
     figure = Figure(figsize=(side + 1.2, side), layout="constrained")
     axes = figure.subplots()
     image = axes.imshow(weights, cmap="viridis", vmin=0.0, vmax=max(float(weights.max()), 1e-6), aspect="equal")
-    names = [t if len(t) <= 14 else t[:13] + "…" for t in tokens]
-    fontsize = max(4.0, min(10.0, 220 / max(n, 1)))
+    names = [t if len(t) <= 14 else t[:13] + "…" for t in tokens[:n]]
+    fontsize = max(6.0, min(10.0, 300 / max(n, 1)))
     axes.set_xticks(range(n), names, rotation=90, fontsize=fontsize)
     axes.set_yticks(range(n), names, fontsize=fontsize)
     axes.set_xlabel("attends to")
     axes.set_ylabel("token")
     what = "mean over heads" if head < 0 else f"head {head + 1}"
-    axes.set_title(f"From-scratch model, layer {layer + 1}, {what}")
+    shown = f" (first {n} of {len(tokens)} tokens)" if n < len(tokens) else ""
+    axes.set_title(f"From-scratch model, layer {layer + 1}, {what}{shown}")
     figure.colorbar(image, ax=axes, shrink=0.8, label="attention weight")
     return figure
 

@@ -260,6 +260,11 @@ def test_explain_drops_padding_and_the_heatmap_shows_the_chosen_head(fakes: dict
     mean = app.attention_figure(tokens, attention, layer=0, head=-1)
     np.testing.assert_allclose(mean.axes[0].images[0].get_array(), full[0, :, :3, :3].mean(axis=0), rtol=1e-6)
     assert "layer 1, mean over heads" in mean.axes[0].get_title()
+    many = [f"t{i}" for i in range(100)]
+    weights = np.random.default_rng(0).random((1, 1, 100, 100))
+    capped = app.attention_figure(many, weights, layer=0, head=0)
+    np.testing.assert_allclose(capped.axes[0].images[0].get_array(), weights[0, 0, :48, :48], rtol=1e-6)
+    assert capped.axes[0].get_title().endswith("(first 48 of 100 tokens)")
     assert app.explain(scratch, "   ") is None and app.explain(fakes["finetune"], "text") is None
     assert app.explain(scratch, "x" * 6000) is None  # over the limit: no heatmap either
 
