@@ -24,10 +24,10 @@ class DataArguments:
         default=None, metadata={"help": "Your own training data: .csv, .tsv, .json, .jsonl or .parquet."}
     )
     validation_file: str | None = field(
-        default=None, metadata={"help": "Validation data; when absent, 10% of train is held out (stratified)."}
+        default=None, metadata={"help": "Validation data; when absent, 10%% of train is held out (stratified)."}
     )
     test_file: str | None = field(
-        default=None, metadata={"help": "Test data; when absent, 10% of train is held out (stratified)."}
+        default=None, metadata={"help": "Test data; when absent, 10%% of train is held out (stratified)."}
     )
     text_column: list[str] | None = field(
         default=None,

@@ -68,6 +68,7 @@ def tiny_csv(tmp_path: Path) -> Path:
 def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Two finished tiny runs, one per side, trained on the same 200-row separable CSV.
 
+    Both use the same data options (seed 0, max length 16), so their carved splits are identical.
     Returns {"finetune": run dir, "scratch": run dir, "train_file": the CSV}. Trained once per session.
     """
     from tests.finetune.tiny import train_tiny_run as train_finetune
@@ -77,6 +78,6 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     train_file = write_csv(root / "train.csv", separable_rows(200))
     return {
         "finetune": train_finetune(root / "finetune", train_file),
-        "scratch": train_scratch(root / "scratch", train_file),
+        "scratch": train_scratch(root / "scratch", train_file, seed=0, max_length=16),
         "train_file": train_file,
     }

@@ -24,3 +24,9 @@ def test_data_dir_defaults_to_the_environment(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv("TEXTCLS_DATA_DIR", "/mirror")
     assert DataArguments(task="sst2").data_dir == "/mirror"
     assert DataArguments(task="sst2", data_dir="/other").data_dir == "/other"
+
+
+def test_help_lists_the_data_options(capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit):
+        parse_args((DataArguments, RunArguments), ["--help"])
+    assert "10% of train is held out" in capsys.readouterr().out
