@@ -617,8 +617,9 @@ def build_demo(
     probe = explain(scratch, "attention", max_chars) if scratch is not None else None
     layers, heads = probe[1].shape[:2] if probe else (0, 0)
 
-    def run_classify(text: str, choice: str) -> tuple[dict[str, Any], dict[str, float]]:
-        return classify_timed(text, choice, models, max_chars)
+    def run_classify(text: str, model: str) -> tuple[dict[str, Any], dict[str, float]]:
+        """Classifies `text` with `model` (finetune, scratch or both): {model: {label: probability}} or {"error"}."""
+        return classify_timed(text, model, models, max_chars)
 
     def run_explain(text: str, choice: str, layer: int, head: int) -> tuple[Any, Any]:
         found = explain(scratch, text, max_chars) if choice in ("both", "scratch") else None

@@ -466,10 +466,12 @@ def test_the_api_answers_every_model_choice_and_bad_input(server: Any) -> None:
 
     models, url = server
     client = Client(url, verbose=False)
-    assert list(client.view_api(print_info=False, return_format="dict")["named_endpoints"]) == ["/classify"]
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    assert list(endpoints) == ["/classify"]
+    assert [p["parameter_name"] for p in endpoints["/classify"]["parameters"]] == ["text", "model"]
     text = "wonderful and moving"
     for choice in ("finetune", "scratch", "both"):
-        answer = client.predict(text, choice, api_name="/classify")
+        answer = client.predict(text=text, model=choice, api_name="/classify")
         expected = app.classify(text, choice, models)
         assert list(answer) == list(expected)
         for side in expected:
