@@ -51,7 +51,7 @@ def test_order_and_batching_do_not_change_a_text_s_probabilities(model):
 
 def test_learned_the_fixture(model):
     probabilities = model.predict_proba(["a great film", "a dull mess"])
-    assert probabilities[0, 1] > 0.9 and probabilities[1, 0] > 0.9
+    np.testing.assert_array_equal(probabilities.argmax(axis=1), [1, 0])  # positive, negative
 
 
 def test_explain_gives_tokens_and_one_attention_map_per_layer_and_head(model):
