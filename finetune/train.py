@@ -102,8 +102,25 @@ class EpochLog(tf.keras.callbacks.Callback):
             handle.write(json.dumps(row) + "\n")
 
 
+class ProgressLog(tf.keras.callbacks.Callback):
+    """Logs progress about every 5% of an epoch: Keras prints nothing inside an epoch when stdout is not a terminal."""
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        self._epoch, self._start = epoch + 1, time.perf_counter()
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        steps = self.params.get("steps") or 0
+        if steps and (batch + 1) % max(1, steps // 20) == 0 and batch + 1 < steps:
+            elapsed = time.perf_counter() - self._start
+            left = elapsed / (batch + 1) * (steps - batch - 1)
+            loss = (logs or {}).get("loss", float("nan"))
+            logger.info("epoch %d: step %d/%d, loss %.4f, about %.0f s left", self._epoch, batch + 1, steps, loss, left)
+
+
 def make_callbacks(run_dir: Path, args: FinetuneArguments, examples: int) -> list[tf.keras.callbacks.Callback]:
+    progress = [] if sys.stdout.isatty() else [ProgressLog()]
     return [
+        *progress,
         EpochLog(run_dir / HISTORY, examples),
         tf.keras.callbacks.TensorBoard(log_dir=str(run_dir / "logs"), write_graph=False, profile_batch=0),
         tf.keras.callbacks.EarlyStopping(
