@@ -734,7 +734,9 @@ def _report_tab(report: Report | None, models: dict[str, Any]) -> None:
         for start in range(0, len(report.figures), 2):
             with gr.Row():
                 for path in report.figures[start : start + 2]:
-                    gr.Image(str(path), label=figure_title(path), interactive=False, format="png", height=360)
+                    with gr.Column():  # the caption sits above the figure, never over its own title
+                        gr.Markdown(f"**{figure_title(path)}**")
+                        gr.Image(str(path), show_label=False, interactive=False, format="png", height=360)
 
 
 # --- the command ----------------------------------------------------------------------------------------

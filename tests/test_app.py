@@ -103,6 +103,17 @@ def real_report(tiny_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFac
     return write_report(tmp_path_factory.mktemp("app-report") / "report", runs=runs)
 
 
+@pytest.fixture(scope="module")
+def compared_report(tiny_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report `python -m compare report` writes over the two tiny runs."""
+    from compare.report import main as compare_report
+
+    output = tmp_path_factory.mktemp("app-compared") / "report"
+    argv = ["--runs", str(tiny_runs["finetune"]), str(tiny_runs["scratch"]), "--output-dir", str(output)]
+    assert compare_report([*argv, "--latency-samples", "2"]) == 0
+    return output
+
+
 def write_report(directory: Path, runs: dict[str, Path] | None = None) -> Path:
     """A small report directory in the documented formats, with run.json files under runs/."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -335,10 +346,30 @@ def test_the_app_reads_a_report_and_loads_its_runs(real_report: Path) -> None:
         for side, path in results["runs"].items()
     }
     assert [e.text for e in loaded.examples] == [e.text for e in app.load_report(real_report).examples]
-    page = json.dumps(app.build_demo(loaded.models, loaded.report).get_config_file(), default=str)
+    page = json.dumps(app.build_demo(loaded.models, loaded.report).get_config_file(), default=str, ensure_ascii=False)
     assert "finetune is more accurate than scratch" in page and "Accuracy by model" in page
     assert "Download the full report (HTML)" in page
     assert "not loaded" not in page
+
+
+def test_the_app_reads_a_report_written_by_compare(compared_report: Path) -> None:
+    loaded = app.load_app(app.AppArguments(report=str(compared_report)))
+    assert loaded.problems == [] and list(loaded.models) == ["finetune", "scratch"]
+    results = json.loads((compared_report / "results.json").read_text())
+    rows = [json.loads(line) for line in (compared_report / "predictions.jsonl").read_text().splitlines()]
+    by_text = {row["text"]: row for row in rows}
+    assert loaded.examples and all(e.text in by_text for e in loaded.examples)
+    for example in loaded.examples:
+        row = by_text[example.text]
+        assert example.gold == row["gold"]
+        assert example.predictions == {name: p["label"] for name, p in row["predictions"].items()}
+    assert loaded.report.figures and all(p.parent == compared_report for p in loaded.report.figures)
+    described = app.report_runs(loaded.report, loaded.models)
+    assert {name: run["side"] for name, run in described.items()} == {"finetune": "finetune", "scratch": "scratch"}
+    page = json.dumps(app.build_demo(loaded.models, loaded.report).get_config_file(), default=str, ensure_ascii=False)
+    assert results["comparison"]["verdict"] in page and "not loaded" not in page
+    for name, model in results["models"].items():
+        assert app.interval(model["accuracy"], model["accuracy_ci"]) in page, name
 
 
 def test_runs_without_a_report_offer_examples_from_their_test_split(tiny_runs: dict) -> None:
@@ -424,7 +455,7 @@ def test_runs_that_fail_to_load_are_listed_not_fatal(tmp_path: Path) -> None:
 
 def test_the_page_without_runs_shows_the_command_that_creates_them() -> None:
     demo = app.build_demo({}, None)
-    texts = json.dumps(demo.get_config_file(), default=str)
+    texts = json.dumps(demo.get_config_file(), default=str, ensure_ascii=False)
     assert "No trained models are loaded." in texts and "`make report`" in texts
     assert "From-scratch Transformer (not loaded)" in texts
 
@@ -435,7 +466,7 @@ def test_main_serves_what_the_command_line_names(tiny_runs: dict, tmp_path: Path
     app.main(["--runs", str(tiny_runs["scratch"]), "--port", "7999", "--max-chars", "50"])
     args = served["args"]
     assert (args.host, args.port, args.share, args.max_chars) == ("127.0.0.1", 7999, False, 50)
-    page = json.dumps(served["demo"].get_config_file(), default=str)
+    page = json.dumps(served["demo"].get_config_file(), default=str, ensure_ascii=False)
     assert "Fine-tuned BERT (not loaded)" in page and "At most 50 characters." in page
     with pytest.raises(SystemExit, match=r"has no results.json. Create one with `make report`"):
         app.main(["--report", str(tmp_path)])
