@@ -70,6 +70,7 @@ MODEL_OPTIONS = {
         "num_heads",
         "d_ff",
         "vocab_size",
+        "dropout",
         "norm",
         "activation",
         "tokenizer",

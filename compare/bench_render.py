@@ -11,6 +11,12 @@ def _ms(value: float) -> str:
     return f"{value:.1f}" if value < 100 else f"{value:.0f}"
 
 
+def _number(value: float) -> str:
+    if isinstance(value, int) or abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
 def training_table(bench: dict) -> Table:
     rows = []
     for side in SIDES:
@@ -79,7 +85,7 @@ def targets_table(bench: dict) -> Table:
     rows = []
     for t in bench["targets"]:
         value = t["value"]
-        shown = "–" if value is None else (f"{value:.3g}" if isinstance(value, float) else str(value))
+        shown = "–" if value is None else _number(value)
         mark = "–" if t["met"] is None else ("✓ met" if t["met"] else "✗ not met")
         rows.append([t["target"], f"{t['op']} {t['threshold']:g}", shown, mark])
     return Table("Targets", ["target", "wanted", "measured", ""], rows)

@@ -10,6 +10,7 @@ import pytest
 
 from compare.bench import model_flags, report_runs, run_stage
 from compare.bench_flops import EncoderShape, forward_flops, training_flops, utilisation
+from compare.bench_render import render_markdown
 from compare.bench_results import assemble, expand_lengths, training_entry
 
 
@@ -123,6 +124,11 @@ def test_bench_figures_are_ratios_of_the_measurements_and_targets_are_judged():
     assert met["predict.finetune.p50_ms"] is True and met["predict.scratch.p50_ms"] is False
     assert met["finetune.peak_rss_mb"] is True and met["scratch.peak_rss_mb"] is False  # 2500 > 2048
     assert met["app.errors"] is True
+
+    page = render_markdown({**bench, "profile": "quick", "runs": {"finetune": "f", "scratch": "s"}, "environment": {}})
+    assert "4 of 8 targets are not met" in page
+    assert "| from-scratch examples/s vs 128-padded | >= 3 | 2 | ✗ not met |" in page
+    assert "| fine-tuning peak memory (MB) | <= 3072 | 2,000 | ✓ met |" in page
 
 
 def test_length_histogram_expands_to_one_length_per_text():
