@@ -97,13 +97,6 @@ def real_models(tiny_runs: dict[str, Path]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def real_report(tiny_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A report directory in the documented format over the two tiny runs (kept outside it, as compare does)."""
-    runs = {side: tiny_runs[side] for side in ("finetune", "scratch")}
-    return write_report(tmp_path_factory.mktemp("app-report") / "report", runs=runs)
-
-
-@pytest.fixture(scope="module")
 def compared_report(tiny_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The report `python -m compare report` writes over the two tiny runs."""
     from compare.report import main as compare_report
@@ -112,6 +105,12 @@ def compared_report(tiny_runs: dict[str, Path], tmp_path_factory: pytest.TempPat
     argv = ["--runs", str(tiny_runs["finetune"]), str(tiny_runs["scratch"]), "--output-dir", str(output)]
     assert compare_report([*argv, "--latency-samples", "2"]) == 0
     return output
+
+
+@pytest.fixture(scope="module")
+def compared(compared_report: Path) -> app.Loaded:
+    """What `python app.py --report DIR` loads from that report."""
+    return app.load_app(app.AppArguments(report=str(compared_report)))
 
 
 def write_report(directory: Path, runs: dict[str, Path] | None = None) -> Path:
@@ -337,23 +336,8 @@ def test_load_report_refuses_a_directory_without_results(tmp_path: Path) -> None
         app.load_report(tmp_path)
 
 
-def test_the_app_reads_a_report_and_loads_its_runs(real_report: Path) -> None:
-    loaded = app.load_app(app.AppArguments(report=str(real_report)))
-    assert loaded.problems == [] and list(loaded.models) == ["finetune", "scratch"]
-    results = json.loads((real_report / "results.json").read_text())
-    assert {side: str(model.run["data"]["fingerprints"]) for side, model in loaded.models.items()} == {
-        side: str(json.loads((Path(path) / "run.json").read_text())["data"]["fingerprints"])
-        for side, path in results["runs"].items()
-    }
-    assert [e.text for e in loaded.examples] == [e.text for e in app.load_report(real_report).examples]
-    page = json.dumps(app.build_demo(loaded.models, loaded.report).get_config_file(), default=str, ensure_ascii=False)
-    assert "finetune is more accurate than scratch" in page and "Accuracy by model" in page
-    assert "Download the full report (HTML)" in page
-    assert "not loaded" not in page
-
-
-def test_the_app_reads_a_report_written_by_compare(compared_report: Path) -> None:
-    loaded = app.load_app(app.AppArguments(report=str(compared_report)))
+def test_the_app_reads_a_report_written_by_compare(compared_report: Path, compared: app.Loaded) -> None:
+    loaded = compared
     assert loaded.problems == [] and list(loaded.models) == ["finetune", "scratch"]
     results = json.loads((compared_report / "results.json").read_text())
     rows = [json.loads(line) for line in (compared_report / "predictions.jsonl").read_text().splitlines()]
@@ -463,6 +447,7 @@ def test_the_page_without_runs_shows_the_command_that_creates_them() -> None:
 def test_main_serves_what_the_command_line_names(tiny_runs: dict, tmp_path: Path, monkeypatch) -> None:
     served = {}
     monkeypatch.setattr(app, "serve", lambda demo, args: served.update(demo=demo, args=args))
+    monkeypatch.setattr(app, "load", lambda run_dir: FakeScratch())  # loading itself is tested above
     app.main(["--runs", str(tiny_runs["scratch"]), "--port", "7999", "--max-chars", "50"])
     args = served["args"]
     assert (args.host, args.port, args.share, args.max_chars) == ("127.0.0.1", 7999, False, 50)
@@ -482,10 +467,10 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(real_report: Path) -> Any:
+def server(compared: app.Loaded) -> Any:
     """The demo over the compare report of the tiny runs, as `python app.py --report DIR` builds it."""
-    args = app.AppArguments(report=str(real_report), port=free_port())
-    loaded = app.load_app(args)
+    args = app.AppArguments(port=free_port())
+    loaded = compared
     demo = app.build_demo(loaded.models, loaded.report, examples=loaded.examples)
     app.serve(demo, args, block=False)
     yield loaded.models, f"http://127.0.0.1:{args.port}/"
