@@ -11,10 +11,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compare.bench_timing import emit
 from compare.cost import predict_split, single_text_latency
 from core.args import parse_args
 from core.classifier import load
+from core.throughput import emit
 
 
 @dataclass

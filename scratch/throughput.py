@@ -1,7 +1,7 @@
 """`python -m scratch.throughput <data options> [scratch options]`: training speed of the real pipeline.
 
 Builds the tokenizer, the model and the length-grouped batches exactly as `python -m scratch` does, times
-them against the same batches padded to `--max-length` (see `compare.bench_timing`), times the tokenizer
+them against the same batches padded to `--max-length` (see `core.throughput`), times the tokenizer
 on the whole train split, and prints one JSON object for `compare bench`.
 """
 
@@ -13,10 +13,10 @@ import sys
 import numpy as np
 import tensorflow as tf
 
-from compare.bench_timing import ThroughputArguments, measure_training, throughput_main, time_tokenizer
 from core.args import DataArguments
 from core.data import load_task
 from core.runtime import set_seed
+from core.throughput import ThroughputArguments, measure_training, throughput_main, time_tokenizer
 from scratch.args import ScratchArguments
 from scratch.embedding import PAD_ID
 from scratch.model import ModelConfig, build_classifier

@@ -200,8 +200,8 @@ def check_timing(result: dict, rounds: int, steps: int, batch: int, max_length: 
 
 
 def test_scratch_throughput_times_its_real_batches_against_padded_copies(tiny_csv):
-    from compare.bench_timing import ThroughputArguments
     from core.args import DataArguments
+    from core.throughput import ThroughputArguments
     from scratch.args import ScratchArguments
     from scratch.throughput import measure
 
@@ -214,8 +214,8 @@ def test_scratch_throughput_times_its_real_batches_against_padded_copies(tiny_cs
 
 
 def test_finetune_throughput_times_its_real_batches_against_padded_copies(tmp_path, tiny_csv):
-    from compare.bench_timing import ThroughputArguments
     from core.args import DataArguments
+    from core.throughput import ThroughputArguments
     from finetune.args import FinetuneArguments
     from finetune.throughput import measure
     from tests.finetune.tiny import make_tiny_bert
