@@ -21,8 +21,8 @@ def test_profiles_give_each_side_its_subset_unless_the_user_chose_one() -> None:
 
 
 def test_extra_flags_follow_the_profile() -> None:
-    args = CompareRunArguments(output_dir="x", finetune_args="--epochs 2 --batch-size 8", scratch_args="--preset tiny")
-    assert args.side_flags("finetune") == ["--epochs", "1", "--epochs", "2", "--batch-size", "8"]
+    args = CompareRunArguments(output_dir="x", finetune_args="--epochs 3 --batch-size 8", scratch_args="--preset tiny")
+    assert args.side_flags("finetune") == ["--epochs", "2", "--epochs", "3", "--batch-size", "8"]
     assert args.side_flags("scratch") == ["--epochs", "1", "--preset", "tiny"]
     with pytest.raises(ValueError, match="Unknown profile 'fast'"):
         CompareRunArguments(output_dir="x", profile="fast")
