@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from pathlib import Path
 
 from compare.curve_points import catch_up_size
 from compare.curve_render import write_curve
-from compare.profiles import PROFILES, SIDES, get_profile
+from compare.profiles import PROFILES, SIDES, TrainingArguments
 from compare.progress import Progress, setup_logging
 from compare.run import side_data
 from compare.runs import check_compatible, read_runs
@@ -41,31 +40,17 @@ Loader = Callable[[Path], Classifier]
 
 
 @dataclass
-class CurveArguments:
-    """Which train sizes and seeds, where the curve goes, and how the sides are trained."""
+class CurveArguments(TrainingArguments):
+    """Which train sizes, where the curve goes (its runs in output_dir/runs), and how the sides are trained."""
 
-    output_dir: str = field(metadata={"help": "Curve directory; the runs go to its runs/ folder."})
-    sizes: str = field(default="500,2000,8000", metadata={"help": "Train-set sizes, comma-separated."})
-    seeds: int = field(
-        default=1, metadata={"help": "Train each side this many times per size (--seed, --seed+1, ...)."}
-    )
     profile: str = field(
         default="full", metadata={"help": f"Model flags of the sides: {' or '.join(PROFILES)} (sizes replace subsets)."}
     )
-    retrain: bool = field(default=False, metadata={"help": "Train and score again even when matching runs exist."})
-    finetune_args: str = field(default="", metadata={"help": 'Extra flags for python -m finetune, e.g. "--epochs 2".'})
-    scratch_args: str = field(default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny".'})
+    sizes: str = field(default="500,2000,8000", metadata={"help": "Train-set sizes, comma-separated."})
 
     def __post_init__(self) -> None:
-        get_profile(self.profile)
+        super().__post_init__()
         self.size_list()
-        if not 1 <= self.seeds <= 20:
-            raise ValueError(f"--seeds must be between 1 and 20, got {self.seeds}.")
-        for side in SIDES:
-            try:
-                shlex.split(getattr(self, f"{side}_args"))
-            except ValueError as error:
-                raise ValueError(f"--{side}-args cannot be split into flags: {error}.") from None
 
     def size_list(self) -> list[int]:
         """`--sizes` as sorted, distinct integers of at least 2."""
@@ -78,9 +63,6 @@ class CurveArguments:
         if not sizes or sizes[0] < 2:
             raise ValueError(f"--sizes needs at least one size, each at least 2 examples; got {self.sizes!r}.")
         return sizes
-
-    def side_flags(self, side: str) -> list[str]:
-        return [*get_profile(self.profile)[side].flags, *shlex.split(getattr(self, f"{side}_args"))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ validation and test stay identical. A data option given on the command line wins
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 
 SIDES = ("finetune", "scratch")
@@ -34,3 +35,29 @@ def get_profile(name: str) -> dict[str, SideProfile]:
         return PROFILES[name]
     except KeyError:
         raise ValueError(f"Unknown profile {name!r}; choose one of {', '.join(PROFILES)}.") from None
+
+
+@dataclass
+class TrainingArguments:
+    """Where the output goes and how both sides are trained: shared by `compare run` and `compare curve`."""
+
+    output_dir: str = field(metadata={"help": "Output directory; the runs go to its runs/ folder."})
+    profile: str = field(default="quick", metadata={"help": f"Training profile: {' or '.join(PROFILES)}."})
+    seeds: int = field(default=1, metadata={"help": "Train each side this many times (seeds --seed, --seed+1, ...)."})
+    retrain: bool = field(default=False, metadata={"help": "Train again even when matching runs exist."})
+    finetune_args: str = field(default="", metadata={"help": 'Extra flags for python -m finetune, e.g. "--epochs 2".'})
+    scratch_args: str = field(default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny".'})
+
+    def __post_init__(self) -> None:
+        get_profile(self.profile)
+        if not 1 <= self.seeds <= 20:
+            raise ValueError(f"--seeds must be between 1 and 20, got {self.seeds}.")
+        for side in SIDES:
+            try:
+                shlex.split(getattr(self, f"{side}_args"))
+            except ValueError as error:
+                raise ValueError(f"--{side}-args cannot be split into flags: {error}.") from None
+
+    def side_flags(self, side: str) -> list[str]:
+        """The profile's flags for `side`, then the user's."""
+        return [*get_profile(self.profile)[side].flags, *shlex.split(getattr(self, f"{side}_args"))]

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import shlex
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from compare.profiles import PROFILES, SIDES, get_profile
+from compare.profiles import SIDES, TrainingArguments, get_profile
 from compare.progress import Progress, setup_logging
 from compare.publish import ReportDirError, check_output_dir
 from compare.report import ReportArguments, build_report
@@ -29,28 +28,8 @@ logger = logging.getLogger(__name__)
 
 
 @dataclass
-class CompareRunArguments:
-    """Where the runs and the report go, and how the sides are trained."""
-
-    output_dir: str = field(metadata={"help": "Report directory; the runs go to its runs/ folder."})
-    profile: str = field(default="quick", metadata={"help": f"Training profile: {' or '.join(PROFILES)}."})
-    seeds: int = field(default=1, metadata={"help": "Train each side this many times (seeds --seed, --seed+1, ...)."})
-    retrain: bool = field(default=False, metadata={"help": "Train again even when matching runs exist."})
-    finetune_args: str = field(default="", metadata={"help": 'Extra flags for python -m finetune, e.g. "--epochs 2".'})
-    scratch_args: str = field(default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny".'})
-
-    def __post_init__(self) -> None:
-        get_profile(self.profile)
-        if not 1 <= self.seeds <= 20:
-            raise ValueError(f"--seeds must be between 1 and 20, got {self.seeds}.")
-        for side in SIDES:
-            try:
-                shlex.split(getattr(self, f"{side}_args"))
-            except ValueError as error:
-                raise ValueError(f"--{side}-args cannot be split into flags: {error}.") from None
-
-    def side_flags(self, side: str) -> list[str]:
-        return [*get_profile(self.profile)[side].flags, *shlex.split(getattr(self, f"{side}_args"))]
+class CompareRunArguments(TrainingArguments):
+    """Where the runs and the report go (the report in output_dir), and how the sides are trained."""
 
 
 def main(argv: list[str] | None = None) -> int:
