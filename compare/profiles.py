@@ -24,7 +24,7 @@ PROFILES: dict[str, dict[str, SideProfile]] = {
     "full": {"finetune": SideProfile(), "scratch": SideProfile()},
     "quick": {
         "finetune": SideProfile(data={"max_train_samples": 6000}, flags=("--epochs", "2")),
-        # A smaller subset gives too few optimizer steps to leave the warmup; one epoch of all of train does not.
+        # Cheap enough to see the whole train split once.
         "scratch": SideProfile(flags=("--epochs", "1")),
     },
 }

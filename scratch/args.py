@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,11 @@ class ScratchArguments:
     epochs: int = field(default=8, metadata={"help": "Most epochs to train; early stopping may end sooner."})
     batch_size: int = field(default=128, metadata={"help": "Examples per step (global, over all replicas)."})
     learning_rate: float = field(default=1e-3, metadata={"help": "Peak learning rate, reached after the warmup."})
-    warmup_steps: int = field(default=500, metadata={"help": "Steps of linear warmup before the 1/sqrt(step) decay."})
+    warmup_ratio: float = field(
+        default=0.1,
+        metadata={"help": "Share of the training steps spent in linear warmup before the 1/sqrt(step) decay."},
+    )
+    warmup_steps: int | None = field(default=None, metadata={"help": "Warmup steps; overrides --warmup-ratio."})
     weight_decay: float = field(default=0.01, metadata={"help": "AdamW decoupled weight decay (not on norms, biases)."})
     label_smoothing: float = field(default=0.1, metadata={"help": "Label smoothing of the cross-entropy, in [0, 1)."})
     clip_norm: float = field(default=1.0, metadata={"help": "Clip the global gradient norm to this value."})
@@ -47,9 +52,13 @@ class ScratchArguments:
 
     def __post_init__(self) -> None:
         self.model_config()  # fails now, with the bad value named, rather than after loading data
-        for name in ("epochs", "batch_size", "warmup_steps", "patience"):
+        for name in ("epochs", "batch_size", "patience"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
+        if self.warmup_steps is not None and self.warmup_steps < 1:
+            raise ValueError(f"--warmup-steps must be at least 1, got {self.warmup_steps}.")
+        if not 0 < self.warmup_ratio < 1:
+            raise ValueError(f"--warmup-ratio must be in (0, 1), got {self.warmup_ratio}.")
         if self.learning_rate <= 0:
             raise ValueError(f"--learning-rate must be positive, got {self.learning_rate}.")
         if not 0.0 <= self.label_smoothing < 1.0:
@@ -75,6 +84,24 @@ class ScratchArguments:
             causal=self.causal,
             tokenizer=self.tokenizer,
         )
+
+    def warmup(self, train_examples: int) -> int:
+        """Warmup steps: `--warmup-steps`, or `--warmup-ratio` of the steps `--epochs` (or `--max-steps`) take.
+
+        Batches are grouped by length, so an epoch takes a few more steps than ceil(examples / batch size);
+        the count here is that lower bound.
+
+        >>> ScratchArguments(epochs=8, batch_size=128).warmup(67_349)
+        422
+        >>> ScratchArguments(epochs=8, batch_size=128, warmup_steps=500).warmup(67_349)
+        500
+        """
+        if self.warmup_steps is not None:
+            return self.warmup_steps
+        total = self.epochs * math.ceil(train_examples / self.batch_size)
+        if self.max_steps is not None:
+            total = min(total, self.max_steps)
+        return max(1, math.ceil(self.warmup_ratio * total))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -63,7 +63,7 @@ def measure(data_args: DataArguments, args: ScratchArguments, bench: ThroughputA
     )
     batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
     classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
-    compile_classifier(classifier, args)
+    compile_classifier(classifier, args, args.warmup(len(ids)))
     logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
     timing = measure_training(
         classifier, batches, dataset.element_spec, lambda b: pad_batch(b, data_args.max_length), real_lengths, bench

@@ -9,6 +9,7 @@ takes raw strings, and write `run.json` and the model card.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import logging
 import shutil
 import sys
@@ -63,9 +64,10 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     validation_batches = length_grouped_batches(
         validation_ids, data.label_ids("validation"), len(data.labels), args.batch_size, data_args.max_length
     )
+    warmup_steps = args.warmup(len(train_ids))
     with strategy.scope():
         classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
-        compile_classifier(classifier, args)
+        compile_classifier(classifier, args, warmup_steps)
     training = fit(classifier, train_batches, validation_batches, args, partial, len(train_ids))
     training["replicas"] = strategy.num_replicas_in_sync
 
@@ -73,8 +75,16 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     validation = scores(data.label_ids("validation"), logits)
     logger.info("Validation accuracy %.4f, macro F1 %.4f", validation["accuracy"], validation["macro_f1"])
     build_end_to_end(tokenizer, classifier).save(partial / MODEL_FILE)
-    record = run_record(
-        data, data_args, run_args, args, config, classifier, len(tokenizer.vocabulary), training, validation
+    record = run_record(  # with the warmup the ratio gave
+        data,
+        data_args,
+        run_args,
+        dataclasses.replace(args, warmup_steps=warmup_steps),
+        config,
+        classifier,
+        len(tokenizer.vocabulary),
+        training,
+        validation,
     )
     write_run_json(partial, record)
     write_card(partial, record)
@@ -147,10 +157,11 @@ def length_grouped_batches(
 # --- training --------------------------------------------------------------------------------------------
 
 
-def compile_classifier(classifier: tf.keras.Model, args: ScratchArguments) -> None:
+def compile_classifier(classifier: tf.keras.Model, args: ScratchArguments, warmup_steps: int) -> None:
     """AdamW under the warmup / inverse-square-root schedule, clipped gradients, smoothed cross-entropy."""
+    logger.info("AdamW: peak learning rate %g after %d warmup steps", args.learning_rate, warmup_steps)
     optimizer = tf.keras.optimizers.AdamW(
-        learning_rate=WarmupInverseSqrt(args.learning_rate, args.warmup_steps),
+        learning_rate=WarmupInverseSqrt(args.learning_rate, warmup_steps),
         weight_decay=args.weight_decay,
         beta_2=0.98,
         epsilon=1e-9,

@@ -38,9 +38,20 @@ def test_model_flags_override_the_preset():
         (["--label-smoothing", "1.5"], "--label-smoothing must be in"),
         (["--epochs", "0"], "--epochs must be at least 1"),
         (["--learning-rate", "-1"], "--learning-rate must be positive"),
+        (["--warmup-ratio", "1"], "--warmup-ratio must be in (0, 1), got 1.0"),
+        (["--warmup-steps", "0"], "--warmup-steps must be at least 1, got 0"),
     ],
 )
 def test_bad_options_are_usage_errors_that_name_the_value(argv, message, capsys):
     with pytest.raises(SystemExit):
         parse(*argv)
     assert message in capsys.readouterr().err
+
+
+def test_warmup_is_a_share_of_the_training_steps_unless_given_in_steps():
+    # 1,000 examples in batches of 128: 8 steps an epoch, 64 steps in 8 epochs.
+    assert parse()[2].warmup(1000) == 7  # ceil(0.1 * 64)
+    assert parse("--warmup-ratio", "0.25")[2].warmup(1000) == 16
+    assert parse("--max-steps", "20")[2].warmup(1000) == 2  # a tenth of the 20 steps that will run
+    assert parse("--warmup-steps", "500")[2].warmup(1000) == 500
+    assert parse()[2].warmup(10) == 1  # never zero

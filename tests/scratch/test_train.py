@@ -37,6 +37,12 @@ def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
     assert second["training"]["history"] == first["training"]["history"]
 
 
+def test_run_json_records_the_warmup_the_ratio_gave(tiny_run, tmp_path):
+    run_dir = train_tiny_run(tmp_path / "ratio", tiny_run.parent / "train.csv", warmup_steps=None, max_steps=30)
+    hyperparameters = read_run_json(run_dir)["hyperparameters"]
+    assert (hyperparameters["warmup_ratio"], hyperparameters["warmup_steps"]) == (0.1, 3)  # a tenth of 30 steps
+
+
 def test_existing_output_is_refused_without_overwrite(tiny_run):
     with pytest.raises(Exception, match="already exists"):
         train_tiny_run(tiny_run, tiny_run.parent / "train.csv")
