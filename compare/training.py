@@ -3,12 +3,14 @@
 Compare never imports training code: `python -m finetune ...` / `python -m scratch ...` run as
 subprocesses (which also hands their memory back between stages), logging to `<run>.log` beside the run.
 A finished run is reused when its run.json records the same data options and `<run>.request.json` (written
-here after a successful training) the same side and flags.
+here after a successful training) the same side, flags and option defaults: a run trained before a default
+changed (say, a new warmup) is trained again.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import logging
 import os
@@ -24,6 +26,7 @@ logger = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[1]
 PATH_OPTIONS = ("train_file", "validation_file", "test_file", "labels_file", "data_dir")
+SIDE_ARGUMENTS = {"finetune": ("finetune.args", "FinetuneArguments"), "scratch": ("scratch.args", "ScratchArguments")}
 
 
 class TrainingError(RuntimeError):
@@ -56,12 +59,24 @@ def log_path(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".log")
 
 
+def side_defaults(side: str) -> dict:
+    """The default of every model option of `python -m <side>`, as JSON would give it back."""
+    module, name = SIDE_ARGUMENTS[side]
+    arguments = getattr(importlib.import_module(module), name)
+    return json.loads(json.dumps({f.name: f.default for f in dataclasses.fields(arguments)}))
+
+
+def request_record(side: str, flags: list[str], cmd: list[str]) -> dict:
+    """What `<run>.request.json` holds: enough to tell whether the same request would train the same run."""
+    return {"schema_version": 1, "side": side, "flags": list(flags), "defaults": side_defaults(side), "command": cmd}
+
+
 def command(side: str, data: DataArguments, flags: list[str], run_dir: Path) -> list[str]:
     return [sys.executable, "-m", side, *data_flags(data), "--output-dir", str(run_dir), "--overwrite", *flags]
 
 
 def reusable(side: str, data: DataArguments, flags: list[str], run_dir: Path) -> bool:
-    """Whether `run_dir` is a finished run of `side` with these data options and flags."""
+    """Whether `run_dir` is a finished run of `side` with these data options, flags and option defaults."""
     if not (run_dir / "run.json").is_file() or not request_path(run_dir).is_file():
         return False
     try:
@@ -69,7 +84,12 @@ def reusable(side: str, data: DataArguments, flags: list[str], run_dir: Path) ->
         request = json.loads(request_path(run_dir).read_text(encoding="utf-8"))
     except (RunError, ValueError):
         return False
-    return run["side"] == side and run["data"]["options"] == data.to_dict() and request.get("flags") == list(flags)
+    if run["side"] != side or run["data"]["options"] != data.to_dict() or request.get("flags") != list(flags):
+        return False
+    if request.get("defaults") != side_defaults(side):
+        logger.info("Not reusing %s: the defaults of python -m %s changed since it was trained", run_dir, side)
+        return False
+    return True
 
 
 def train_side(
@@ -110,6 +130,6 @@ def train_side(
         tail = "\n".join(log_path(run_dir).read_text(encoding="utf-8", errors="replace").splitlines()[-25:])
         raise TrainingError(f"`python -m {side}` failed (exit {returncode}); end of {log_path(run_dir)}:\n{tail}")
     read_run_json(run_dir)
-    write_json(request_path(run_dir), {"schema_version": 1, "side": side, "flags": flags, "command": cmd[1:]})
+    write_json(request_path(run_dir), request_record(side, flags, cmd[1:]))
     logger.info("Trained %s in %.0f s", run_dir, time.perf_counter() - start)
     return run_dir, False

@@ -12,7 +12,7 @@ from sklearn.metrics import accuracy_score, f1_score
 
 from compare import predict, report, run
 from compare.runs import data_arguments
-from compare.training import data_flags, request_path
+from compare.training import data_flags, request_path, request_record
 from core.classifier import load
 from core.rundir import dir_size, read_run_json
 
@@ -58,7 +58,7 @@ def test_compare_run_reuses_matching_runs_and_reports(paired_runs: dict, tmp_pat
     flags = {"finetune": "--epochs 2", "scratch": "--preset tiny"}
     for side, path in paired_runs.items():
         shutil.copytree(path, out / "runs" / side)
-        request = {"schema_version": 1, "side": side, "flags": flags[side].split()}
+        request = request_record(side, flags[side].split(), [])
         request_path(out / "runs" / side).write_text(json.dumps(request))
     data = data_arguments(read_run_json(paired_runs["finetune"]))
     argv = [*data_flags(data), "--output-dir", str(out), "--profile", "full"]
