@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from core.epoch_time import EPOCH_SECONDS, EpochSeconds, training_seconds
 from finetune.args import FinetuneArguments
 from finetune.checkpoint import Checkpoint, load_for_task
 
@@ -122,6 +123,7 @@ def make_callbacks(run_dir: Path, args: FinetuneArguments, examples: int) -> lis
     return [
         *progress,
         EpochLog(run_dir / HISTORY, examples),
+        EpochSeconds(run_dir / EPOCH_SECONDS),
         tf.keras.callbacks.TensorBoard(log_dir=str(run_dir / "logs"), write_graph=False, profile_batch=0),
         tf.keras.callbacks.EarlyStopping(
             monitor="val_accuracy", mode="max", patience=args.patience, restore_best_weights=True, verbose=1
@@ -150,7 +152,6 @@ def fit(
 ) -> TrainResult:
     """Trains up to `args.epochs` epochs, leaving the best epoch's weights in `model`."""
     verbose = 1 if sys.stdout.isatty() else 2
-    start = time.perf_counter()
     model.fit(
         train,
         validation_data=validation,
@@ -158,7 +159,6 @@ def fit(
         callbacks=make_callbacks(run_dir, args, examples),
         verbose=verbose,
     )
-    seconds = time.perf_counter() - start
     history = read_history(run_dir)
     best = max(history, key=lambda row: (row["val_accuracy"], -row["epoch"]))
     train_seconds = sum(row["train_seconds"] for row in history)
@@ -168,7 +168,7 @@ def fit(
             {k: row[k] for k in ("epoch", "loss", "accuracy", "val_loss", "val_accuracy", "train_seconds")}
             for row in history
         ],
-        seconds=round(seconds, 3),
+        seconds=training_seconds(run_dir / EPOCH_SECONDS),
         best_epoch=int(best["epoch"]),
         examples_per_second=round(trained / train_seconds, 3) if train_seconds else 0.0,
     )

@@ -22,6 +22,7 @@ from sklearn.metrics import accuracy_score, f1_score
 
 from core.args import DataArguments, RunArguments, parse_args
 from core.data import DataError, TaskData, load_task
+from core.epoch_time import EPOCH_SECONDS, EpochSeconds, training_seconds
 from core.rundir import finish_run, start_run, write_run_json
 from core.runtime import make_strategy, set_seed
 from scratch.args import ScratchArguments
@@ -245,6 +246,7 @@ def fit(
     )
     throughput = Throughput(args.batch_size, examples_per_epoch)
     callbacks = [
+        EpochSeconds(run_dir / EPOCH_SECONDS),
         tf.keras.callbacks.BackupAndRestore(str(run_dir / BACKUP_DIR)),
         tf.keras.callbacks.CSVLogger(str(run_dir / HISTORY_FILE), append=True),
         tf.keras.callbacks.TensorBoard(str(run_dir / LOG_DIR), profile_batch=0),
@@ -253,7 +255,6 @@ def fit(
     ]
     if args.max_steps is not None:
         callbacks.append(StepLimit(args.max_steps))
-    start = time.perf_counter()
     classifier.fit(
         train_batches,
         validation_data=validation_batches,
@@ -261,11 +262,10 @@ def fit(
         callbacks=callbacks,
         verbose=1 if sys.stdout.isatty() else 2,
     )
-    seconds = time.perf_counter() - start
     history = read_history(run_dir / HISTORY_FILE)
     best = max(history, key=lambda row: row["val_accuracy"]) if history else {"epoch": 0}
     return {
-        "seconds": round(seconds, 2),
+        "seconds": training_seconds(run_dir / EPOCH_SECONDS),
         "epochs_run": len(history),
         "best_epoch": best["epoch"],
         "steps": int(classifier.optimizer.iterations.numpy()),

@@ -154,6 +154,11 @@ def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, 
     lines = (output / "history.jsonl").read_text().splitlines()
     assert len(lines) == 2  # the resumed process ran epoch 2 only
     assert run["training"]["history"][0]["loss"] == first_epoch["loss"]
+    # The training time counts the epoch before the interruption too.
+    epochs = [json.loads(line) for line in (output / "epoch_seconds.jsonl").read_text().splitlines()]
+    assert [row["epoch"] for row in epochs] == [1, 2]
+    assert run["training"]["seconds"] == pytest.approx(sum(row["seconds"] for row in epochs), abs=1e-3)
+    assert epochs[0]["seconds"] > 0
     assert run["validation"]["accuracy"] >= 0.9
 
 

@@ -125,3 +125,6 @@ def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
     record = json.loads((run_dir / "run.json").read_text())
     assert [row["epoch"] for row in record["training"]["history"]] == [1, 2, 3]
     assert record["training"]["steps"] >= 3 * 11  # at least 11 batches of 16 per epoch: the step count was restored
+    epochs = [json.loads(line) for line in (run_dir / "epoch_seconds.jsonl").read_text().splitlines()]
+    assert [row["epoch"] for row in epochs] == [1, 2, 3]  # the two before the interruption count
+    assert record["training"]["seconds"] == pytest.approx(sum(row["seconds"] for row in epochs), abs=1e-3)
