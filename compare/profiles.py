@@ -23,7 +23,7 @@ class SideProfile:
 PROFILES: dict[str, dict[str, SideProfile]] = {
     "full": {"finetune": SideProfile(), "scratch": SideProfile()},
     "quick": {
-        "finetune": SideProfile(data={"max_train_samples": 6000}, flags=("--epochs", "2")),
+        "finetune": SideProfile(data={"max_train_samples": 12000}, flags=("--epochs", "1")),
         # Cheap enough to see the whole train split once.
         "scratch": SideProfile(flags=("--epochs", "1")),
     },

@@ -11,7 +11,7 @@ from core.args import DataArguments
 
 def test_profiles_give_each_side_its_subset_unless_the_user_chose_one() -> None:
     data = DataArguments(task="sst2", seed=42)
-    assert side_data(data, "finetune", "quick", 43).max_train_samples == 6000
+    assert side_data(data, "finetune", "quick", 43).max_train_samples == 12000
     assert side_data(data, "scratch", "quick", 43).max_train_samples is None
     assert side_data(data, "scratch", "quick", 43).seed == 43
     assert side_data(data, "scratch", "full", 42).max_train_samples is None
@@ -22,7 +22,7 @@ def test_profiles_give_each_side_its_subset_unless_the_user_chose_one() -> None:
 
 def test_extra_flags_follow_the_profile() -> None:
     args = CompareRunArguments(output_dir="x", finetune_args="--epochs 3 --batch-size 8", scratch_args="--preset tiny")
-    assert args.side_flags("finetune") == ["--epochs", "2", "--epochs", "3", "--batch-size", "8"]
+    assert args.side_flags("finetune") == ["--epochs", "1", "--epochs", "3", "--batch-size", "8"]
     assert args.side_flags("scratch") == ["--epochs", "1", "--preset", "tiny"]
     with pytest.raises(ValueError, match="Unknown profile 'fast'"):
         CompareRunArguments(output_dir="x", profile="fast")
