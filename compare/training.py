@@ -1,7 +1,8 @@
 """Training one side's run by starting its command, or reusing the run already there.
 
-Compare never imports training code (only the sides' option classes, to read their defaults): `python -m
-finetune ...` / `python -m scratch ...` run as subprocesses (which also hands their memory back between stages), logging to `<run>.log` beside the run.
+Compare never imports training code (only the sides' option classes, to read their defaults):
+`python -m finetune ...` / `python -m scratch ...` run as subprocesses (which also hands their memory back
+between stages), logging to `<run>.log` beside the run.
 A finished run is reused when its run.json records the same data options and `<run>.request.json` (written
 here after a successful training) the same side, flags and option defaults: a run trained before a default
 changed (say, a new warmup) is trained again.
