@@ -1,0 +1,178 @@
+"""Findings that qualify a model's score: each a stable code and a sentence that says what to do.
+
+`diagnose` reads one model's `run.json`, its scores in `results.json` `models.<name>`, the report's
+`baselines` and, with several seeds, the test accuracy of each seed. It returns a list of findings
+`{"code", "message", "evidence"}`, the list that `results.json` `models.<name>.diagnosis` holds:
+
+- `stopped_while_improving`: training ended at its step budget or its epoch limit, not by early
+  stopping, while validation accuracy still rose in the last epoch by at least `MIN_LAST_EPOCH_GAIN`.
+  A run of one epoch has no earlier epoch to compare with; its gain is measured against chance
+  (1 / number of labels), the accuracy of the untrained model it started from. A run.json without
+  `stop_reason` is judged on the rise alone: early stopping never ends on an epoch that improved.
+- `below_baseline`: test accuracy below the TF-IDF + logistic regression reference by more than
+  `BASELINE_MARGIN`.
+- `overfitting`: over the last `OVERFITTING_EPOCHS` epochs validation loss rose at every epoch while
+  training loss fell at every epoch.
+- `unstable_across_seeds`: the range (max - min) of test accuracy over the seeds exceeds
+  `SEED_SPREAD_LIMIT`, or exceeds the accuracy gap between the compared models.
+
+`evidence` holds the numbers behind the sentence (fractions in 0..1, like every metric of the suite),
+so the verdict clause and the report can quote them without parsing the message.
+
+Examples:
+    >>> run = {"data": {"labels": ["a", "b"]}, "training": {"stop_reason": "budget", "steps": 40,
+    ...        "budget": {"min_steps": 0, "max_steps": 40}, "history": [
+    ...        {"epoch": 1, "loss": 0.7, "val_loss": 0.6, "val_accuracy": 0.70},
+    ...        {"epoch": 2, "loss": 0.5, "val_loss": 0.5, "val_accuracy": 0.75}]}}
+    >>> [f["code"] for f in diagnose(run, {"accuracy": 0.74}, {"tfidf_logreg": {"accuracy": 0.80}})]
+    ['stopped_while_improving', 'below_baseline']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+# A rise smaller than this (0.2 points) is within what a handful of validation examples can swing.
+MIN_LAST_EPOCH_GAIN = 0.002
+# Test accuracy this far below the TF-IDF reference counts as below it (0: any shortfall).
+BASELINE_MARGIN = 0.0
+# Epochs over which validation loss must rise, and training loss fall, at every epoch.
+OVERFITTING_EPOCHS = 2
+# A range of test accuracy across seeds wider than this (2 points) makes one seed's score unreliable.
+SEED_SPREAD_LIMIT = 0.02
+
+CODES = ("stopped_while_improving", "below_baseline", "overfitting", "unstable_across_seeds")
+
+
+def diagnose(
+    run: dict,
+    model_scores: dict,
+    baselines: dict,
+    seed_scores: Sequence[float] | None = None,
+    gap: float | None = None,
+) -> list[dict]:
+    """Every finding that applies to one model, in the order of `CODES`.
+
+    Args:
+        run: the model's parsed run.json.
+        model_scores: its entry in results.json `models` (`accuracy`, optionally `accuracy_ci`).
+        baselines: results.json `baselines`; without `tfidf_logreg` there is no baseline check.
+        seed_scores: the model's test accuracy under each seed, when several were trained.
+        gap: the absolute test-accuracy difference between the compared models, if known.
+    """
+    findings = [
+        stopped_while_improving(run),
+        below_baseline(model_scores, baselines),
+        overfitting(run["training"]["history"]),
+        unstable_across_seeds(seed_scores, gap),
+    ]
+    return [finding for finding in findings if finding is not None]
+
+
+def stopped_while_improving(run: dict) -> dict | None:
+    training = run["training"]
+    history = training["history"]
+    stop_reason = training.get("stop_reason")
+    if not history or stop_reason == "early_stopping":
+        return None
+    last = history[-1]["val_accuracy"]
+    if len(history) > 1:
+        before, against = history[-2]["val_accuracy"], "in its last epoch"
+    else:
+        before, against = 1 / len(run["data"]["labels"]), "over chance in its only epoch"
+    gain = last - before
+    if gain < MIN_LAST_EPOCH_GAIN:
+        return None
+    if stop_reason == "max_epochs":
+        limit = run.get("hyperparameters", {}).get("epochs", len(history))
+        ended = f"Training ended at its epoch limit ({limit} epochs)"
+        advice = "rerun with --profile full or a larger --epochs"
+    else:
+        budget = training.get("budget") or {}
+        steps = training.get("steps")
+        ended = "Training ended at its step budget" + (f" ({steps} optimizer steps)" if steps else "")
+        if budget.get("max_steps"):
+            ended += f", max {budget['max_steps']}"
+        advice = "rerun with --profile full or a larger --max-steps"
+    return {
+        "code": "stopped_while_improving",
+        "message": (
+            f"{ended} while validation accuracy was still rising: {before:.3f} to {last:.3f}, "
+            f"{100 * gain:+.1f} points {against}. The score understates what this model can reach; {advice}."
+        ),
+        "evidence": {"gain": gain, "val_accuracy": last, "epochs": len(history), "stop_reason": stop_reason},
+    }
+
+
+def below_baseline(model_scores: dict, baselines: dict) -> dict | None:
+    reference = (baselines or {}).get("tfidf_logreg")
+    if not reference:
+        return None
+    accuracy, baseline = model_scores["accuracy"], reference["accuracy"]
+    shortfall = baseline - accuracy
+    if shortfall <= BASELINE_MARGIN:
+        return None
+    interval = model_scores.get("accuracy_ci")
+    certainty = ""
+    if interval and interval[1] < baseline:
+        certainty = f" (its whole 95% interval, {interval[0]:.3f} to {interval[1]:.3f}, is below it)"
+    return {
+        "code": "below_baseline",
+        "message": (
+            f"Test accuracy {accuracy:.3f} is {100 * shortfall:.1f} points below the TF-IDF + logistic regression "
+            f"reference ({baseline:.3f}){certainty}. A model a bag-of-words classifier beats has not learned the "
+            "task; train it longer or tune it (--tune N) before reading the comparison, or use the TF-IDF model."
+        ),
+        "evidence": {"shortfall": shortfall, "accuracy": accuracy, "baseline": baseline},
+    }
+
+
+def overfitting(history: Sequence[dict]) -> dict | None:
+    window = list(history)[-(OVERFITTING_EPOCHS + 1) :]
+    if len(window) < OVERFITTING_EPOCHS + 1:
+        return None
+    pairs = list(zip(window, window[1:]))
+    val_rose = all(later["val_loss"] > earlier["val_loss"] for earlier, later in pairs)
+    loss_fell = all(later["loss"] < earlier["loss"] for earlier, later in pairs)
+    if not (val_rose and loss_fell):
+        return None
+    first, last = window[0], window[-1]
+    return {
+        "code": "overfitting",
+        "message": (
+            f"Validation loss rose from {first['val_loss']:.3f} to {last['val_loss']:.3f} over the last "
+            f"{OVERFITTING_EPOCHS} epochs while training loss fell from {first['loss']:.3f} to {last['loss']:.3f}: "
+            "the model is memorising the training split. More epochs will not help; raise --dropout or "
+            "--weight-decay, lower --learning-rate, or train on more data."
+        ),
+        "evidence": {
+            "epochs": OVERFITTING_EPOCHS,
+            "val_loss": [first["val_loss"], last["val_loss"]],
+            "loss": [first["loss"], last["loss"]],
+        },
+    }
+
+
+def unstable_across_seeds(seed_scores: Sequence[float] | None, gap: float | None = None) -> dict | None:
+    if seed_scores is None or len(seed_scores) < 2:
+        return None
+    low, high = min(seed_scores), max(seed_scores)
+    spread = high - low
+    over_limit = spread > SEED_SPREAD_LIMIT
+    over_gap = gap is not None and spread > abs(gap)
+    if not (over_limit or over_gap):
+        return None
+    reasons = []
+    if over_gap:
+        reasons.append(f"wider than the {100 * abs(gap):.1f}-point gap between the models")
+    if over_limit:
+        reasons.append(f"above the {100 * SEED_SPREAD_LIMIT:.0f}-point limit for a stable score")
+    return {
+        "code": "unstable_across_seeds",
+        "message": (
+            f"Test accuracy ranges from {low:.3f} to {high:.3f} over {len(seed_scores)} seeds "
+            f"({100 * spread:.1f} points, {' and '.join(reasons)}). One seed's score may rank the models "
+            "differently; report the mean over more --seeds."
+        ),
+        "evidence": {"spread": spread, "low": low, "high": high, "seeds": len(seed_scores), "gap": gap},
+    }

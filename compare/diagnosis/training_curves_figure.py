@@ -1,0 +1,58 @@
+"""`training_curves.png`: validation accuracy after each epoch against cumulative training seconds.
+
+Both models share one axis, so a reader sees at a glance whether one was stopped while still climbing
+and which was ahead at equal training time. The time axis turns logarithmic when one run trained more
+than `LOG_SCALE_RATIO` times longer than the other, so the shorter one does not shrink to a dot.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
+
+FILENAME = "training_curves.png"
+LOG_SCALE_RATIO = 10
+COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
+
+
+def training_curves_figure(curves: dict[str, list[dict]]) -> plt.Figure:
+    """The figure of `training_time.training_curves(runs)`: one line per model, a marker per epoch."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for i, (name, curve) in enumerate(curves.items()):
+        seconds = [point["seconds"] for point in curve]
+        accuracy = [point["val_accuracy"] for point in curve]
+        ax.plot(seconds, accuracy, marker="o", color=COLORS[i % len(COLORS)], label=f"{name} ({len(curve)} epochs)")
+    ends = [curve[-1]["seconds"] for curve in curves.values() if curve]
+    if ends and min(ends) > 0 and max(ends) / min(ends) > LOG_SCALE_RATIO:
+        ax.set_xscale("log")
+        ax.set_xlabel("cumulative training time (s, log scale)")
+    else:
+        ax.set_xlabel("cumulative training time (s)")
+    ax.set_ylabel("validation accuracy")
+    ax.set_title("Validation accuracy against training time")
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(alpha=0.25, linewidth=0.6)
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def training_curves_png(curves: dict[str, list[dict]]) -> bytes:
+    """The figure as PNG bytes (for the report directory and, base64-encoded, the HTML report)."""
+    fig = training_curves_figure(curves)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=130, bbox_inches="tight", facecolor="white")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def write_training_curves(curves: dict[str, list[dict]], output_dir: str | Path) -> Path:
+    """Writes `output_dir/training_curves.png` and returns its path."""
+    path = Path(output_dir) / FILENAME
+    path.write_bytes(training_curves_png(curves))
+    return path

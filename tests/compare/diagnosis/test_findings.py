@@ -1,0 +1,163 @@
+"""Each diagnosis code fires on a history that should trigger it and stays silent on one that should not."""
+
+from __future__ import annotations
+
+import pytest
+
+from compare.diagnosis import findings
+from compare.diagnosis.findings import (
+    MIN_LAST_EPOCH_GAIN,
+    OVERFITTING_EPOCHS,
+    SEED_SPREAD_LIMIT,
+    diagnose,
+)
+
+TFIDF = {"majority": {"accuracy": 0.25, "macro_f1": 0.1}, "tfidf_logreg": {"accuracy": 0.866, "macro_f1": 0.86}}
+
+
+def history(val_accuracy, val_loss=None, loss=None):
+    n = len(val_accuracy)
+    val_loss = val_loss or [1.0 - 0.1 * i for i in range(n)]
+    loss = loss or [1.2 - 0.1 * i for i in range(n)]
+    return [
+        {"epoch": i + 1, "loss": loss[i], "accuracy": 0.0, "val_loss": val_loss[i], "val_accuracy": val_accuracy[i]}
+        for i in range(n)
+    ]
+
+
+def run(rows, stop_reason="budget", labels=("a", "b", "c", "d"), steps=53, epochs=3):
+    training = {"seconds": 9.0, "epochs_run": len(rows), "best_epoch": len(rows), "steps": steps, "history": rows}
+    training["budget"] = {"min_steps": 0, "max_steps": steps}
+    if stop_reason is not None:
+        training["stop_reason"] = stop_reason
+    return {"data": {"labels": list(labels)}, "hyperparameters": {"epochs": epochs}, "training": training}
+
+
+def codes(found):
+    return [finding["code"] for finding in found]
+
+
+# --- stopped_while_improving ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reason", ["budget", "max_epochs"])
+def test_stopped_while_improving_fires_when_the_limit_ends_a_rising_run(reason):
+    found = findings.stopped_while_improving(run(history([0.40, 0.436, 0.467]), stop_reason=reason))
+    assert found["code"] == "stopped_while_improving"
+    assert found["evidence"]["gain"] == pytest.approx(0.467 - 0.436)
+    assert "+3.1 points in its last epoch" in found["message"]
+    assert ("--max-steps" if reason == "budget" else "--epochs") in found["message"]
+    assert "--profile full" in found["message"]
+
+
+def test_stopped_while_improving_is_silent_after_early_stopping_even_if_the_last_epoch_rose():
+    assert findings.stopped_while_improving(run(history([0.40, 0.436, 0.467]), stop_reason="early_stopping")) is None
+
+
+def test_stopped_while_improving_is_silent_when_the_last_epoch_did_not_rise():
+    assert findings.stopped_while_improving(run(history([0.40, 0.467, 0.460]))) is None
+    assert findings.stopped_while_improving(run(history([0.40, 0.467, 0.467]))) is None
+
+
+def test_stopped_while_improving_boundary_is_the_documented_minimum_gain():
+    assert findings.stopped_while_improving(run(history([0.5, 0.5 + MIN_LAST_EPOCH_GAIN]))) is not None
+    assert findings.stopped_while_improving(run(history([0.5, 0.5 + 0.9 * MIN_LAST_EPOCH_GAIN]))) is None
+
+
+def test_a_single_budget_epoch_is_measured_against_chance():
+    # The 4-class news case: one epoch of 53 steps, 0.467 validation accuracy, chance 0.25.
+    found = findings.stopped_while_improving(run(history([0.467]), labels=("w", "s", "b", "t")))
+    assert found["evidence"]["gain"] == pytest.approx(0.467 - 0.25)
+    assert "over chance in its only epoch" in found["message"]
+    assert findings.stopped_while_improving(run(history([0.25]), labels=("w", "s", "b", "t"))) is None
+
+
+def test_without_stop_reason_the_rise_alone_decides():
+    assert findings.stopped_while_improving(run(history([0.4, 0.5]), stop_reason=None)) is not None
+    assert findings.stopped_while_improving(run(history([0.5, 0.4]), stop_reason=None)) is None
+
+
+# --- below_baseline ---------------------------------------------------------------------------------------
+
+
+def test_below_baseline_says_by_how_much():
+    found = findings.below_baseline({"accuracy": 0.467, "accuracy_ci": [0.44, 0.49]}, TFIDF)
+    assert found["evidence"]["shortfall"] == pytest.approx(0.866 - 0.467)
+    assert "39.9 points below" in found["message"] and "0.866" in found["message"]
+    assert "whole 95% interval" in found["message"]
+
+
+def test_below_baseline_does_not_claim_certainty_when_the_interval_reaches_the_baseline():
+    found = findings.below_baseline({"accuracy": 0.86, "accuracy_ci": [0.84, 0.88]}, TFIDF)
+    assert found is not None and "interval" not in found["message"]
+
+
+def test_below_baseline_is_silent_at_or_above_the_reference_or_without_one():
+    assert findings.below_baseline({"accuracy": 0.866}, TFIDF) is None
+    assert findings.below_baseline({"accuracy": 0.896}, TFIDF) is None
+    assert findings.below_baseline({"accuracy": 0.1}, {"majority": {"accuracy": 0.25}}) is None
+
+
+# --- overfitting ------------------------------------------------------------------------------------------
+
+
+def test_overfitting_fires_when_validation_loss_rises_while_training_loss_falls():
+    rows = history([0.8, 0.82, 0.82, 0.81], val_loss=[0.50, 0.45, 0.48, 0.55], loss=[0.6, 0.4, 0.3, 0.2])
+    found = findings.overfitting(rows)
+    assert found["evidence"]["val_loss"] == [0.45, 0.55]
+    assert found["evidence"]["loss"] == [0.4, 0.2]
+    assert f"over the last {OVERFITTING_EPOCHS} epochs" in found["message"]
+
+
+def test_overfitting_is_silent_when_either_trend_breaks_or_the_history_is_short():
+    accuracy = [0.8, 0.82, 0.82, 0.81]
+    # One flat validation-loss epoch inside the window.
+    assert findings.overfitting(history(accuracy, val_loss=[0.5, 0.45, 0.45, 0.55], loss=[0.6, 0.4, 0.3, 0.2])) is None
+    # Validation loss rising, but training loss rising too (the learning rate is too high, not memorising).
+    assert findings.overfitting(history(accuracy, val_loss=[0.5, 0.45, 0.48, 0.55], loss=[0.6, 0.4, 0.5, 0.6])) is None
+    # Rising for one epoch only.
+    assert findings.overfitting(history(accuracy, val_loss=[0.5, 0.45, 0.40, 0.55], loss=[0.6, 0.4, 0.3, 0.2])) is None
+    # Fewer epochs than the window needs.
+    assert findings.overfitting(history([0.8, 0.81], val_loss=[0.4, 0.5], loss=[0.5, 0.4])) is None
+
+
+# --- unstable_across_seeds --------------------------------------------------------------------------------
+
+
+def test_unstable_across_seeds_fires_above_the_limit():
+    found = findings.unstable_across_seeds([0.84, 0.88, 0.86])
+    assert found["evidence"]["spread"] == pytest.approx(0.04)
+    assert "0.840 to 0.880 over 3 seeds" in found["message"] and "--seeds" in found["message"]
+
+
+def test_unstable_across_seeds_fires_when_the_spread_exceeds_the_gap_between_models():
+    spread = SEED_SPREAD_LIMIT / 2
+    found = findings.unstable_across_seeds([0.85, 0.85 + spread], gap=-spread / 2)
+    assert found is not None and "gap between the models" in found["message"]
+    assert findings.unstable_across_seeds([0.85, 0.85 + spread], gap=2 * spread) is None
+
+
+def test_unstable_across_seeds_is_silent_with_one_seed_or_a_small_spread():
+    assert findings.unstable_across_seeds(None) is None
+    assert findings.unstable_across_seeds([0.5]) is None
+    assert findings.unstable_across_seeds([0.85, 0.85 + SEED_SPREAD_LIMIT / 2]) is None
+
+
+# --- diagnose ---------------------------------------------------------------------------------------------
+
+
+def test_diagnose_reports_the_news_case_and_nothing_for_a_healthy_model():
+    news = run(history([0.467]), stop_reason="budget")
+    assert codes(diagnose(news, {"accuracy": 0.467, "accuracy_ci": [0.44, 0.49]}, TFIDF)) == [
+        "stopped_while_improving",
+        "below_baseline",
+    ]
+    healthy = run(history([0.85, 0.89, 0.88]), stop_reason="early_stopping")
+    assert diagnose(healthy, {"accuracy": 0.896}, TFIDF, seed_scores=[0.89, 0.896, 0.9], gap=0.03) == []
+
+
+def test_every_finding_has_a_code_from_the_documented_list_and_a_sentence():
+    rows = history([0.3, 0.5, 0.6], val_loss=[0.9, 1.0, 1.1], loss=[1.0, 0.8, 0.6])
+    found = diagnose(run(rows), {"accuracy": 0.5}, TFIDF, seed_scores=[0.4, 0.5])
+    assert codes(found) == list(findings.CODES)
+    assert all(finding["message"].endswith(".") for finding in found)
