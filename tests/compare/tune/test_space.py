@@ -1,0 +1,84 @@
+"""Trials are seeded, prefix-stable, inside the documented space, and become the sides' flags."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from compare.tune.space import SEARCH_SPACE, Choice, LogUniform, Uniform, sample_trials, trial_flags
+
+
+@pytest.mark.parametrize("side", sorted(SEARCH_SPACE))
+def test_trials_are_seeded_and_a_larger_n_keeps_the_first_ones(side):
+    assert sample_trials(side, 5, seed=7) == sample_trials(side, 5, seed=7)
+    assert sample_trials(side, 12, seed=7)[:5] == sample_trials(side, 5, seed=7)
+    assert sample_trials(side, 5, seed=8) != sample_trials(side, 5, seed=7)
+
+
+@pytest.mark.parametrize("side", sorted(SEARCH_SPACE))
+def test_every_value_lies_in_its_distribution_and_every_choice_is_drawn(side):
+    trials = sample_trials(side, 300, seed=0)
+    for name, distribution in SEARCH_SPACE[side].items():
+        values = [trial[name] for trial in trials]
+        if isinstance(distribution, Choice):
+            assert set(values) == set(distribution.values)
+        else:
+            assert all(distribution.low <= v <= distribution.high for v in values)
+            # 300 draws reach within a tenth of the range of each bound (a miss has chance 0.9**300).
+            margin = (distribution.high - distribution.low) / 10
+            assert min(values) < distribution.low + margin and max(values) > distribution.high - margin
+
+
+def test_learning_rates_are_log_uniform():
+    # Under a log-uniform law half the draws fall below the geometric mean of the bounds; under a uniform
+    # law on [2e-5, 2e-4] only (sqrt(4e-9) - 2e-5) / 1.8e-4 = 24% would. With 1,000 draws the binomial
+    # standard deviation of the share is 1.6 points, so 0.44..0.56 is a band of nearly 4 deviations.
+    space = SEARCH_SPACE["finetune"]["learning_rate"]
+    middle = math.sqrt(space.low * space.high)
+    rates = [trial["learning_rate"] for trial in sample_trials("finetune", 1000, seed=1)]
+    assert 0.44 < sum(rate < middle for rate in rates) / len(rates) < 0.56
+
+
+def test_recorded_values_are_exactly_what_the_flags_say():
+    for trial in sample_trials("scratch", 50, seed=3):
+        flags = trial_flags(trial)
+        given = dict(zip(flags[::2], flags[1::2]))
+        assert float(given["--learning-rate"]) == trial["learning_rate"]
+        assert float(given["--dropout"]) == trial["dropout"]
+        assert int(given["--max-steps"]) == trial["max_steps"]
+        assert given["--preset"] == trial["preset"]
+
+
+def test_trial_flags_spell_each_parameter_as_its_flag():
+    params = {"learning_rate": 3e-05, "max_steps": 800, "dropout": 0.15, "preset": "base"}
+    assert trial_flags(params) == [
+        "--learning-rate",
+        "3e-05",
+        "--max-steps",
+        "800",
+        "--dropout",
+        "0.15",
+        "--preset",
+        "base",
+    ]
+
+
+@pytest.mark.parametrize("n", [0, -3])
+def test_a_non_positive_number_of_trials_is_refused(n):
+    with pytest.raises(ValueError, match=rf"positive integer \(--tune N with N >= 1\); got {n}"):
+        sample_trials("scratch", n, seed=0)
+
+
+def test_an_unknown_side_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="'distilled': the search space covers finetune, scratch"):
+        sample_trials("distilled", 3, seed=0)
+
+
+def test_bad_distributions_are_refused():
+    with pytest.raises(ValueError, match="0 < low < high"):
+        LogUniform(0.0, 1e-3)
+    with pytest.raises(ValueError, match="low < high"):
+        Uniform(0.3, 0.1)
+    with pytest.raises(ValueError, match="at least one value"):
+        Choice(())
