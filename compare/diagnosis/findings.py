@@ -69,6 +69,28 @@ def diagnose(
     return [finding for finding in findings if finding is not None]
 
 
+def diagnose_report(
+    runs: dict[str, dict], results: dict, seed_scores: dict[str, Sequence[float]] | None = None
+) -> dict[str, list[dict]]:
+    """`diagnose` for every model of results.json that has a run: what `models.<name>.diagnosis` holds.
+
+    The gap the seed spread is held against is `comparison.accuracy_diff`, for the two models it compares.
+
+    Args:
+        runs: model name -> its parsed run.json.
+        results: results.json (its `models`, `baselines` and `comparison`).
+        seed_scores: model name -> its test accuracy under each seed, when several seeds were trained.
+    """
+    comparison = results.get("comparison") or {}
+    compared = {comparison.get("a"), comparison.get("b")}
+    found = {}
+    for name, scores in results["models"].items():
+        if name in runs:
+            gap = comparison.get("accuracy_diff") if name in compared else None
+            found[name] = diagnose(runs[name], scores, results.get("baselines", {}), (seed_scores or {}).get(name), gap)
+    return found
+
+
 def stopped_while_improving(run: dict) -> dict | None:
     training = run["training"]
     history = training["history"]
@@ -76,30 +98,33 @@ def stopped_while_improving(run: dict) -> dict | None:
     if not history or stop_reason == "early_stopping":
         return None
     last = history[-1]["val_accuracy"]
-    if len(history) > 1:
-        before, against = history[-2]["val_accuracy"], "in its last epoch"
-    else:
-        before, against = 1 / len(run["data"]["labels"]), "over chance in its only epoch"
+    before = history[-2]["val_accuracy"] if len(history) > 1 else 1 / len(run["data"]["labels"])
     gain = last - before
     if gain < MIN_LAST_EPOCH_GAIN:
         return None
     if stop_reason == "max_epochs":
         limit = run.get("hyperparameters", {}).get("epochs", len(history))
-        ended = f"Training ended at its epoch limit ({limit} epochs)"
-        advice = "rerun with --profile full or a larger --epochs"
+        ended, advice = (
+            f"Training ended at its epoch limit ({limit} epochs)",
+            "rerun with --profile full or a larger --epochs",
+        )
     else:
-        budget = training.get("budget") or {}
         steps = training.get("steps")
-        ended = "Training ended at its step budget" + (f" ({steps} optimizer steps)" if steps else "")
-        if budget.get("max_steps"):
-            ended += f", max {budget['max_steps']}"
+        ended = "Training ended at its step budget" + (f" after {steps} optimizer steps" if steps else "")
         advice = "rerun with --profile full or a larger --max-steps"
+    if len(history) > 1:
+        rising = (
+            f"{ended} while validation accuracy was still rising: {before:.3f} to {last:.3f}, "
+            f"{100 * gain:+.1f} points in its last epoch."
+        )
+    else:
+        rising = (
+            f"{ended}, within its first epoch: validation accuracy {last:.3f} against chance {before:.3f}, "
+            "and no later epoch to show it had stopped improving."
+        )
     return {
         "code": "stopped_while_improving",
-        "message": (
-            f"{ended} while validation accuracy was still rising: {before:.3f} to {last:.3f}, "
-            f"{100 * gain:+.1f} points {against}. The score understates what this model can reach; {advice}."
-        ),
+        "message": f"{rising} The score likely understates what this model can reach; {advice}.",
         "evidence": {"gain": gain, "val_accuracy": last, "epochs": len(history), "stop_reason": stop_reason},
     }
 
@@ -115,7 +140,7 @@ def below_baseline(model_scores: dict, baselines: dict) -> dict | None:
     interval = model_scores.get("accuracy_ci")
     certainty = ""
     if interval and interval[1] < baseline:
-        certainty = f" (its whole 95% interval, {interval[0]:.3f} to {interval[1]:.3f}, is below it)"
+        certainty = f"; its whole 95% interval, {interval[0]:.3f} to {interval[1]:.3f}, lies below it"
     return {
         "code": "below_baseline",
         "message": (
@@ -142,7 +167,7 @@ def overfitting(history: Sequence[dict]) -> dict | None:
         "message": (
             f"Validation loss rose from {first['val_loss']:.3f} to {last['val_loss']:.3f} over the last "
             f"{OVERFITTING_EPOCHS} epochs while training loss fell from {first['loss']:.3f} to {last['loss']:.3f}: "
-            "the model is memorising the training split. More epochs will not help; raise --dropout or "
+            "the model is fitting the training split at the expense of new text. Raise --dropout or "
             "--weight-decay, lower --learning-rate, or train on more data."
         ),
         "evidence": {

@@ -39,8 +39,9 @@ def finding_phrase(finding: dict) -> str:
     """A few words for one finding, to follow the model's name ("is 3.1 points below the TF-IDF reference")."""
     code, evidence = finding["code"], finding.get("evidence", {})
     if code == "stopped_while_improving":
-        where = "in its last epoch" if evidence.get("epochs", 2) > 1 else "over chance in its only epoch"
-        return f"stopped while still improving ({100 * evidence['gain']:+.1f} points {where})"
+        if evidence.get("epochs", 2) == 1:
+            return "stopped within its first epoch with nothing to show it had converged"
+        return f"stopped while still improving ({100 * evidence['gain']:+.1f} points in its last epoch)"
     if code == "below_baseline":
         return f"is {100 * evidence['shortfall']:.1f} points below the TF-IDF reference"
     if code == "overfitting":
