@@ -26,6 +26,8 @@ Examples:
     ['learning_rate', 'max_steps']
     >>> trial_flags({"learning_rate": 3e-05, "max_steps": 800})
     ['--learning-rate', '3e-05', '--max-steps', '800']
+    >>> trial_name(7)
+    'trial-007'
 """
 
 from __future__ import annotations
@@ -112,6 +114,11 @@ def trial_flags(params: dict) -> list[str]:
     for name, value in params.items():
         flags += [f"--{name.replace('_', '-')}", f"{value:g}" if isinstance(value, float) else str(value)]
     return flags
+
+
+def trial_name(index: int) -> str:
+    """The run directory name of trial `index` (`trial-000`), the same on every rerun so finished trials are reused."""
+    return f"trial-{index:03d}"
 
 
 def _trial(space: dict, seed: int, index: int) -> dict:
