@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from compare.figures import all_figures
-from compare.report import ReportArguments, build_report, main
-from compare.results import read_predictions
-from compare.statistics import StatisticsArguments
+from compare.render.figures import all_figures
+from compare.report.command import ReportArguments, build_report, main
+from compare.report.results import read_predictions
+from compare.scoring.statistics import StatisticsArguments
 from core.rundir import RunError
 from tests.compare.fakes import LABELS, fake_loader, fake_run, tiny_data, write_split
 

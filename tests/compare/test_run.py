@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from compare.profiles import PROFILES
-from compare.run import CompareRunArguments, run_dirs, side_data
+from compare.run.command import CompareRunArguments, run_dirs, side_data
+from compare.run.profiles import PROFILES
 from core.args import DataArguments
 
 
