@@ -9,7 +9,7 @@ Measures, each stage in its own process (which is also how its peak memory is to
 3. the app under load (`app.py` on a free loopback port, concurrent gradio clients).
 
 Prediction and app load use the runs of `--report`/`--runs`; without them a quick pair is trained first
-into `DIR/runs`. Writes `bench.json` (keys in DESIGN.md) and `bench.md`, with each stage's log in `DIR/logs`.
+into `DIR/runs`. Writes `bench.json` (keys in docs/formats.md) and `bench.md`, with each stage's log in `DIR/logs`.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from compare.curve.points import catch_up_size
 from compare.progress import Progress, setup_logging
 from compare.render.curve import FIGURE, curve_figure, render_html, render_markdown
@@ -78,6 +80,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+@dataclass(frozen=True)
+class ScoredSplit:
+    """The split every point is scored on, read once per command."""
+
+    texts: list[str]
+    gold: np.ndarray
+    num_labels: int
+    fingerprint: str
+    source: str
+
+    @classmethod
+    def of(cls, task: TaskData) -> ScoredSplit:
+        return cls(task.texts(SPLIT), task.label_ids(SPLIT), len(task.labels), task.fingerprints[SPLIT], task.source)
+
+
 def run_path(output_dir: Path, side: str, size: int, seed: int) -> Path:
     return output_dir / "runs" / f"{side}-n{size}-seed{seed}"
 
@@ -107,7 +124,8 @@ def build_curve(
             + " and ".join(f"--{name}-file" for name in task.carved)
             + ", or use --seeds 1."
         )
-    progress.stage("curve: sizes %s, seeds %s, %d test examples", sizes, seeds, len(task.splits[SPLIT]))
+    test = ScoredSplit.of(task)
+    progress.stage("curve: sizes %s, seeds %s, %d test examples", sizes, seeds, len(test.texts))
     points, paths = [], []
     for size in sizes:
         for seed in seeds:
@@ -115,7 +133,7 @@ def build_curve(
                 path = run_path(output_dir, side, size, seed)
                 side_options = dataclasses.replace(side_data(data, side, args.profile, seed), max_train_samples=size)
                 _, reused = train_side(side, side_options, args.side_flags(side), path, args.retrain)
-                point = score_point(path, task, side, size, seed, args.retrain or not reused, loader)
+                point = score_point(path, test, side, size, seed, args.retrain or not reused, loader)
                 progress.stage(
                     "%s %s at %d examples (seed %d): test accuracy %.4f",
                     "reused" if reused else "trained",
@@ -153,14 +171,14 @@ def check_sizes(sizes: list[int], train_rows: int) -> None:
 
 
 def score_point(
-    run_dir: Path, task: TaskData, side: str, size: int, seed: int, rescore: bool = False, loader: Loader = load
+    run_dir: Path, test: ScoredSplit, side: str, size: int, seed: int, rescore: bool = False, loader: Loader = load
 ) -> dict:
     """The run's test accuracy and macro-F1 as a curve point, read from `<run>.score.json` when still valid."""
     run = read_run_json(run_dir)
-    fingerprint = task.fingerprints[SPLIT]
+    fingerprint = test.fingerprint
     if run["data"]["fingerprints"].get(SPLIT) != fingerprint:
         raise RunError(
-            f"{run_dir} saw another {SPLIT} split than {task.source} gives now (the data changed); rerun with --retrain."
+            f"{run_dir} saw another {SPLIT} split than {test.source} gives now (the data changed); rerun with --retrain."
         )
     cached = _read_score(score_path(run_dir))
     if (
@@ -171,8 +189,8 @@ def score_point(
     ):
         return cached["point"]
     classifier = loader(run_dir)
-    probs = classifier.predict_proba(task.texts(SPLIT))
-    scores = quick_scores(probs.argmax(axis=1), task.label_ids(SPLIT), len(task.labels))
+    probs = classifier.predict_proba(test.texts)
+    scores = quick_scores(probs.argmax(axis=1), test.gold, test.num_labels)
     del classifier
     point = {
         "side": side,

@@ -92,6 +92,12 @@ def curve_table(curve: dict) -> Table:
     return Table("Accuracy by training-set size", header, rows, note=note)
 
 
+def curve_summary(curve: dict) -> str:
+    """The curve's answer in bold, then its table, in Markdown (the app's report tab; curve.md puts the figure between)."""
+    sentence = catch_up_sentence(curve["catch_up_size"], curve["sizes"])
+    return f"**{sentence}**\n\n" + markdown_table(curve_table(curve))
+
+
 def render_markdown(curve: dict) -> str:
     sentence = catch_up_sentence(curve["catch_up_size"], curve["sizes"])
     return (

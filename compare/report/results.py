@@ -1,4 +1,4 @@
-"""Assembling `results.json` and `predictions.jsonl` (formats fixed in DESIGN.md) from scored predictions."""
+"""Assembling `results.json` and `predictions.jsonl` (formats fixed in docs/formats.md) from scored predictions."""
 
 from __future__ import annotations
 

@@ -1,0 +1,135 @@
+"""Gradio demo: type a text and see what the fine-tuned and the from-scratch model say, side by side.
+
+    python app.py                                   # serves the newest report under reports/
+    python app.py --report reports/sst2             # a report directory and its runs
+    python app.py --runs reports/sst2/runs          # run directories, or a folder of runs
+    python app.py --host 0.0.0.0 --port 8080 --max-chars 2000 --share [--verbose]
+
+The entry point over the `demo` package: `demo.sources` finds and loads the report and runs (once, at
+start, through `core.classifier`, never through training code), `demo.prediction` predicts, `demo.page`
+builds the page, whose report tab says what `compare.render` says in the report itself. Each model makes
+one prediction before the server starts. The prediction is also an API endpoint:
+
+    >>> from gradio_client import Client                                  # doctest: +SKIP
+    >>> Client("http://127.0.0.1:7860/").predict("a gripping film", "both", api_name="/classify")  # doctest: +SKIP
+    {'finetune': {'negative': 0.03, 'positive': 0.97}, 'scratch': {'negative': 0.21, 'positive': 0.79}}
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+# TensorFlow's start-up notices (oneDNN, CUDA) only with --verbose; set before anything imports TensorFlow.
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0" if "--verbose" in sys.argv[1:] else os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import gradio as gr  # noqa: E402 - the environment above must be set before Gradio and TensorFlow load
+
+from core.args import parse_args  # noqa: E402
+from demo.page import CSS, THEME, build_demo  # noqa: E402
+from demo.prediction import DEFAULT_MAX_CHARS, warm_up  # noqa: E402
+from demo.sources import CREATE_COMMAND, Example, Report, live_examples, load_models, load_report, resolve_sources  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+CONCURRENCY = 4
+
+
+@dataclass
+class AppArguments:
+    """What the demo serves and where it listens."""
+
+    report: str | None = field(
+        default=None,
+        metadata={
+            "help": "A report directory (results.json, predictions.jsonl, figures, runs/). Default: the "
+            "newest report under reports/."
+        },
+    )
+    runs: list[str] | None = field(
+        default=None, metadata={"help": "Run directories, or folders whose children are runs (overrides the report's)."}
+    )
+    host: str = field(
+        default="127.0.0.1", metadata={"help": "Address to bind; 0.0.0.0 exposes the demo to your network."}
+    )
+    port: int = field(default=7860, metadata={"help": "Port to listen on."})
+    share: bool = field(default=False, metadata={"help": "Also open a public Gradio share link (off by default)."})
+    max_chars: int = field(default=DEFAULT_MAX_CHARS, metadata={"help": "Longest text accepted, in characters."})
+    verbose: bool = field(default=False, metadata={"help": "Let TensorFlow's start-up notices through."})
+
+    def __post_init__(self) -> None:
+        if not 0 < self.port < 65536:
+            raise ValueError(f"--port must be between 1 and 65535, got {self.port}.")
+        if self.max_chars < 1:
+            raise ValueError(f"--max-chars must be at least 1, got {self.max_chars}.")
+        if not self.host.strip():
+            raise ValueError("--host must not be empty; use 127.0.0.1 to serve this machine only.")
+
+
+@dataclass
+class Loaded:
+    """Everything the page shows, read once at start."""
+
+    models: dict[str, Any]
+    report: Report | None
+    examples: list[Example]
+    problems: list[str]
+
+
+def load_app(args: AppArguments) -> Loaded:
+    """Reads the report and runs `args` name and warms each model up with one prediction.
+
+    A missing report or an unloadable run is reported, not fatal.
+    """
+    report_dir, run_dirs = resolve_sources(args.report, args.runs)
+    report = load_report(report_dir) if report_dir is not None else None
+    models, problems = load_models(run_dirs)
+    if not models and run_dirs:
+        problems.append(f"None of the runs could be loaded; `{CREATE_COMMAND}` trains a fresh pair.")
+    problems += warm_up(models)  # before anything else predicts, and before the server takes requests
+    examples = report.examples if report is not None and report.examples else live_examples(models)
+    return Loaded(models, report, examples, problems)
+
+
+def create_demo(args: AppArguments) -> gr.Blocks:
+    """Loads what `args` name (once) and builds the page."""
+    loaded = load_app(args)
+    return build_demo(
+        loaded.models, loaded.report, max_chars=args.max_chars, examples=loaded.examples, problems=loaded.problems
+    )
+
+
+def serve(demo: gr.Blocks, args: AppArguments, block: bool = True) -> gr.Blocks:
+    """Starts the server: a queue of `CONCURRENCY` workers, loopback by default, no share link unless asked."""
+    demo.queue(default_concurrency_limit=CONCURRENCY)
+    demo.launch(
+        server_name=args.host,
+        server_port=args.port,
+        share=args.share,
+        prevent_thread_lock=not block,
+        theme=THEME,
+        css=CSS,
+        footer_links=["api"],
+        quiet=not block,
+    )
+    return demo
+
+
+def main(argv: list[str] | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    (args,) = parse_args((AppArguments,), argv)
+    try:
+        demo = create_demo(args)
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"app.py: {error}") from None
+    serve(demo, args)
+
+
+if __name__ == "__main__":
+    main()
