@@ -78,23 +78,37 @@ def test_html_is_self_contained_and_leads_with_the_verdict(tmp_path: Path, pair)
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_seeds_are_grouped_by_name_and_summarised(tmp_path: Path) -> None:
-    accuracies = {}
+def test_each_seed_is_scored_with_its_own_run_and_summarised(tmp_path: Path) -> None:
+    from core.data import load_task
+
+    # Seeds far apart, and pointing opposite ways, so that scoring one run for every seed cannot pass.
+    wanted = {("finetune", 1): 0.95, ("finetune", 2): 0.70, ("scratch", 1): 0.60, ("scratch", 2): 0.85}
     runs = []
     for seed in (1, 2):
-        data = tiny_data(tmp_path / "data", seed=seed)
+        data = tiny_data(tmp_path / "data", seed=seed)  # the same files; only the training seed differs
         for side in ("finetune", "scratch"):
             runs.append(fake_run(tmp_path / "runs" / f"{side}-seed{seed}", side, data))
-            accuracies[f"{side}-seed{seed}"] = {"finetune": 0.85, "scratch": 0.75}[side] + 0.02 * seed
-    results = report(runs, tmp_path / "report", fake_loader(accuracies, data))
-    assert set(results["models"]) == {"finetune", "scratch"}
-    seeds = results["seeds"]["finetune"]
-    assert seeds["seeds"] == [1, 2] and len(seeds["accuracy"]) == 2
-    assert seeds["accuracy_mean"] == pytest.approx(np.mean(seeds["accuracy"]))
-    assert seeds["accuracy_std"] == pytest.approx(np.std(seeds["accuracy"], ddof=1))
-    assert results["models"]["finetune"]["seed"] == 1  # the primary run is the first seed
+    loader = fake_loader({f"{side}-seed{seed}": a for (side, seed), a in wanted.items()}, data)
+    results = report(runs, tmp_path / "report", loader)
+
+    task = load_task(data)
+    texts, gold = task.texts("test"), task.label_ids("test")
+    for side in ("finetune", "scratch"):
+        own = [loader(tmp_path / "runs" / f"{side}-seed{seed}").predict_proba(texts).argmax(axis=1) for seed in (1, 2)]
+        seeds = results["seeds"][side]
+        assert seeds["seeds"] == [1, 2]
+        assert seeds["runs"] == [str(tmp_path / "runs" / f"{side}-seed{seed}") for seed in (1, 2)]
+        assert seeds["accuracy"] == pytest.approx([accuracy_score(gold, pred) for pred in own])
+        assert seeds["macro_f1"] == pytest.approx([f1_score(gold, pred, average="macro") for pred in own])
+        assert seeds["accuracy_mean"] == pytest.approx(np.mean(seeds["accuracy"]))
+        assert seeds["accuracy_std"] == pytest.approx(np.std(seeds["accuracy"], ddof=1))
+        assert results["models"][side]["seed"] == 1  # the primary run is the first seed
+        assert results["models"][side]["accuracy"] == pytest.approx(accuracy_score(gold, own[0]))
     diffs = results["comparison"]["seed_accuracy_diffs"]
-    assert diffs == pytest.approx([a - b for a, b in zip(seeds["accuracy"], results["seeds"]["scratch"]["accuracy"])])
+    assert diffs == pytest.approx(
+        [a - b for a, b in zip(results["seeds"]["finetune"]["accuracy"], results["seeds"]["scratch"]["accuracy"])]
+    )
+    assert diffs[0] > 0 > diffs[1] and results["comparison"]["winner"] is None  # the seeds disagree
     page = (tmp_path / "report" / "report.html").read_text()
     assert "Across training seeds" in page and "accuracy % over 2 seeds (mean ± sd)" in page
 
