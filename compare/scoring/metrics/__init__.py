@@ -7,9 +7,11 @@ lives here as its own module (typed features in `_info`, results from `_compute`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
+import datasets
 import evaluate
 
 METRICS_DIR = Path(__file__).resolve().parent
@@ -22,3 +24,15 @@ def load_metric(name: str) -> evaluate.EvaluationModule:
     if name not in METRICS:
         raise ValueError(f"Unknown metric {name!r}; the suite ships {', '.join(METRICS)}.")
     return evaluate.load(str(METRICS_DIR / f"{name}.py"), keep_in_memory=True)
+
+
+def label_id_info(
+    description: str, inputs_description: str, columns: Sequence[str] = ("predictions", "references")
+) -> evaluate.MetricInfo:
+    """The `_info` of a metric over label ids: one int64 feature per input column."""
+    return evaluate.MetricInfo(
+        description=description,
+        citation="",
+        inputs_description=inputs_description,
+        features=datasets.Features({column: datasets.Value("int64") for column in columns}),
+    )

@@ -9,10 +9,10 @@ Examples:
     {'accuracy': 1.0}
 """
 
-import datasets
 import evaluate
 import numpy as np
 
+from compare.scoring.metrics import label_id_info
 from core.metrics import accuracy_and_macro_f1, confusion_counts
 
 _DESCRIPTION = "Accuracy: the fraction of examples whose predicted label equals the reference label."
@@ -27,12 +27,7 @@ Returns:
 
 class Accuracy(evaluate.Metric):
     def _info(self) -> evaluate.MetricInfo:
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation="",
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Value("int64"), "references": datasets.Value("int64")}),
-        )
+        return label_id_info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, predictions: list[int], references: list[int]) -> dict[str, float]:
         predictions, references = np.asarray(predictions, np.int64), np.asarray(references, np.int64)

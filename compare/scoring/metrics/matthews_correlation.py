@@ -21,10 +21,10 @@ Examples:
     {'matthews_correlation': 0.0}
 """
 
-import datasets
 import evaluate
 import numpy as np
 
+from compare.scoring.metrics import label_id_info
 from core.metrics import confusion_counts
 
 _DESCRIPTION = "Matthews correlation coefficient between predicted and gold labels, for any number of classes."
@@ -39,12 +39,7 @@ Returns:
 
 class MatthewsCorrelation(evaluate.Metric):
     def _info(self) -> evaluate.MetricInfo:
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation="",
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": datasets.Value("int64"), "references": datasets.Value("int64")}),
-        )
+        return label_id_info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, predictions: list[int], references: list[int]) -> dict[str, float]:
         predictions, references = np.asarray(predictions, np.int64), np.asarray(references, np.int64)

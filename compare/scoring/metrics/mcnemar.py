@@ -19,10 +19,11 @@ Examples:
     1.0
 """
 
-import datasets
 import evaluate
 import numpy as np
 from scipy.stats import binom
+
+from compare.scoring.metrics import label_id_info
 
 _DESCRIPTION = "McNemar's exact (binomial) test on the examples where exactly one of two classifiers is right."
 _KWARGS_DESCRIPTION = """
@@ -40,18 +41,7 @@ Returns:
 
 class McNemar(evaluate.Metric):
     def _info(self) -> evaluate.MetricInfo:
-        return evaluate.MetricInfo(
-            description=_DESCRIPTION,
-            citation="",
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {
-                    "predictions1": datasets.Value("int64"),
-                    "predictions2": datasets.Value("int64"),
-                    "references": datasets.Value("int64"),
-                }
-            ),
-        )
+        return label_id_info(_DESCRIPTION, _KWARGS_DESCRIPTION, ("predictions1", "predictions2", "references"))
 
     def _compute(self, predictions1: list[int], predictions2: list[int], references: list[int]) -> dict:
         references = np.asarray(references)
