@@ -176,20 +176,13 @@ def _report_tab(report: Report | None, models: dict[str, Any]) -> None:
             "`python app.py --report DIR` shows another."
         )
     else:
-        try:
-            gr.Markdown(f"## Verdict\n\n{report_view.verdict(report.results)}", elem_id="verdict")
-            gr.Markdown(f"## Headline\n\n{report_view.headline(report.results)}")
-        except (KeyError, TypeError, ValueError) as error:  # a results.json from another version of compare
-            logger.warning("Cannot show the report's tables: %s", error)
-            gr.Markdown(
-                f"The report's results.json lacks {error} that this version shows; recreate it with "
-                f"`{CREATE_COMMAND}` or `python -m compare report`."
-            )
+        _section("Verdict", report_view.verdict, report.results, elem_id="verdict")
+        _section("Headline", report_view.headline, report.results)
     runs = report_view.report_runs(report, models)
     if runs:
         gr.Markdown(f"## The runs\n\n{report_view.runs_table(runs)}")
     if report is not None and report.curve:
-        gr.Markdown(f"## Learning curve\n\n{report_view.curve_summary(report.curve)}")
+        _section("Learning curve", report_view.curve_summary, report.curve)
     if report is not None and (report.directory / "report.html").is_file():
         gr.DownloadButton("Download the full report (HTML)", str(report.directory / "report.html"), size="sm")
     if report is not None and report.figures:
@@ -200,3 +193,16 @@ def _report_tab(report: Report | None, models: dict[str, Any]) -> None:
                     with gr.Column():  # the caption sits above the figure, never over its own title
                         gr.Markdown(f"**{report_view.figure_title(path.name)}**")
                         gr.Image(str(path), show_label=False, interactive=False, format="png", height=360)
+
+
+def _section(title: str, render: Any, content: dict[str, Any], elem_id: str | None = None) -> None:
+    """A heading and what `render` makes of `content`, or what is missing from a file another version wrote."""
+    try:
+        text = render(content)
+    except (KeyError, TypeError, ValueError) as error:
+        logger.warning("Cannot show the report's %s: %s", title.lower(), error)
+        text = (
+            f"The report's files lack {error}, which this version shows; recreate them with `{CREATE_COMMAND}` "
+            "or `python -m compare report`."
+        )
+    gr.Markdown(f"## {title}\n\n{text}", elem_id=elem_id)
