@@ -36,7 +36,7 @@ class ProcessError(RuntimeError):
 
     def __init__(self, command: Sequence[str], returncode: int, detail: str, log: Path | None = None) -> None:
         self.command, self.returncode, self.detail, self.log = list(command), returncode, detail, log
-        shown = " ".join(command[1:]) if command and command[0] == sys.executable else " ".join(command)
+        shown = " ".join(["python", *command[1:]] if command and command[0] == sys.executable else command)
         where = f"; full output in {log}" if log else ""
         super().__init__(f"`{shown}` failed (exit {returncode}){where}:\n{detail}")
 

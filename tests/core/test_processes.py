@@ -36,7 +36,7 @@ def test_a_failure_carries_the_commands_error_line(tmp_path: Path) -> None:
     error = raised.value
     assert error.returncode == 1 and error.log == tmp_path / "side.log"
     assert error.detail == "error: --train-file data.csv has no column text; choose with --text-column"
-    assert str(error).startswith("`-c ") and "failed (exit 1); full output in" in str(error)
+    assert str(error).startswith("`python -c ") and "failed (exit 1); full output in" in str(error)
     assert "epoch 49" in (tmp_path / "side.log").read_text() and "epoch" not in error.detail
 
 
