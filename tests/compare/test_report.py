@@ -170,3 +170,23 @@ def test_a_report_into_a_compare_run_directory_keeps_its_runs(tmp_path: Path) ->
 def test_main_reports_errors_as_one_line_and_exit_code(tmp_path: Path, caplog) -> None:
     code = main(["--runs", str(tmp_path / "a"), str(tmp_path / "b"), "--output-dir", str(tmp_path / "r")])
     assert code == 1 and "a does not exist" in caplog.text
+
+
+def test_a_report_reads_its_data_once_with_the_largest_train_split(tmp_path: Path, monkeypatch) -> None:
+    import dataclasses
+
+    from compare.report import runs as report_runs
+
+    data = tiny_data(tmp_path / "data")
+    small = dataclasses.replace(data, max_train_samples=120)  # as the quick profile gives finetune a subset
+    runs = [
+        fake_run(tmp_path / "runs" / "finetune", "finetune", small),
+        fake_run(tmp_path / "runs" / "scratch", "scratch", data),
+    ]
+    loads = []
+    real_load = report_runs.load_task
+    monkeypatch.setattr(report_runs, "load_task", lambda options: loads.append(options) or real_load(options))
+    results = report(runs, tmp_path / "report", fake_loader({"finetune": 0.9, "scratch": 0.6}, data))
+    assert loads == [data]
+    assert results["data"]["baseline_train_rows"] == 300 and results["models"]["finetune"]["train_rows"] == 120
+    assert "trained on different train subsets" in results["data"]["notes"][0]
