@@ -1,4 +1,7 @@
-"""`python -m compare run|report|predict|curve|bench ...`: one module per subcommand, each with `main(argv)`."""
+"""`python -m compare run|report|predict|curve|bench ... [--verbose]`: one module per subcommand, each with `main(argv)`.
+
+`--verbose` (anywhere on the line) lets TensorFlow's start-up notices through (see `compare/__init__.py`).
+"""
 
 from __future__ import annotations
 
@@ -6,18 +9,18 @@ import importlib
 import sys
 
 COMMANDS = {
-    "run": "compare.run",
-    "report": "compare.report",
+    "run": "compare.run.command",
+    "report": "compare.report.command",
     "predict": "compare.predict",
-    "curve": "compare.curve",
-    "bench": "compare.bench",
+    "curve": "compare.curve.command",
+    "bench": "compare.bench.command",
 }
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = [arg for arg in (sys.argv[1:] if argv is None else argv) if arg != "--verbose"]
     if not argv or argv[0] not in COMMANDS:
-        print(f"usage: python -m compare {{{','.join(COMMANDS)}}} [options]   (add --help to a command)")
+        print(f"usage: python -m compare {{{','.join(COMMANDS)}}} [options] [--verbose]   (add --help to a command)")
         return 2
     module = importlib.import_module(COMMANDS[argv[0]])
     return module.main(argv[1:]) or 0

@@ -9,7 +9,9 @@ from urllib.parse import urlparse
 import pytest
 
 import app
-from tests.test_app import free_port, write_report
+from demo import page as demo_page
+from tests.demo.fakes import compare_report
+from tests.test_app import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -32,13 +34,13 @@ pytestmark = [
 
 @pytest.fixture
 def served(tiny_runs: dict[str, Path], tmp_path: Path) -> Any:
-    """`python app.py --report DIR` over a report of the tiny trained runs, on a free loopback port."""
-    report = write_report(tmp_path / "report", runs={side: tiny_runs[side] for side in app.SIDES})
+    """`python app.py --report DIR` over compare's report of the tiny trained runs, on a free loopback port."""
+    report = compare_report(tiny_runs, tmp_path / "report")
     args = app.AppArguments(report=str(report), port=free_port())
     loaded = app.load_app(args)
-    demo = app.build_demo(loaded.models, loaded.report, examples=loaded.examples)
+    demo = demo_page.build_demo(loaded.models, loaded.report, examples=loaded.examples)
     app.serve(demo, args, block=False)
-    yield loaded.models, f"http://127.0.0.1:{args.port}/"
+    yield loaded.models, loaded.report.results, f"http://127.0.0.1:{args.port}/"
     demo.close()
 
 
@@ -55,7 +57,7 @@ def type_until_it_stays(page: Any, box: Any, text: str, attempts: int = 10) -> N
 def test_a_browser_classifies_a_sentence_with_both_models(served: Any, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    models, url = served
+    models, results, url = served
     sentence = "i hated it, terrible acting and a dull mess"
     expected = {side: model.labels[model.predict_proba([sentence])[0].argmax()] for side, model in models.items()}
     outside: list[str] = []
@@ -84,7 +86,8 @@ def test_a_browser_classifies_a_sentence_with_both_models(served: Any, tmp_path:
             screenshot = tmp_path / "classify.png"
             page.screenshot(path=str(screenshot), full_page=True)
             page.get_by_role("tab", name="Report").click()
-            page.get_by_text("finetune is more accurate than scratch").wait_for(timeout=10_000)
+            verdict = results["comparison"]["verdict"].removeprefix("No clear winner: ")[1:]
+            page.get_by_text(verdict, exact=False).first.wait_for(timeout=10_000)
             page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
         finally:
             browser.close()

@@ -8,10 +8,10 @@ import sys
 import numpy as np
 import pytest
 
-from compare.bench import model_flags, report_runs, run_stage
-from compare.bench_flops import EncoderShape, forward_flops, training_flops, utilisation
-from compare.bench_render import render_markdown
-from compare.bench_results import assemble, expand_lengths, training_entry
+from compare.bench.command import model_flags, report_runs, run_stage
+from compare.bench.flops import EncoderShape, forward_flops, training_flops, utilisation
+from compare.bench.results import assemble, expand_lengths, training_entry
+from compare.render.bench import render_markdown
 
 
 def mm(m: int, k: int, n: int) -> int:
@@ -165,10 +165,10 @@ def test_a_finished_stage_is_reused_and_a_changed_one_measured_again(tmp_path):
 
 
 def test_a_failing_stage_reports_the_end_of_its_log(tmp_path):
-    from compare.bench import StageError
+    from core.processes import ProcessError
 
     (tmp_path / "logs").mkdir()
-    with pytest.raises(StageError, match="no model here"):
+    with pytest.raises(ProcessError, match=r"failed \(exit 1\); full output in .*bad.log:\nno model here"):
         run_stage("bad", [sys.executable, "-c", "import sys; sys.exit('no model here')"], tmp_path)
 
 
@@ -234,7 +234,7 @@ def test_load_test_counts_raised_and_answered_errors():
     """Against a stand-in app with the same `classify` endpoint: every request is counted once."""
     import gradio as gr
 
-    from compare.bench_app import free_port, load_test
+    from compare.bench.app_load import free_port, load_test
 
     def classify(text: str, model: str) -> dict:
         if text == "raise":

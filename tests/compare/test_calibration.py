@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import log_loss as sklearn_log_loss
 
-from compare.calibration import expected_calibration_error, log_loss, reliability
+from compare.scoring.calibration import expected_calibration_error, log_loss, reliability
 
 
 def binary_probs(confidence: np.ndarray, pred: np.ndarray) -> np.ndarray:

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import importlib
 import json
-import subprocess
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from compare import training
-from compare.curve import CurveArguments, build_curve, run_path
-from compare.curve_points import catch_up_sentence, catch_up_size, summarise
+from compare.curve.command import CurveArguments, build_curve, run_path
+from compare.curve.points import catch_up_sentence, catch_up_size, summarise
+from compare.run import launch
 from core.args import DataArguments, RunArguments
 from core.data import DataError, load_task
 from core.rundir import partial_path
@@ -104,7 +102,7 @@ def test_a_size_beyond_the_train_split_is_refused(tmp_path, split_files):
 
 
 class FakeTrainer:
-    """Stands in for `subprocess.run` in compare.training: writes a finished fake run for `python -m <side> ...`."""
+    """Stands in for `run_command` in compare.run.launch: writes a finished fake run for `python -m <side> ...`."""
 
     def __init__(self) -> None:
         self.commands: list[list[str]] = []
@@ -118,7 +116,7 @@ class FakeTrainer:
         )
         fake_run(partial_path(run_args.output_dir), cmd[2], data)
         Path(partial_path(run_args.output_dir)).rename(run_args.output_dir)
-        return SimpleNamespace(returncode=0)
+        return ""
 
 
 def accuracy_for(run_dir: Path) -> float:
@@ -145,7 +143,7 @@ class FakeLoader:
 
 def test_curve_has_every_point_and_a_rerun_reuses_runs_and_scores(tmp_path, monkeypatch):
     trainer = FakeTrainer()
-    monkeypatch.setattr(training, "subprocess", SimpleNamespace(run=trainer.run, STDOUT=subprocess.STDOUT))
+    monkeypatch.setattr(launch, "run_command", trainer.run)
     data = tiny_data(tmp_path / "data", n_test=90, seed=5)
     loader = FakeLoader(data)
     args = CurveArguments(output_dir=str(tmp_path / "curve"), sizes="60,120", seeds=2)
@@ -192,9 +190,9 @@ def test_curve_trains_and_scores_the_real_sides(tmp_path, split_files, monkeypat
     def run_in_process(cmd, **_kwargs):
         calls.append(cmd)
         importlib.import_module(f"{cmd[2]}.__main__").main(cmd[3:])
-        return SimpleNamespace(returncode=0)
+        return ""
 
-    monkeypatch.setattr(training, "subprocess", SimpleNamespace(run=run_in_process, STDOUT=subprocess.STDOUT))
+    monkeypatch.setattr(launch, "run_command", run_in_process)
     bert = make_tiny_bert(tmp_path / "tiny-bert")
     data = DataArguments(
         train_file=str(split_files["train"]),

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from compare import predict, report, run
-from compare.runs import data_arguments
-from compare.training import data_flags, request_path, request_record
+from compare import predict
+from compare.report import command as report
+from compare.report.runs import data_arguments
+from compare.run import command as run
+from compare.run.launch import data_flags, request_path, request_record
 from core.classifier import load
 from core.rundir import dir_size, read_run_json
 

@@ -8,12 +8,12 @@ import pytest
 from scipy.stats import binomtest
 from sklearn.metrics import accuracy_score, matthews_corrcoef, precision_recall_fscore_support
 
-from compare.metrics import METRICS, load_metric
+from compare.scoring.metrics import METRICS, load_metric
 
 
 @pytest.mark.parametrize("name", METRICS)
 def test_docstring_examples_run(name: str) -> None:
-    module = importlib.import_module(f"compare.metrics.{name}")
+    module = importlib.import_module(f"compare.scoring.metrics.{name}")
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from compare.publish import ReportDirError, report_directory
+from compare.report.publish import ReportDirError, report_directory
 
 
 def test_the_directory_appears_only_when_the_block_succeeds(tmp_path: Path) -> None:

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from compare.figures import all_figures
-from compare.report import ReportArguments, build_report, main
-from compare.results import read_predictions
-from compare.statistics import StatisticsArguments
+from compare.render.figures import all_figures
+from compare.report.command import ReportArguments, build_report, main
+from compare.report.results import read_predictions
+from compare.scoring.statistics import StatisticsArguments
 from core.rundir import RunError
 from tests.compare.fakes import LABELS, fake_loader, fake_run, tiny_data, write_split
 
@@ -78,23 +78,37 @@ def test_html_is_self_contained_and_leads_with_the_verdict(tmp_path: Path, pair)
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_seeds_are_grouped_by_name_and_summarised(tmp_path: Path) -> None:
-    accuracies = {}
+def test_each_seed_is_scored_with_its_own_run_and_summarised(tmp_path: Path) -> None:
+    from core.data import load_task
+
+    # Seeds far apart, and pointing opposite ways, so that scoring one run for every seed cannot pass.
+    wanted = {("finetune", 1): 0.95, ("finetune", 2): 0.70, ("scratch", 1): 0.60, ("scratch", 2): 0.85}
     runs = []
     for seed in (1, 2):
-        data = tiny_data(tmp_path / "data", seed=seed)
+        data = tiny_data(tmp_path / "data", seed=seed)  # the same files; only the training seed differs
         for side in ("finetune", "scratch"):
             runs.append(fake_run(tmp_path / "runs" / f"{side}-seed{seed}", side, data))
-            accuracies[f"{side}-seed{seed}"] = {"finetune": 0.85, "scratch": 0.75}[side] + 0.02 * seed
-    results = report(runs, tmp_path / "report", fake_loader(accuracies, data))
-    assert set(results["models"]) == {"finetune", "scratch"}
-    seeds = results["seeds"]["finetune"]
-    assert seeds["seeds"] == [1, 2] and len(seeds["accuracy"]) == 2
-    assert seeds["accuracy_mean"] == pytest.approx(np.mean(seeds["accuracy"]))
-    assert seeds["accuracy_std"] == pytest.approx(np.std(seeds["accuracy"], ddof=1))
-    assert results["models"]["finetune"]["seed"] == 1  # the primary run is the first seed
+    loader = fake_loader({f"{side}-seed{seed}": a for (side, seed), a in wanted.items()}, data)
+    results = report(runs, tmp_path / "report", loader)
+
+    task = load_task(data)
+    texts, gold = task.texts("test"), task.label_ids("test")
+    for side in ("finetune", "scratch"):
+        own = [loader(tmp_path / "runs" / f"{side}-seed{seed}").predict_proba(texts).argmax(axis=1) for seed in (1, 2)]
+        seeds = results["seeds"][side]
+        assert seeds["seeds"] == [1, 2]
+        assert seeds["runs"] == [str(tmp_path / "runs" / f"{side}-seed{seed}") for seed in (1, 2)]
+        assert seeds["accuracy"] == pytest.approx([accuracy_score(gold, pred) for pred in own])
+        assert seeds["macro_f1"] == pytest.approx([f1_score(gold, pred, average="macro") for pred in own])
+        assert seeds["accuracy_mean"] == pytest.approx(np.mean(seeds["accuracy"]))
+        assert seeds["accuracy_std"] == pytest.approx(np.std(seeds["accuracy"], ddof=1))
+        assert results["models"][side]["seed"] == 1  # the primary run is the first seed
+        assert results["models"][side]["accuracy"] == pytest.approx(accuracy_score(gold, own[0]))
     diffs = results["comparison"]["seed_accuracy_diffs"]
-    assert diffs == pytest.approx([a - b for a, b in zip(seeds["accuracy"], results["seeds"]["scratch"]["accuracy"])])
+    assert diffs == pytest.approx(
+        [a - b for a, b in zip(results["seeds"]["finetune"]["accuracy"], results["seeds"]["scratch"]["accuracy"])]
+    )
+    assert diffs[0] > 0 > diffs[1] and results["comparison"]["winner"] is None  # the seeds disagree
     page = (tmp_path / "report" / "report.html").read_text()
     assert "Across training seeds" in page and "accuracy % over 2 seeds (mean ± sd)" in page
 
@@ -156,3 +170,23 @@ def test_a_report_into_a_compare_run_directory_keeps_its_runs(tmp_path: Path) ->
 def test_main_reports_errors_as_one_line_and_exit_code(tmp_path: Path, caplog) -> None:
     code = main(["--runs", str(tmp_path / "a"), str(tmp_path / "b"), "--output-dir", str(tmp_path / "r")])
     assert code == 1 and "a does not exist" in caplog.text
+
+
+def test_a_report_reads_its_data_once_with_the_largest_train_split(tmp_path: Path, monkeypatch) -> None:
+    import dataclasses
+
+    from compare.report import runs as report_runs
+
+    data = tiny_data(tmp_path / "data")
+    small = dataclasses.replace(data, max_train_samples=120)  # as the quick profile gives finetune a subset
+    runs = [
+        fake_run(tmp_path / "runs" / "finetune", "finetune", small),
+        fake_run(tmp_path / "runs" / "scratch", "scratch", data),
+    ]
+    loads = []
+    real_load = report_runs.load_task
+    monkeypatch.setattr(report_runs, "load_task", lambda options: loads.append(options) or real_load(options))
+    results = report(runs, tmp_path / "report", fake_loader({"finetune": 0.9, "scratch": 0.6}, data))
+    assert loads == [data]
+    assert results["data"]["baseline_train_rows"] == 300 and results["models"]["finetune"]["train_rows"] == 120
+    assert "trained on different train subsets" in results["data"]["notes"][0]

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from compare.profiles import PROFILES
-from compare.run import CompareRunArguments, run_dirs, side_data
+from compare.run.command import CompareRunArguments, run_dirs
+from compare.run.profiles import PROFILES, side_data
 from core.args import DataArguments
 
 
@@ -37,3 +37,19 @@ def test_run_directories_name_seeds_only_when_there_are_several(tmp_path: Path) 
     }
     dirs = run_dirs(tmp_path, [42, 43])
     assert dirs[("scratch", 43)] == tmp_path / "runs/scratch-seed43" and len(dirs) == 4
+
+
+def test_tensorflow_notices_stay_quiet_unless_verbose(capsys) -> None:
+    """The level `python -m compare` sets before TensorFlow loads; core.processes hands it to the sides."""
+    import os
+    import subprocess
+    import sys
+
+    from compare.__main__ import main
+
+    probe = "import os, compare; print(os.environ['TF_CPP_MIN_LOG_LEVEL'])"
+    env = {key: value for key, value in os.environ.items() if key != "TF_CPP_MIN_LOG_LEVEL"}
+    for flags, level in (([], "2"), (["report", "--verbose"], "0")):
+        done = subprocess.run([sys.executable, "-c", probe, *flags], capture_output=True, text=True, env=env)
+        assert done.stdout.strip() == level, done.stderr[-500:]
+    assert main(["--verbose"]) == 2 and "usage: python -m compare" in capsys.readouterr().out

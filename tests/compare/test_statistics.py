@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, confusion_matrix, f1_score
 
-from compare.statistics import (
+from compare.scoring.statistics import (
     StatisticsArguments,
     accuracy_and_macro_f1,
     confusion_counts,

@@ -2,14 +2,14 @@ from __future__ import annotations
 
 import json
 import logging
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from compare import training
-from compare.training import TrainingError, data_flags, request_path, reusable, train_side
+from compare.run import launch
+from compare.run.launch import data_flags, request_path, reusable, train_side
 from core.args import DataArguments, parse_args
+from core.processes import ProcessError
 from tests.compare.fakes import fake_run, tiny_data
 
 
@@ -26,19 +26,14 @@ def test_data_flags_parse_back_to_the_same_options(tmp_path: Path) -> None:
 
 
 def fake_side(calls: list, data: DataArguments):
-    """Stands in for `python -m <side>`: records the command and writes a finished run where it was told.
-
-    Other commands (TensorFlow's import asks `uname -p`) run for real.
-    """
-    real_run = subprocess.run
+    """Stands in for `core.processes.run_command` starting `python -m <side>`: records the command and writes
+    a finished run where it was told."""
 
     def run(cmd, **kwargs):
-        if "--output-dir" not in cmd:
-            return real_run(cmd, **kwargs)
         calls.append(cmd)
         side, out = cmd[2], Path(cmd[cmd.index("--output-dir") + 1])
         fake_run(out, side, data)
-        return subprocess.CompletedProcess(cmd, 0)
+        return ""
 
     return run
 
@@ -46,7 +41,7 @@ def fake_side(calls: list, data: DataArguments):
 def test_a_matching_run_is_reused_and_a_changed_one_retrained(tmp_path: Path, monkeypatch) -> None:
     data = tiny_data(tmp_path / "data")
     calls: list = []
-    monkeypatch.setattr(subprocess, "run", fake_side(calls, data))
+    monkeypatch.setattr(launch, "run_command", fake_side(calls, data))
     run_dir = tmp_path / "runs" / "scratch"
     assert train_side("scratch", data, ["--epochs", "1"], run_dir) == (run_dir, False)
     assert calls[0][1:4] == ["-m", "scratch", "--train-file"] and calls[0][-2:] == ["--epochs", "1"]
@@ -63,7 +58,7 @@ def test_a_matching_run_is_reused_and_a_changed_one_retrained(tmp_path: Path, mo
         shutil.rmtree(Path(cmd[cmd.index("--output-dir") + 1]))
         return fake_side(calls, data)(cmd)
 
-    monkeypatch.setattr(subprocess, "run", rewrite)
+    monkeypatch.setattr(launch, "run_command", rewrite)
     assert train_side("scratch", data, ["--epochs", "2"], run_dir) == (run_dir, False)
     assert train_side("scratch", data, ["--epochs", "2"], run_dir, retrain=True) == (run_dir, False)
     assert len(calls) == 3
@@ -71,21 +66,21 @@ def test_a_matching_run_is_reused_and_a_changed_one_retrained(tmp_path: Path, mo
 
 def test_a_run_trained_under_other_defaults_is_not_reused(tmp_path: Path, monkeypatch, caplog) -> None:
     data = tiny_data(tmp_path / "data")
-    monkeypatch.setattr(subprocess, "run", fake_side([], data))
+    monkeypatch.setattr(launch, "run_command", fake_side([], data))
     run_dir = tmp_path / "runs" / "scratch"
     train_side("scratch", data, [], run_dir)
     recorded = json.loads(request_path(run_dir).read_text())["defaults"]
-    assert recorded["warmup_ratio"] == 0.1 and recorded["preset"] == training.side_defaults("scratch")["preset"]
+    assert recorded["warmup_ratio"] == 0.1 and recorded["preset"] == launch.side_defaults("scratch")["preset"]
     assert reusable("scratch", data, [], run_dir)
     changed = {**recorded, "warmup_ratio": 0.2}
-    monkeypatch.setattr(training, "side_defaults", lambda side: changed)
-    caplog.set_level(logging.INFO, logger="compare.training")
+    monkeypatch.setattr(launch, "side_defaults", lambda side: changed)
+    caplog.set_level(logging.INFO, logger="compare.run.launch")
     assert not reusable("scratch", data, [], run_dir)
     assert "the defaults of python -m scratch changed" in caplog.text
 
 
 def test_a_failing_side_raises_with_the_end_of_its_log(tmp_path: Path) -> None:
     data = tiny_data(tmp_path / "data")
-    with pytest.raises(TrainingError, match=r"(?s)no_such_side.*failed.*No module named no_such_side"):
+    with pytest.raises(ProcessError, match=r"(?s)no_such_side.*failed \(exit 1\).*No module named no_such_side"):
         train_side("no_such_side", data, [], tmp_path / "runs" / "x")
     assert not (tmp_path / "runs" / "x").exists()

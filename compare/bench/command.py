@@ -1,0 +1,247 @@
+"""`python -m compare bench <data options> --output-dir DIR [--profile quick|full] [--report DIR | --runs RUN ...]`.
+
+Measures, each stage in its own process (which is also how its peak memory is told apart):
+
+1. training throughput of each side's real pipeline against the same model fed batches padded to
+   `--max-length`, with useful-FLOPs utilisation and tokenizer speed (`python -m finetune.throughput`,
+   `python -m scratch.throughput`; compare never imports training code);
+2. prediction through each run's Classifier (`python -m compare.bench.predict`);
+3. the app under load (`app.py` on a free loopback port, concurrent gradio clients).
+
+Prediction and app load use the runs of `--report`/`--runs`; without them a quick pair is trained first
+into `DIR/runs`. Writes `bench.json` (keys in docs/formats.md) and `bench.md`, with each stage's log in `DIR/logs`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compare.bench.app_load import measure_app
+from compare.bench.results import assemble
+from compare.progress import Progress, setup_logging
+from compare.render.bench import render_markdown
+from compare.report.locate import report_run_dirs
+from compare.run.launch import data_flags, train_side
+from compare.run.profiles import SIDES, get_profile, side_data
+from core.args import DataArguments, parse_args
+from core.classifier import find_runs
+from core.data import DataError, load_task
+from core.processes import ProcessError, run_command
+from core.rundir import RunError, environment, read_run_json, write_json
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class BenchProfile:
+    """How long each stage measures."""
+
+    rounds: int
+    steps: dict[str, int]  # training steps per pipeline per round, by side
+    warmup: dict[str, int]
+    latency_samples: int
+    requests: int = 200
+    clients: int = 8
+
+
+BENCH_PROFILES = {
+    "quick": BenchProfile(
+        rounds=3, steps={"finetune": 3, "scratch": 20}, warmup={"finetune": 2, "scratch": 5}, latency_samples=50
+    ),
+    "full": BenchProfile(
+        rounds=6, steps={"finetune": 6, "scratch": 60}, warmup={"finetune": 3, "scratch": 10}, latency_samples=200
+    ),
+}
+
+# Options of each side's training command that shape the model or its batches, copied from a run's record.
+MODEL_OPTIONS = {
+    "finetune": ("batch_size",),
+    "scratch": (
+        "preset",
+        "num_layers",
+        "d_model",
+        "num_heads",
+        "d_ff",
+        "vocab_size",
+        "dropout",
+        "norm",
+        "activation",
+        "tokenizer",
+        "causal",
+        "batch_size",
+    ),
+}
+
+
+@dataclass
+class BenchArguments:
+    """Where the measurements go, how long they take, and which runs prediction and the app use."""
+
+    output_dir: str = field(metadata={"help": "Directory for bench.json, bench.md and the stages' logs."})
+    profile: str = field(default="quick", metadata={"help": f"Measurement length: {' or '.join(BENCH_PROFILES)}."})
+    report: str | None = field(default=None, metadata={"help": "A report directory whose runs to measure."})
+    runs: list[str] | None = field(default=None, metadata={"help": "Run directories (one per side) to measure."})
+
+    def __post_init__(self) -> None:
+        if self.profile not in BENCH_PROFILES:
+            raise ValueError(f"Unknown --profile {self.profile!r}; choose one of {', '.join(BENCH_PROFILES)}.")
+        if self.report and self.runs:
+            raise ValueError("Give --report or --runs, not both.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    data, args = parse_args((DataArguments, BenchArguments), argv)
+    setup_logging()
+    for chatty in ("httpx", "gradio_client"):  # a line per request of the load test otherwise
+        logging.getLogger(chatty).setLevel(logging.WARNING)
+    try:
+        run_bench(data, args)
+    except (RunError, DataError, ProcessError, StageError) as error:
+        logger.error("compare bench: %s", error)
+        return 1
+    return 0
+
+
+class StageError(RuntimeError):
+    """A measuring process finished without printing its result."""
+
+
+def run_bench(data: DataArguments, args: BenchArguments, progress: Progress | None = None) -> dict:
+    progress = progress or Progress()
+    output_dir = Path(args.output_dir)
+    (output_dir / "logs").mkdir(parents=True, exist_ok=True)
+    profile = BENCH_PROFILES[args.profile]
+    runs = resolve_runs(data, args, output_dir)
+    records = {side: read_run_json(path) for side, path in runs.items()}
+    progress.stage("measuring runs %s", ", ".join(f"{side}: {path}" for side, path in runs.items()))
+
+    training = {}
+    for side in SIDES:
+        cmd = throughput_command(side, data, records[side], profile)
+        training[side] = run_stage(f"train-{side}", cmd, output_dir)
+        progress.stage("%s training throughput measured", side)
+
+    texts = load_task(data).texts("test")
+    predict = {}
+    texts_file = output_dir / "stages" / "test-texts.json"
+    texts_file.parent.mkdir(parents=True, exist_ok=True)
+    write_json(texts_file, texts)
+    for side in SIDES:
+        cmd = [sys.executable, "-m", "compare.bench.predict", "--run", str(runs[side]), "--texts-file", str(texts_file)]
+        predict[side] = run_stage(f"predict-{side}", [*cmd, "--samples", str(profile.latency_samples)], output_dir)
+        progress.stage("%s prediction measured", side)
+
+    app = measure_app(list(runs.values()), texts, output_dir / "logs" / "app.log", profile.requests, profile.clients)
+    progress.stage("app measured: %d errors in %d requests", app["errors"], app["requests"])
+
+    bench = assemble(training, predict, app)
+    bench = {
+        "schema_version": SCHEMA_VERSION,
+        **bench,
+        "profile": args.profile,
+        "runs": {side: str(path) for side, path in runs.items()},
+        "data": data.to_dict(),
+        "environment": environment(),
+    }
+    write_json(output_dir / "bench.json", bench)
+    (output_dir / "bench.md").write_text(render_markdown(bench), encoding="utf-8")
+    progress.stage("bench written: %s", output_dir / "bench.md")
+    return bench
+
+
+def resolve_runs(data: DataArguments, args: BenchArguments, output_dir: Path) -> dict[str, Path]:
+    """One run per side: from --runs, from --report's results.json (or its runs/ folder), or trained now."""
+    if args.runs:
+        paths = find_runs(args.runs)
+    elif args.report:
+        paths = report_runs(Path(args.report))
+    else:
+        paths = [
+            train_side(
+                side, side_data(data, side, "quick", data.seed), profile_flags(side), output_dir / "runs" / side
+            )[0]
+            for side in SIDES
+        ]
+    by_side: dict[str, Path] = {}
+    for path in paths:
+        by_side.setdefault(read_run_json(path)["side"], Path(path))
+    missing = [side for side in SIDES if side not in by_side]
+    if missing:
+        raise RunError(f"No {' or '.join(missing)} run among {', '.join(map(str, paths))}; give one run of each side.")
+    return by_side
+
+
+def profile_flags(side: str) -> list[str]:
+    return list(get_profile("quick")[side].flags)
+
+
+def report_runs(report: Path) -> list[Path]:
+    """The runs of a report directory (see `compare.report.locate`); refuses a directory without any."""
+    paths = report_run_dirs(report)
+    if not paths:
+        raise RunError(
+            f"{report} is not a report directory with runs: it has no results.json naming runs and no runs/ folder."
+        )
+    return paths
+
+
+def model_flags(side: str, run: dict) -> list[str]:
+    """The side's command-line flags that rebuild the run's model and batch size."""
+    hyper = run["hyperparameters"]
+    flags = ["--model", run["model"]["name"]] if side == "finetune" else []
+    for key in MODEL_OPTIONS[side]:
+        value = hyper.get(key)
+        if value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        flags += [flag] if value is True else [flag, str(value)]
+    return flags
+
+
+def throughput_command(side: str, data: DataArguments, run: dict, profile: BenchProfile) -> list[str]:
+    timing = [
+        "--rounds",
+        str(profile.rounds),
+        "--steps",
+        str(profile.steps[side]),
+        "--warmup",
+        str(profile.warmup[side]),
+    ]
+    return [sys.executable, "-m", f"{side}.throughput", *data_flags(data), *model_flags(side, run), *timing]
+
+
+def run_stage(name: str, cmd: list[str], output_dir: Path) -> dict:
+    """Runs one measuring process and returns the JSON object it printed last; its stderr goes to logs/<name>.log.
+
+    Raises:
+        core.processes.ProcessError: the process failed (the message carries its error line or log's end).
+
+    The result is kept in `stages/<name>.json` with the command, so an interrupted benchmark run again with
+    the same options measures only the stages it had not finished.
+    """
+    log_file = output_dir / "logs" / f"{name}.log"
+    kept = output_dir / "stages" / f"{name}.json"
+    if kept.is_file():
+        record = json.loads(kept.read_text(encoding="utf-8"))
+        if record.get("command") == cmd[1:]:
+            logger.info("Stage %s: reusing the measurement in %s", name, kept)
+            return record["result"]
+    logger.info("Stage %s: %s (log: %s)", name, " ".join(cmd[1:]), log_file)
+    stdout = run_command(cmd, log=log_file, capture_stdout=True)
+    lines = [line for line in stdout.splitlines() if line.startswith("{")]
+    if not lines:
+        raise StageError(f"stage {name} printed no result; see {log_file}.")
+    result = json.loads(lines[-1])
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    write_json(kept, {"schema_version": 1, "command": cmd[1:], "result": result})
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""`bench.json` from the stages' raw measurements: ratios, utilisation, and which targets are met.
+
+Every headline figure is a ratio or a fraction of two things measured in the same process at the same time
+(real against padded batches in alternating rounds, useful FLOPs against the matmul rate measured between
+those rounds), so it holds on a machine that others are using too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compare.bench.flops import EncoderShape, training_flops, utilisation
+from compare.run.profiles import SIDES
+
+# (section, side or None, key, comparison, threshold, what it means), from the benchmark's targets.
+TARGETS = [
+    ("finetune", None, "speedup_vs_pad128", ">=", 5.0, "fine-tuning examples/s vs 128-padded"),
+    ("scratch", None, "speedup_vs_pad128", ">=", 3.0, "from-scratch examples/s vs 128-padded"),
+    ("finetune", None, "useful_flops_utilisation", ">=", 0.30, "fine-tuning useful-FLOPs utilisation"),
+    ("predict", "finetune", "p50_ms", "<=", 15.0, "fine-tuned single-text p50 (ms)"),
+    ("predict", "scratch", "p50_ms", "<=", 3.0, "from-scratch single-text p50 (ms)"),
+    ("finetune", None, "peak_rss_mb", "<=", 3072.0, "fine-tuning peak memory (MB)"),
+    ("scratch", None, "peak_rss_mb", "<=", 2048.0, "from-scratch training peak memory (MB)"),
+    ("app", None, "errors", "<=", 0, "app errors under load"),
+]
+
+
+def expand_lengths(histogram: dict[str, int]) -> np.ndarray:
+    """`{"13": 5, ...}` (real length -> texts) as one length per text."""
+    return np.repeat([int(k) for k in histogram], [int(v) for v in histogram.values()])
+
+
+def training_entry(stage: dict) -> dict:
+    """One side's training figures from its throughput process's output."""
+    shape = EncoderShape.from_dict(stage["shape"])
+    rounds = stage["rounds"]
+    examples = sum(r["examples"] for r in rounds)
+    real_s = sum(r["real_seconds"] for r in rounds)
+    pad_s = sum(r["pad_seconds"] for r in rounds)
+    useful = sum(training_flops(shape, expand_lengths(r["lengths"])) for r in rounds)
+    gflops = float(np.mean([r["matmul_gflops"] for r in rounds] + [stage["final_matmul_gflops"]]))
+    per_round = [r["pad_seconds"] / r["real_seconds"] for r in rounds]
+    return {
+        "speedup_vs_pad128": pad_s / real_s,
+        "examples_per_s": examples / real_s,
+        "pad128_examples_per_s": examples / pad_s,
+        "useful_flops_utilisation": utilisation(useful, real_s, gflops),
+        "pad128_useful_flops_utilisation": utilisation(useful, pad_s, gflops),
+        "peak_rss_mb": stage["peak_rss_mb"],
+        "matmul_gflops": gflops,
+        "speedup_per_round": per_round,
+        "useful_gflop_per_example": useful / examples / 1e9,
+        "real_token_share": sum(int(k) * v for r in rounds for k, v in r["lengths"].items())
+        / sum(r["real_positions"] for r in rounds),
+        "pad128_real_token_share": sum(int(k) * v for r in rounds for k, v in r["lengths"].items())
+        / sum(r["pad_positions"] for r in rounds),
+        "examples_timed": examples,
+        "batch_size": stage["batch_size"],
+        "max_length": stage["max_length"],
+        "model": stage["model"],
+        "params": stage["shape"].get("params"),
+    }
+
+
+def assemble(training: dict[str, dict], predict: dict[str, dict], app: dict) -> dict:
+    """The measured sections of bench.json, plus `targets` (each with its value and whether it is met)."""
+    bench = {side: training_entry(training[side]) for side in SIDES}
+    bench["matmul_gflops"] = float(np.mean([bench[side]["matmul_gflops"] for side in SIDES]))
+    bench["tokenize"] = {side: training[side]["tokenize"]["texts_per_s"] for side in SIDES}
+    bench["predict"] = {
+        side: {key: predict[side][key] for key in ("p50_ms", "p95_ms", "batch_per_s", "peak_rss_mb")} for side in SIDES
+    }
+    bench["app"] = app
+    bench["targets"] = check_targets(bench)
+    return bench
+
+
+def check_targets(bench: dict) -> list[dict]:
+    rows = []
+    for section, side, key, op, threshold, label in TARGETS:
+        entry = bench[section][side] if side else bench[section]
+        value = entry.get(key)
+        met = None if value is None else (value >= threshold if op == ">=" else value <= threshold)
+        rows.append(
+            {
+                "target": label,
+                "key": f"{section}.{side}.{key}" if side else f"{section}.{key}",
+                "op": op,
+                "threshold": threshold,
+                "value": value,
+                "met": met,
+            }
+        )
+    return rows

@@ -1,0 +1,242 @@
+"""`python -m compare curve <data options> --output-dir DIR [--sizes 500,2000,8000] [--seeds N]`: a learning curve.
+
+Both sides are trained at each train size (the data layer's stratified, seeded `--max-train-samples`
+subset; seed S draws its own subset and initialisation) and every run is scored on the same full test
+split through `core.classifier.load`. Runs go to `DIR/runs/<side>-n<size>-seed<S>`, each run's test scores
+to `<run>.score.json` beside it; both are reused when the command runs again with the same options, so an
+interrupted curve resumes where it stopped. DIR receives `curve.json`, `curve.md`, `curve.html` and
+`curve.png`. Pointing DIR at a report directory puts the curve beside the report, where the app shows it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from compare.curve.points import catch_up_size
+from compare.progress import Progress, setup_logging
+from compare.render.curve import FIGURE, curve_figure, render_html, render_markdown
+from compare.report.runs import check_compatible, read_runs
+from compare.run.arguments import SideTrainingArguments
+from compare.run.launch import train_side
+from compare.run.profiles import PROFILES, SIDES, side_data
+from compare.scoring.scores import quick_scores
+from core.args import DataArguments, parse_args
+from core.classifier import Classifier, load
+from core.data import DataError, TaskData, load_task
+from core.processes import ProcessError
+from core.rundir import RunError, environment, read_run_json, write_json
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+SPLIT = "test"
+
+Loader = Callable[[Path], Classifier]
+
+
+@dataclass
+class CurveArguments(SideTrainingArguments):
+    """Which train sizes, where the curve goes (its runs in output_dir/runs), and how the sides are trained."""
+
+    profile: str = field(
+        default="full", metadata={"help": f"Model flags of the sides: {' or '.join(PROFILES)} (sizes replace subsets)."}
+    )
+    sizes: str = field(default="500,2000,8000", metadata={"help": "Train-set sizes, comma-separated."})
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.size_list()
+
+    def size_list(self) -> list[int]:
+        """`--sizes` as sorted, distinct integers of at least 2."""
+        try:
+            sizes = sorted({int(part) for part in self.sizes.split(",") if part.strip()})
+        except ValueError:
+            raise ValueError(
+                f"--sizes must be comma-separated whole numbers such as 500,2000,8000; got {self.sizes!r}."
+            ) from None
+        if not sizes or sizes[0] < 2:
+            raise ValueError(f"--sizes needs at least one size, each at least 2 examples; got {self.sizes!r}.")
+        return sizes
+
+
+def main(argv: list[str] | None = None) -> int:
+    data, args = parse_args((DataArguments, CurveArguments), argv)
+    setup_logging()
+    try:
+        build_curve(data, args)
+    except (RunError, DataError, ProcessError) as error:
+        logger.error("compare curve: %s", error)
+        return 1
+    return 0
+
+
+@dataclass(frozen=True)
+class ScoredSplit:
+    """The split every point is scored on, read once per command."""
+
+    texts: list[str]
+    gold: np.ndarray
+    num_labels: int
+    fingerprint: str
+    source: str
+
+    @classmethod
+    def of(cls, task: TaskData) -> ScoredSplit:
+        return cls(task.texts(SPLIT), task.label_ids(SPLIT), len(task.labels), task.fingerprints[SPLIT], task.source)
+
+
+def run_path(output_dir: Path, side: str, size: int, seed: int) -> Path:
+    return output_dir / "runs" / f"{side}-n{size}-seed{seed}"
+
+
+def score_path(run_dir: Path) -> Path:
+    return run_dir.with_name(run_dir.name + ".score.json")
+
+
+def build_curve(
+    data: DataArguments, args: CurveArguments, progress: Progress | None = None, loader: Loader = load
+) -> dict:
+    """Trains (or reuses) every point, scores it on the full test split, and writes the curve; returns curve.json.
+
+    `loader` turns a run directory into a Classifier; tests replace it.
+    """
+    progress = progress or Progress()
+    if data.max_train_samples is not None:
+        raise DataError("compare curve sets the train size itself from --sizes; leave out --max-train-samples.")
+    output_dir, sizes = Path(args.output_dir), args.size_list()
+    task = load_task(data)
+    check_sizes(sizes, len(task.splits["train"]))
+    seeds = [data.seed + i for i in range(args.seeds)]
+    if task.carved and len(seeds) > 1:
+        raise DataError(
+            f"{task.source} has no {' or '.join(task.carved)} split, so each seed would hold out different "
+            f"examples and the points would not be scored on the same {SPLIT} split. Pass "
+            + " and ".join(f"--{name}-file" for name in task.carved)
+            + ", or use --seeds 1."
+        )
+    test = ScoredSplit.of(task)
+    progress.stage("curve: sizes %s, seeds %s, %d test examples", sizes, seeds, len(test.texts))
+    points, paths = [], []
+    for size in sizes:
+        for seed in seeds:
+            for side in SIDES:
+                path = run_path(output_dir, side, size, seed)
+                side_options = dataclasses.replace(side_data(data, side, args.profile, seed), max_train_samples=size)
+                _, reused = train_side(side, side_options, args.side_flags(side), path, args.retrain)
+                point = score_point(path, test, side, size, seed, args.retrain or not reused, loader)
+                progress.stage(
+                    "%s %s at %d examples (seed %d): test accuracy %.4f",
+                    "reused" if reused else "trained",
+                    side,
+                    size,
+                    seed,
+                    point["accuracy"],
+                )
+                points.append(point)
+                paths.append(path)
+    check_compatible(read_runs(paths), SPLIT)
+    curve = {
+        "schema_version": SCHEMA_VERSION,
+        "split": SPLIT,
+        "source": task.source,
+        "sizes": sizes,
+        "seeds": seeds,
+        "profile": args.profile,
+        "points": points,
+        "catch_up_size": catch_up_size(points),
+        "environment": environment(),
+    }
+    write_curve(output_dir, curve)
+    progress.stage("curve written: %s", output_dir / "curve.html")
+    return curve
+
+
+def check_sizes(sizes: list[int], train_rows: int) -> None:
+    too_big = [size for size in sizes if size > train_rows]
+    if too_big:
+        raise DataError(
+            f"--sizes asks for {too_big[0]:,} training examples but the train split has only {train_rows:,}; "
+            f"choose sizes up to {train_rows:,}."
+        )
+
+
+def score_point(
+    run_dir: Path, test: ScoredSplit, side: str, size: int, seed: int, rescore: bool = False, loader: Loader = load
+) -> dict:
+    """The run's test accuracy and macro-F1 as a curve point, read from `<run>.score.json` when still valid."""
+    run = read_run_json(run_dir)
+    fingerprint = test.fingerprint
+    if run["data"]["fingerprints"].get(SPLIT) != fingerprint:
+        raise RunError(
+            f"{run_dir} saw another {SPLIT} split than {test.source} gives now (the data changed); rerun with --retrain."
+        )
+    cached = _read_score(score_path(run_dir))
+    if (
+        not rescore
+        and cached
+        and cached.get("created") == run.get("created")
+        and cached.get("fingerprint") == fingerprint
+    ):
+        return cached["point"]
+    classifier = loader(run_dir)
+    probs = classifier.predict_proba(test.texts)
+    scores = quick_scores(probs.argmax(axis=1), test.gold, test.num_labels)
+    del classifier
+    point = {
+        "side": side,
+        "size": size,
+        "seed": seed,
+        "accuracy": float(scores["accuracy"]),
+        "macro_f1": float(scores["macro_f1"]),
+        "train_seconds": float(run["training"]["seconds"]),
+        "train_rows": int(run["data"]["splits"]["train"]),
+        "run": run_dir.name,
+    }
+    write_json(
+        score_path(run_dir),
+        {"schema_version": 1, "created": run.get("created"), "fingerprint": fingerprint, "point": point},
+    )
+    return point
+
+
+def write_curve(output_dir: Path, curve: dict) -> None:
+    """Writes `curve.png`, `curve.md` and `curve.html`, then `curve.json`.
+
+    Each file goes to a temporary name and is moved into place, `curve.json` last, so a reader that finds
+    the new `curve.json` finds the figure and the pages that go with it.
+    """
+    output_dir.mkdir(parents=True, exist_ok=True)
+    png = curve_figure(curve)
+    files = {
+        FIGURE: png,
+        "curve.md": render_markdown(curve).encode("utf-8"),
+        "curve.html": render_html(curve, png).encode("utf-8"),
+    }
+    for name, content in files.items():
+        tmp = output_dir / f"{name}.tmp"
+        tmp.write_bytes(content)
+        os.replace(tmp, output_dir / name)
+    write_json(output_dir / "curve.json", curve)
+
+
+def _read_score(path: Path) -> dict | None:
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

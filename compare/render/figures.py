@@ -1,0 +1,190 @@
+"""The report's figures as PNG bytes: confusion matrices, reliability diagrams, per-class F1, accuracy vs cost.
+
+Each function takes the `models` section of results.json (plus what else it needs) and returns PNG bytes,
+so the same image goes into the report directory and, base64-encoded, into the self-contained HTML.
+"""
+
+from __future__ import annotations
+
+import io
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
+import numpy as np  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+
+from compare.render.format import short_count  # noqa: E402
+from compare.render.tables import BASELINE_NAMES  # noqa: E402
+
+FIGURE_TITLES = {
+    "accuracy_vs_cost.png": "Accuracy against cost",
+    "confusion_matrices.png": "Confusion matrices",
+    "per_class_f1.png": "F1 per class",
+    "reliability.png": "Reliability diagrams",
+    "curve.png": "Learning curve",
+}
+COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
+BASELINE_STYLE = {"majority": ":", "tfidf_logreg": "--"}
+
+
+def figure_title(name: str) -> str:
+    """A figure's caption from its file name: the report's own titles, else the name in words."""
+    stem = name.rsplit("/", 1)[-1].removesuffix(".png")
+    return FIGURE_TITLES.get(f"{stem}.png") or stem.replace("_", " ").replace("-", " ").capitalize()
+
+
+def color(i: int) -> str:
+    return COLORS[i % len(COLORS)]
+
+
+def png_bytes(fig: plt.Figure) -> bytes:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=130, bbox_inches="tight", facecolor="white")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def style_axes(ax: plt.Axes) -> None:
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(alpha=0.25, linewidth=0.6)
+    ax.set_axisbelow(True)
+
+
+def confusion_matrices(models: dict, labels: list[str]) -> bytes:
+    """One matrix per model; cells coloured by the share of the gold row, annotated with counts."""
+    k = len(labels)
+    size = max(3.2, 0.55 * k + 1.8)
+    fig, axes = plt.subplots(1, len(models), figsize=(size * len(models), size), squeeze=False)
+    for ax, (name, entry) in zip(axes[0], models.items()):
+        counts = np.asarray(entry["confusion"], dtype=float)
+        shares = counts / np.maximum(counts.sum(axis=1, keepdims=True), 1)
+        ax.imshow(shares, cmap="Blues", vmin=0, vmax=1)
+        for (i, j), value in np.ndenumerate(counts):
+            ax.text(j, i, f"{int(value)}", ha="center", va="center", color="white" if shares[i, j] > 0.55 else "black")
+        ax.set_xticks(range(k), labels, rotation=45 if k > 3 else 0, ha="right" if k > 3 else "center")
+        ax.set_yticks(range(k), labels)
+        ax.set_xlabel("predicted")
+        ax.set_ylabel("gold")
+        ax.set_title(f"{name}  (accuracy {entry['accuracy']:.3f})")
+    fig.tight_layout()
+    return png_bytes(fig)
+
+
+def reliability_diagrams(models: dict) -> bytes:
+    """Accuracy against confidence per bin (the diagonal is perfect calibration), above how many fall per bin."""
+    fig, (top, bottom) = plt.subplots(
+        2, 1, figsize=(6.2, 6.2), sharex=True, gridspec_kw={"height_ratios": [3, 1], "hspace": 0.08}
+    )
+    top.plot([0, 1], [0, 1], color="0.6", linestyle="--", linewidth=1, label="perfect calibration")
+    bins = next(iter(models.values()))["reliability"]
+    width = (bins[0]["hi"] - bins[0]["lo"]) / (len(models) + 0.5)
+    for i, (name, entry) in enumerate(models.items()):
+        rows = [b for b in entry["reliability"] if b["count"]]
+        top.plot(
+            [b["confidence"] for b in rows],
+            [b["accuracy"] for b in rows],
+            marker="o",
+            color=color(i),
+            label=f"{name} (ECE {entry['ece']:.3f})",
+        )
+        total = sum(b["count"] for b in entry["reliability"])
+        bottom.bar(
+            [b["lo"] + width * (i + 0.75) for b in entry["reliability"]],
+            [b["count"] / total for b in entry["reliability"]],
+            width=width,
+            color=color(i),
+        )
+    used = [b for e in models.values() for b in e["reliability"] if b["count"]]
+    lowest = max(0.0, min(b["lo"] for b in used) - 0.05)
+    for ax in (top, bottom):
+        style_axes(ax)
+        ax.set_xlim(lowest, 1.0)
+    top.set_ylim(min(lowest, min(b["accuracy"] for b in used) - 0.05), 1.02)
+    top.set_ylabel("accuracy in bin")
+    top.set_title("Reliability: does confidence match accuracy?")
+    top.legend(loc="upper left", frameon=False)
+    bottom.set_ylabel("share")
+    bottom.set_xlabel("confidence (probability of the predicted class)")
+    return png_bytes(fig)
+
+
+def per_class_f1(models: dict, labels: list[str]) -> bytes:
+    """F1 of each class, one bar per model."""
+    k = len(labels)
+    fig, ax = plt.subplots(figsize=(max(5.5, 1.1 * k * len(models) / 2 + 2.5), 3.6))
+    width = 0.8 / len(models)
+    x = np.arange(k)
+    for i, (name, entry) in enumerate(models.items()):
+        values = [entry["per_class"][label]["f1"] for label in labels]
+        bars = ax.bar(x + (i - (len(models) - 1) / 2) * width, values, width, color=color(i), label=name)
+        ax.bar_label(bars, fmt="%.2f", fontsize=8, padding=2)
+    style_axes(ax)
+    ax.set_xticks(x, labels, rotation=30 if k > 4 else 0)
+    ax.set_ylim(0, 1.1)
+    ax.set_ylabel("F1")
+    ax.set_title("F1 per class")
+    ax.legend(frameon=False, ncols=len(models), loc="upper center", bbox_to_anchor=(0.5, -0.12 if k <= 4 else -0.25))
+    return png_bytes(fig)
+
+
+def accuracy_against_cost(models: dict, baselines: dict) -> bytes:
+    """Accuracy (with its 95% interval) against training time and against single-text latency, log scales."""
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    panels = [
+        ("train_seconds", "training time (s, log scale)"),
+        ("latency_p50_ms", "single-text latency p50 (ms, log)"),
+    ]
+    for ax, (key, xlabel) in zip(axes, panels):
+        for i, (name, entry) in enumerate(models.items()):
+            x = max(entry[key], 1e-3)
+            lo, hi = entry["accuracy_ci"]
+            ax.errorbar(
+                [x],
+                [entry["accuracy"]],
+                yerr=[[entry["accuracy"] - lo], [hi - entry["accuracy"]]],
+                fmt="o",
+                markersize=9,
+                capsize=4,
+                color=color(i),
+                label=name,
+            )
+            params = f"{short_count(entry['params'])} params" if entry.get("params") else ""
+            ax.annotate(f"{name}\n{params}", (x, entry["accuracy"]), textcoords="offset points", xytext=(10, -4))
+        for key_b, entry in baselines.items():
+            if entry:
+                ax.axhline(entry["accuracy"], color="0.45", linestyle=BASELINE_STYLE.get(key_b, "-."), linewidth=1)
+        ax.set_xscale("log")
+        xs = [max(e[key], 1e-3) for e in models.values()]
+        ax.set_xlim(min(xs) / 3, max(xs) * 6)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel(xlabel)
+        style_axes(ax)
+    for key_b, entry in baselines.items():
+        if entry:
+            axes[1].annotate(
+                f"{BASELINE_NAMES.get(key_b, key_b)} {entry['accuracy']:.3f}",
+                (1.0, entry["accuracy"]),
+                xycoords=("axes fraction", "data"),
+                xytext=(-4, 3),
+                textcoords="offset points",
+                ha="right",
+                fontsize=8,
+                color="0.35",
+            )
+    axes[0].set_ylabel("test accuracy (95% interval)")
+    fig.suptitle("Accuracy against cost")
+    fig.tight_layout()
+    return png_bytes(fig)
+
+
+def all_figures(models: dict, baselines: dict, labels: list[str]) -> dict[str, bytes]:
+    """Every figure of the report, by file name."""
+    return {
+        "accuracy_vs_cost.png": accuracy_against_cost(models, baselines),
+        "confusion_matrices.png": confusion_matrices(models, labels),
+        "reliability.png": reliability_diagrams(models),
+        "per_class_f1.png": per_class_f1(models, labels),
+    }

@@ -1,0 +1,41 @@
+"""Numbers as the reports print them: percentages, intervals, counts, sizes and durations ("–" for none)."""
+
+from __future__ import annotations
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value * 100:.{digits}f}"
+
+
+def ci(bounds: list[float] | None) -> str:
+    return "–" if not bounds else f"[{bounds[0] * 100:.1f}, {bounds[1] * 100:.1f}]"
+
+
+def signed_ci(bounds: list[float]) -> str:
+    return f"[{bounds[0] * 100:+.1f}, {bounds[1] * 100:+.1f}]"
+
+
+def short_count(value: float) -> str:
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= size:
+            return f"{value / size:.1f}{unit}"
+    return f"{value:.0f}"
+
+
+def count(value: float | None) -> str:
+    return "–" if value is None else short_count(value)
+
+
+def size(value: float | None) -> str:
+    if value is None:
+        return "–"
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.1f} {unit}"
+    return f"{value:.0f} B"
+
+
+def seconds(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.0f} s" if value < 120 else f"{value / 60:.1f} min"

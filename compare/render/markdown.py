@@ -1,0 +1,56 @@
+"""`report.md`: the report as Markdown, figures linked as the PNG files beside it."""
+
+from __future__ import annotations
+
+from compare.render import tables
+from compare.render.figures import figure_title
+from compare.render.tables import Table
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def markdown_table(table: Table) -> str:
+    lines = [f"### {table.title}", ""]
+    lines.append("| " + " | ".join(table.header) + " |")
+    lines.append("|" + "|".join("---" for _ in table.header) + "|")
+    for i, row in enumerate(table.rows):
+        cells = [_cell(c) for c in row]
+        if i in table.muted_rows:
+            cells = [f"*{c}*" if c else c for c in cells]
+        lines.append("| " + " | ".join(cells) + " |")
+    if table.note:
+        lines += ["", table.note]
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
+    names = " vs ".join(results["models"])
+    parts = [
+        f"# {names}: {results['split']} split of {results['data']['source']}",
+        "",
+        tables.verdict_markdown(results),
+        "",
+        markdown_table(tables.headline(results)),
+        markdown_table(tables.difference(results)),
+    ]
+    seed_table = tables.seeds(results)
+    if seed_table:
+        parts.append(markdown_table(seed_table))
+    parts.append(markdown_table(tables.cost(results)))
+    for name in figures:
+        parts += [f"### {figure_title(name)}", "", f"![{figure_title(name)}]({name})", ""]
+    parts.append(markdown_table(tables.per_class(results)))
+    parts += [markdown_table(t) for t in tables.error_tables(results, analysis)]
+    parts += ["### Notes and settings", ""]
+    parts += [f"- {note}" for note in results["data"]["notes"]]
+    parts += [f"- {key}: {value}" for key, value in results["settings"].items()]
+    parts += [f"- run {name}: `{path}`" for name, path in results["runs"].items()]
+    env = results["environment"]
+    parts += [
+        f"- environment: Python {env.get('python')}, TensorFlow {env.get('tensorflow')}, {env.get('platform')}, "
+        f"{env.get('cpu_count')} CPUs; created {results['created']}",
+        "",
+    ]
+    return "\n".join(parts)

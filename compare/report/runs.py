@@ -1,0 +1,173 @@
+"""The runs a report compares: reading them, grouping seeds into models, and refusing mismatched ones.
+
+Runs are read only through `run.json` and `core.classifier.load`; nothing here imports training code.
+Runs sharing a name (the side, or `--names`) are seeds of one model; the first, by seed, is the model's
+primary run, whose predictions the bootstrap and error analysis use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from core.args import DataArguments
+from core.data import TaskData, load_task
+from core.rundir import RunError, read_run_json
+
+
+@dataclass
+class ComparedRun:
+    name: str
+    path: Path
+    run: dict
+
+    @property
+    def seed(self) -> int | None:
+        return self.run["data"]["options"].get("seed")
+
+    @property
+    def train_rows(self) -> int:
+        return int(self.run["data"]["splits"].get("train", 0))
+
+
+@dataclass
+class Model:
+    """One compared model: its name and its runs (one per training seed, the primary first)."""
+
+    name: str
+    runs: list[ComparedRun]
+
+    @property
+    def primary(self) -> ComparedRun:
+        return self.runs[0]
+
+
+@dataclass
+class EvalSplit:
+    """The labelled split every model is scored on, and the train split the baselines learn from."""
+
+    name: str
+    texts: list[str]
+    gold: np.ndarray
+    labels: list[str]
+    train_texts: list[str]
+    train_gold: np.ndarray
+    source: str
+
+
+def read_runs(paths: list[str | Path], names: list[str] | None = None) -> list[ComparedRun]:
+    """Reads each run's `run.json` (raising RunError for a missing or unfinished run) and names it."""
+    if names is not None and len(names) != len(paths):
+        raise RunError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); give one name per run.")
+    runs = []
+    for i, path in enumerate(paths):
+        run = read_run_json(path)
+        runs.append(ComparedRun(names[i] if names else run["side"], Path(path), run))
+    return runs
+
+
+def group_models(runs: list[ComparedRun]) -> list[Model]:
+    """Groups runs of the same name into one model per name (order of first appearance), sorted by seed."""
+    models: dict[str, list[ComparedRun]] = {}
+    for run in runs:
+        models.setdefault(run.name, []).append(run)
+    grouped = []
+    for name, members in models.items():
+        seeds = [r.seed for r in members]
+        if len(set(seeds)) != len(seeds):
+            seed = next(s for s in seeds if seeds.count(s) > 1)
+            twins = [str(r.path) for r in members if r.seed == seed]
+            raise RunError(
+                f"Runs {twins[0]} and {twins[1]} are both called {name!r} and were trained with the same seed "
+                f"{seed}; give each run its own name with --names."
+            )
+        grouped.append(Model(name, sorted(members, key=lambda r: (r.seed is None, r.seed))))
+    counts = {m.name: len(m.runs) for m in grouped}
+    if len(set(counts.values())) > 1:
+        raise RunError(f"Every model needs the same number of seeds to be compared; got {counts}.")
+    if len(grouped) < 2:
+        raise RunError(
+            f"A comparison needs at least two models, got only {grouped[0].name!r}. Pass runs of both sides, "
+            "or tell runs of one side apart with --names."
+        )
+    return grouped
+
+
+def check_compatible(runs: list[ComparedRun], split: str) -> list[str]:
+    """Refuses runs that cannot be compared on `split`; returns notes on differences that are allowed.
+
+    Every run must have the same label set and identical validation and evaluated splits (by fingerprint).
+    Train splits may differ (a profile can give each side its own subset size); that is noted.
+    """
+    first = runs[0]
+    for run in runs:
+        if split not in run.run["data"]["fingerprints"]:
+            have = ", ".join(run.run["data"]["fingerprints"]) or "none"
+            raise RunError(f"Run {run.path} has no labelled {split!r} split (it has: {have}); choose another --split.")
+    for run in runs[1:]:
+        if run.run["data"]["labels"] != first.run["data"]["labels"]:
+            raise RunError(
+                f"Runs {first.path} and {run.path} have different label sets: {first.run['data']['labels']} versus "
+                f"{run.run['data']['labels']}. Compare runs trained on the same task."
+            )
+        ours, theirs = first.run["data"]["fingerprints"], run.run["data"]["fingerprints"]
+        for name in sorted((set(ours) | set(theirs) | {split}) - {"train"}):
+            if ours.get(name) != theirs.get(name):
+                raise RunError(
+                    f"Runs {first.path} and {run.path} saw different {name} splits (fingerprint "
+                    f"{str(ours.get(name))[:12]} versus {str(theirs.get(name))[:12]}). Train both with the same data "
+                    "options (task or files, --seed) so that they are scored on identical examples."
+                )
+    notes = []
+    train = {r.run["data"]["fingerprints"].get("train") for r in runs}
+    if len(train) > 1:
+        rows = ", ".join(f"{r.name} (seed {r.seed}): {r.train_rows:,}" for r in runs)
+        notes.append(f"The runs trained on different train subsets; train rows {rows}.")
+    return notes
+
+
+def data_arguments(run: dict) -> DataArguments:
+    """The data options a run recorded, as DataArguments (unknown keys from newer versions ignored)."""
+    known = {f.name for f in dataclasses.fields(DataArguments)}
+    return DataArguments(**{k: v for k, v in run["data"]["options"].items() if k in known})
+
+
+def load_split(runs: list[ComparedRun], split: str) -> EvalSplit:
+    """Reads the data once: the evaluated split (checked against the fingerprint the runs recorded) and the
+    largest train split any run saw, for the baselines.
+
+    The data is loaded with the options of the run that trained on the most rows; `check_compatible` has made
+    sure every run recorded the same evaluated split, so its texts are every run's.
+    """
+    biggest = max(runs, key=lambda r: r.train_rows)
+    data = _load_checked(biggest, split)
+    return EvalSplit(
+        name=split,
+        texts=data.texts(split),
+        gold=data.label_ids(split),
+        labels=list(data.labels),
+        train_texts=data.texts("train"),
+        train_gold=data.label_ids("train"),
+        source=data.source,
+    )
+
+
+def _load_checked(run: ComparedRun, split: str) -> TaskData:
+    try:
+        data = load_task(data_arguments(run.run))
+    except ValueError as error:
+        raise RunError(f"Could not load the data run {run.path} was trained on: {error}") from error
+    if split in data.carved and split not in run.run["data"].get("carved_from_train", []):
+        raise RunError(
+            f"The {split} split of {data.source} has no labels now, so it cannot be scored (run {run.path} was "
+            f"trained with a labelled one). Restore its labels or choose another --split."
+        )
+    if data.fingerprints[split] != run.run["data"]["fingerprints"][split]:
+        raise RunError(
+            f"The {split} split loaded now from {data.source} differs from the one run {run.path} recorded: the data "
+            "changed since training. Retrain the runs on the current data."
+        )
+    return data

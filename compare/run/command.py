@@ -1,0 +1,77 @@
+"""`python -m compare run <data options> --output-dir DIR`: train both sides (or reuse their runs), then report.
+
+Runs go to `DIR/runs/finetune` and `DIR/runs/scratch`; with `--seeds N` (N > 1) to
+`DIR/runs/finetune-seed<S>` and `DIR/runs/scratch-seed<S>` for S = --seed, --seed + 1, ... The report
+goes to DIR. Model flags beyond the profile's pass through `--finetune-args "..."` / `--scratch-args "..."`
+(a shell-quoted string each), for instance tiny configurations in tests.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from compare.progress import Progress, setup_logging
+from compare.report.command import ReportArguments, build_report
+from compare.report.publish import ReportDirError, check_output_dir
+from compare.run.arguments import SideTrainingArguments
+from compare.run.launch import train_side
+from compare.run.profiles import SIDES, side_data
+from compare.scoring.statistics import StatisticsArguments
+from core.args import DataArguments, parse_args
+from core.data import DataError
+from core.processes import ProcessError
+from core.rundir import RunError
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class CompareRunArguments(SideTrainingArguments):
+    """Where the runs and the report go (the report in output_dir), and how the sides are trained."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    data, args, stats = parse_args((DataArguments, CompareRunArguments, StatisticsArguments), argv)
+    setup_logging()
+    try:
+        run_comparison(data, args, stats)
+    except (RunError, DataError, ReportDirError, ProcessError) as error:
+        logger.error("compare run: %s", error)
+        return 1
+    return 0
+
+
+def run_dirs(output_dir: Path, seeds: list[int]) -> dict[tuple[str, int], Path]:
+    """Where each (side, seed) run lives."""
+    runs = output_dir / "runs"
+    if len(seeds) == 1:
+        return {(side, seeds[0]): runs / side for side in SIDES}
+    return {(side, seed): runs / f"{side}-seed{seed}" for seed in seeds for side in SIDES}
+
+
+def run_comparison(
+    data: DataArguments, args: CompareRunArguments, stats: StatisticsArguments, progress: Progress | None = None
+) -> dict:
+    """Trains (or reuses) every run, then writes the report into `args.output_dir`; returns results.json."""
+    progress = progress or Progress()
+    output_dir = Path(args.output_dir)
+    check_output_dir(output_dir)  # before hours of training, not after
+    seeds = [data.seed + i for i in range(args.seeds)]
+    paths = run_dirs(output_dir, seeds)
+    for (side, seed), path in paths.items():
+        run_dir, reused = train_side(
+            side, side_data(data, side, args.profile, seed), args.side_flags(side), path, args.retrain
+        )
+        progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, seed, run_dir)
+    ordered = [paths[(side, seed)] for side in SIDES for seed in seeds]
+    report_args = ReportArguments(
+        runs=[str(p) for p in ordered], output_dir=str(output_dir), names=[p.name.split("-seed")[0] for p in ordered]
+    )
+    return build_report(report_args, stats, progress)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""Getting one side's run: reusing the finished run already there, or starting the side's command to train it.
+
+Compare never imports training code (only the sides' option classes, to read their defaults):
+`python -m finetune ...` / `python -m scratch ...` run as subprocesses through `core.processes` (which also
+hands their memory back between stages), logging to `<run>.log` beside the run.
+A finished run is reused when its run.json records the same data options and `<run>.request.json` (written
+here after a successful training) the same side, flags and option defaults: a run trained before a default
+changed (say, a new warmup) is trained again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+from core.args import DataArguments
+from core.processes import run_command
+from core.rundir import RunError, read_run_json, write_json
+
+logger = logging.getLogger(__name__)
+
+PATH_OPTIONS = ("train_file", "validation_file", "test_file", "labels_file", "data_dir")
+SIDE_ARGUMENTS = {"finetune": ("finetune.args", "FinetuneArguments"), "scratch": ("scratch.args", "ScratchArguments")}
+
+
+def absolute_paths(data: DataArguments) -> DataArguments:
+    """The same options with file and folder paths made absolute, so a run records where its data is."""
+    changes = {name: str(Path(getattr(data, name)).resolve()) for name in PATH_OPTIONS if getattr(data, name)}
+    return dataclasses.replace(data, **changes)
+
+
+def data_flags(data: DataArguments) -> list[str]:
+    """DataArguments as command-line flags (`--task sst2 --max-length 128 ...`), None fields left out."""
+    flags = []
+    for f in dataclasses.fields(DataArguments):
+        value = getattr(data, f.name)
+        if value is None:
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        flags += [flag, *map(str, value)] if isinstance(value, list) else [flag, str(value)]
+    return flags
+
+
+def request_path(run_dir: Path) -> Path:
+    return run_dir.with_name(run_dir.name + ".request.json")
+
+
+def log_path(run_dir: Path) -> Path:
+    return run_dir.with_name(run_dir.name + ".log")
+
+
+def side_defaults(side: str) -> dict:
+    """The default of every model option of `python -m <side>`, as JSON would give it back."""
+    module, name = SIDE_ARGUMENTS[side]
+    arguments = getattr(importlib.import_module(module), name)
+    return json.loads(json.dumps({f.name: f.default for f in dataclasses.fields(arguments)}))
+
+
+def request_record(side: str, flags: list[str], cmd: list[str]) -> dict:
+    """What `<run>.request.json` holds: enough to tell whether the same request would train the same run."""
+    return {"schema_version": 1, "side": side, "flags": list(flags), "defaults": side_defaults(side), "command": cmd}
+
+
+def command(side: str, data: DataArguments, flags: list[str], run_dir: Path) -> list[str]:
+    return [sys.executable, "-m", side, *data_flags(data), "--output-dir", str(run_dir), "--overwrite", *flags]
+
+
+def reusable(side: str, data: DataArguments, flags: list[str], run_dir: Path) -> bool:
+    """Whether `run_dir` is a finished run of `side` with these data options, flags and option defaults."""
+    if not (run_dir / "run.json").is_file() or not request_path(run_dir).is_file():
+        return False
+    try:
+        run = read_run_json(run_dir)
+        request = json.loads(request_path(run_dir).read_text(encoding="utf-8"))
+    except (RunError, ValueError):
+        return False
+    if run["side"] != side or run["data"]["options"] != data.to_dict() or request.get("flags") != list(flags):
+        return False
+    if request.get("defaults") != side_defaults(side):
+        logger.info("Not reusing %s: the defaults of python -m %s changed since it was trained", run_dir, side)
+        return False
+    return True
+
+
+def train_side(
+    side: str, data: DataArguments, flags: list[str], run_dir: str | Path, retrain: bool = False
+) -> tuple[Path, bool]:
+    """Trains `side` into `run_dir` unless an equivalent finished run is there already.
+
+    Args:
+        side: `finetune` or `scratch`.
+        data: the data options (file paths are made absolute).
+        flags: model flags for the side's command (e.g. `["--epochs", "1"]`).
+        run_dir: the run directory to write or reuse.
+        retrain: train again even if an equivalent run exists.
+    Returns:
+        (the run directory, whether it was reused).
+    Raises:
+        core.processes.ProcessError: the command failed; the message carries its error line or log's end.
+    """
+    run_dir, data, flags = Path(run_dir), absolute_paths(data), list(flags)
+    if not retrain and reusable(side, data, flags, run_dir):
+        logger.info("Reusing %s (same data options and flags)", run_dir)
+        return run_dir, True
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    request_path(run_dir).unlink(missing_ok=True)
+    cmd = command(side, data, flags, run_dir)
+    logger.info("Training %s: %s (log: %s)", side, " ".join(cmd[1:]), log_path(run_dir))
+    start = time.perf_counter()
+    run_command(cmd, log=log_path(run_dir))
+    read_run_json(run_dir)
+    write_json(request_path(run_dir), request_record(side, flags, cmd[1:]))
+    logger.info("Trained %s in %.0f s", run_dir, time.perf_counter() - start)
+    return run_dir, False

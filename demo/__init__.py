@@ -1,0 +1,9 @@
+"""The Gradio demo behind `app.py`: where its report and runs come from (`sources`), predicting
+(`prediction`), the report tab's text (`report_view`) and the page (`page`)."""
+
+import os
+
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

@@ -1,0 +1,208 @@
+"""The demo's page: a classifier tab (one `gr.Label` per model, latency, test-split examples, the from-scratch
+model's attention) and a report tab (verdict, headline, runs, curve, figures), over already loaded models."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from compare.run.profiles import SIDES
+from demo import report_view
+from demo.prediction import DEFAULT_MAX_CHARS, TITLES, attention_figure, classify_timed, explain, render_results
+from demo.sources import CREATE_COMMAND, Example, Report
+
+logger = logging.getLogger(__name__)
+
+THEME = gr.themes.Soft(
+    primary_hue="indigo",
+    secondary_hue="slate",
+    font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "Helvetica", "Arial", "sans-serif"],
+    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "monospace"],
+)
+CSS = """
+.gradio-container {max-width: 1180px !important; margin: auto;}
+#status p {color: #b91c1c;}
+#latency p {color: #475569; font-size: 0.95em;}
+.label-panel {min-height: 220px;}
+#report table {font-size: 0.92em;}
+#report th, #report td {word-break: normal !important; overflow-wrap: normal !important; hyphens: none;}
+"""
+
+
+def header(models: dict[str, Any], report: Report | None, problems: list[str]) -> str:
+    lines = ["# Fine-tuned BERT vs. a Transformer trained from scratch"]
+    if models:
+        run = next(iter(models.values())).run
+        options = run["data"].get("options") or {}
+        task = options.get("task") or Path(str(options.get("train_file") or "your data")).name
+        lines.append(
+            f"Type a text and see how each model classifies it. Task **{task}**, classes: "
+            + ", ".join(f"`{label}`" for label in run["data"]["labels"])
+            + "."
+        )
+    else:
+        lines.append(
+            f"**No trained models are loaded.** Create a report with `{CREATE_COMMAND}` (trains both models on "
+            "SST-2 and writes `reports/sst2/`), then start this app again with `make app`, or point it at runs "
+            "with `python app.py --runs DIR`."
+        )
+    if report is not None:
+        lines.append(f"Serving the report in `{report.directory}`.")
+    lines.extend(f"> ⚠️ {problem}" for problem in problems)
+    return "\n\n".join(lines)
+
+
+def build_demo(
+    models: dict[str, Any],
+    report: Report | None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    examples: list[Example] | None = None,
+    problems: list[str] | None = None,
+) -> gr.Blocks:
+    """The whole page over already loaded models; prediction callbacks close over `models`.
+
+    Args:
+        models: classifiers keyed by side (`finetune`, `scratch`); either or both may be missing.
+        report: the report to show, or None.
+        examples: test-split examples; default: the report's.
+    """
+    examples = report.examples if examples is None and report is not None else examples or []
+    scratch = models.get("scratch")
+    probe = explain(scratch, "attention", max_chars) if scratch is not None else None
+    layers, heads = probe[1].shape[:2] if probe else (0, 0)
+
+    def run_classify(text: str, model: str) -> tuple[dict[str, Any], dict[str, float]]:
+        """Classifies `text` with `model` (finetune, scratch or both): {model: {label: probability}} or {"error"}."""
+        return classify_timed(text, model, models, max_chars)
+
+    def run_explain(text: str, choice: str, layer: int, head: int) -> tuple[Any, Any]:
+        found = explain(scratch, text, max_chars) if choice in ("both", "scratch") else None
+        return found, attention_figure(*found, layer, head) if found else None
+
+    def redraw(found: Any, layer: int, head: int) -> Any:
+        return attention_figure(*found, layer, head) if found else None
+
+    with gr.Blocks(title="Text classification: fine-tuned vs. from scratch") as demo:
+        gr.Markdown(header(models, report, problems or []))
+        with gr.Tab("Classify"):
+            with gr.Row(equal_height=False):
+                with gr.Column(scale=5):
+                    text = gr.Textbox(
+                        label="Text",
+                        lines=4,
+                        placeholder="Type a sentence, e.g. a short film review",
+                        info=f"At most {max_chars:,} characters.",
+                        elem_id="text",
+                    )
+                    gold = gr.Textbox(
+                        label="Gold label (test split)",
+                        interactive=False,
+                        visible=any(e.gold is not None for e in examples),
+                    )
+                    choice = gr.Radio(
+                        [
+                            ("Both, side by side", "both"),
+                            (TITLES["finetune"] + ("" if "finetune" in models else " (not loaded)"), "finetune"),
+                            (TITLES["scratch"] + ("" if "scratch" in models else " (not loaded)"), "scratch"),
+                        ],
+                        value="both" if len(models) != 1 else next(iter(models)),
+                        label="Model",
+                        elem_id="choice",
+                    )
+                    button = gr.Button("Classify", variant="primary", elem_id="classify")
+                with gr.Column(scale=7):
+                    status = gr.Markdown(elem_id="status")
+                    with gr.Row():
+                        panels = [
+                            gr.Label(
+                                label=TITLES[side],
+                                num_top_classes=8,
+                                elem_id=f"label-{side}",
+                                elem_classes="label-panel",
+                            )
+                            for side in SIDES
+                        ]
+                    latency = gr.Markdown(elem_id="latency")
+                    with gr.Accordion("API response (JSON)", open=False):
+                        answer = gr.JSON(label="classify", elem_id="answer")
+            if examples:
+                disagree = [e for e in examples if e.disagreement]
+                agree = [e for e in examples if not e.disagreement]
+                for rows, title in ((disagree, "Test texts the two models disagree on"), (agree, "More test texts")):
+                    if rows:
+                        gr.Examples(
+                            [[e.text, "" if e.gold is None else str(e.gold)] for e in rows],
+                            inputs=[text, gold],
+                            label=title,
+                        )
+            if scratch is not None:
+                with gr.Accordion("Where the from-scratch model looks (attention)", open=probe is not None):
+                    if probe is None:
+                        gr.Markdown("The from-scratch model did not return attention weights.")
+                    with gr.Row():
+                        layer = gr.Dropdown(
+                            [(f"Layer {i + 1}", i) for i in range(layers)], value=max(layers - 1, 0), label="Layer"
+                        )
+                        head = gr.Dropdown(
+                            [("Mean over heads", -1)] + [(f"Head {h + 1}", h) for h in range(heads)],
+                            value=-1,
+                            label="Head",
+                        )
+                    heatmap = gr.Plot(label="Attention", elem_id="attention")
+                    found = gr.State(None)
+            latencies = gr.State({})
+
+        with gr.Tab("Report", elem_id="report"):
+            _report_tab(report, models)
+
+        event = gr.on(
+            [button.click, text.submit], run_classify, [text, choice], [answer, latencies], api_name="classify"
+        )
+        event.then(render_results, [answer, latencies], [*panels, latency, status], api_visibility="private")
+        if scratch is not None:
+            event.then(run_explain, [text, choice, layer, head], [found, heatmap], api_visibility="private")
+            for chooser in (layer, head):
+                chooser.change(redraw, [found, layer, head], heatmap, api_visibility="private")
+    return demo
+
+
+def _report_tab(report: Report | None, models: dict[str, Any]) -> None:
+    if report is None:
+        gr.Markdown(
+            f"No report to show. `{CREATE_COMMAND}` trains both models and writes one to `reports/<task>/`; "
+            "`python app.py --report DIR` shows another."
+        )
+    else:
+        _section("Verdict", report_view.verdict, report.results, elem_id="verdict")
+        _section("Headline", report_view.headline, report.results)
+    runs = report_view.report_runs(report, models)
+    if runs:
+        gr.Markdown(f"## The runs\n\n{report_view.runs_table(runs)}")
+    if report is not None and report.curve:
+        _section("Learning curve", report_view.curve_summary, report.curve)
+    if report is not None and (report.directory / "report.html").is_file():
+        gr.DownloadButton("Download the full report (HTML)", str(report.directory / "report.html"), size="sm")
+    if report is not None and report.figures:
+        gr.Markdown("## Figures")
+        for start in range(0, len(report.figures), 2):
+            with gr.Row():
+                for path in report.figures[start : start + 2]:
+                    with gr.Column():  # the caption sits above the figure, never over its own title
+                        gr.Markdown(f"**{report_view.figure_title(path.name)}**")
+                        gr.Image(str(path), show_label=False, interactive=False, format="png", height=360)
+
+
+def _section(title: str, render: Any, content: dict[str, Any], elem_id: str | None = None) -> None:
+    """A heading and what `render` makes of `content`, or what is missing from a file another version wrote."""
+    try:
+        text = render(content)
+    except (KeyError, TypeError, ValueError) as error:
+        logger.warning("Cannot show the report's %s: %s", title.lower(), error)
+        text = (
+            f"The report's files lack {error}, which this version shows; recreate them with `{CREATE_COMMAND}` "
+            "or `python -m compare report`."
+        )
+    gr.Markdown(f"## {title}\n\n{text}", elem_id=elem_id)

@@ -1,0 +1,152 @@
+"""Predicting in the demo: plain functions the page's callbacks and the tests call directly.
+
+`classify` is what the `/classify` endpoint returns; `warm_up` runs one prediction per model before the
+server starts, so that the first latency a user sees is a real one, not graph tracing.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from compare.run.profiles import SIDES
+from demo.sources import CREATE_COMMAND
+
+logger = logging.getLogger(__name__)
+
+CHOICES = ("both", *SIDES)
+TITLES = {"finetune": "Fine-tuned BERT", "scratch": "From-scratch Transformer"}
+DEFAULT_MAX_CHARS = 5000
+HEATMAP_TOKENS = 48
+PADDING_TOKENS = frozenset({"", "[PAD]", "<pad>"})
+WARM_UP_TEXT = "A first text, so that the model has traced its prediction before anyone asks."
+
+
+def warm_up(models: dict[str, Any]) -> list[str]:
+    """One single-text prediction per model (the path a request takes); returns what went wrong, if anything."""
+    problems = []
+    for side, model in models.items():
+        start = time.perf_counter()
+        try:
+            predict(model, WARM_UP_TEXT)
+        except Exception as error:  # noqa: BLE001 - shown on the page; each request will say so again
+            logger.exception("The %s model failed its warm-up prediction", side)
+            problems.append(f"The {side} model failed its first prediction: {error}")
+            continue
+        logger.info("Warmed up the %s model in %.0f ms", side, (time.perf_counter() - start) * 1000)
+    return problems
+
+
+def check_text(text: Any, max_chars: int) -> str | None:
+    """The message for input the models should not see, or None when the text is fine."""
+    if not isinstance(text, str) or not text.strip():
+        return "Type or paste some text to classify."
+    if len(text) > max_chars:
+        return (
+            f"The text has {len(text):,} characters; this demo accepts at most {max_chars:,}. "
+            "Shorten it, or start the app with a larger --max-chars."
+        )
+    return None
+
+
+def predict(model: Any, text: str) -> dict[str, float]:
+    """`{label: probability}` for one text, in the model's label order; raises if the output is unusable."""
+    probs = np.asarray(model.predict_proba([text]), dtype=np.float64)
+    if probs.shape != (1, len(model.labels)) or not np.all(np.isfinite(probs)):
+        raise ValueError(f"it returned probabilities of shape {probs.shape} that are not all finite")
+    return {label: float(p) for label, p in zip(model.labels, probs[0])}
+
+
+def classify_timed(
+    text: Any, choice: Any, models: dict[str, Any], max_chars: int = DEFAULT_MAX_CHARS
+) -> tuple[dict[str, Any], dict[str, float]]:
+    """`classify`, plus each model's latency in milliseconds."""
+    problem = check_text(text, max_chars)
+    if problem:
+        return {"error": problem}, {}
+    if choice not in CHOICES:
+        return {"error": f"Unknown model {choice!r}; choose one of {', '.join(CHOICES)}."}, {}
+    sides = list(SIDES) if choice == "both" else [choice]
+    missing = [side for side in sides if side not in models]
+    if missing:
+        loaded = ", ".join(models) or "none"
+        return {
+            "error": f"The {' and '.join(missing)} model is not loaded (loaded: {loaded}). "
+            f"Start the app with --runs pointing at a {missing[0]} run, or create runs with `{CREATE_COMMAND}`."
+        }, {}
+    result, latencies = {}, {}
+    for side in sides:
+        start = time.perf_counter()
+        try:
+            result[side] = predict(models[side], text)
+        except Exception as error:  # noqa: BLE001 - whatever a user types, the page answers instead of failing
+            logger.exception("The %s model failed on a %d-character text", side, len(text))
+            return {"error": f"The {side} model could not classify this text: {error}"}, {}
+        latencies[side] = (time.perf_counter() - start) * 1000
+    return result, latencies
+
+
+def classify(text: Any, choice: Any, models: dict[str, Any], max_chars: int = DEFAULT_MAX_CHARS) -> dict[str, Any]:
+    """What the `/classify` endpoint returns: `{model: {label: probability}}`, or `{"error": message}`."""
+    return classify_timed(text, choice, models, max_chars)[0]
+
+
+def render_results(result: dict[str, Any], latencies: dict[str, float]) -> tuple[Any, Any, str, str]:
+    """The two label panels, the latency line and the status message for one `classify` result."""
+    if "error" in result:
+        return None, None, "", f"**{result['error']}**"
+    panels = tuple(result.get(side) for side in SIDES)
+    latency = " · ".join(f"{TITLES[side]}: **{ms:.1f} ms**" for side, ms in latencies.items())
+    return *panels, f"Latency (one text, this machine): {latency}", ""
+
+
+def explain(model: Any, text: Any, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[list[str], np.ndarray] | None:
+    """The from-scratch model's tokens and attention `(layers, heads, T, T)`, or None when there is none."""
+    if model is None or not hasattr(model, "explain") or check_text(text, max_chars):
+        return None
+    try:
+        tokens, attention = model.explain(text)
+    except Exception:  # noqa: BLE001 - the heatmap is optional; the prediction above still stands
+        logger.exception("explain failed on a %d-character text", len(text))
+        return None
+    attention = np.asarray(attention, dtype=np.float32)
+    if attention.ndim != 4 or attention.shape[2:] != (len(tokens), len(tokens)):
+        logger.warning("explain returned %d tokens and attention of shape %s", len(tokens), attention.shape)
+        return None
+    keep = [i for i, token in enumerate(tokens) if str(token) not in PADDING_TOKENS]  # padding says nothing
+    if not keep:
+        return None
+    return [str(tokens[i]) for i in keep], attention[:, :, keep][:, :, :, keep]
+
+
+def attention_figure(tokens: list[str], attention: np.ndarray, layer: int, head: int) -> Figure:
+    """A heatmap of one layer's attention: rows are query tokens, columns the tokens they attend to.
+
+    Only the first `HEATMAP_TOKENS` tokens are drawn, so that every token stays legible.
+
+    Args:
+        attention: `(layers, heads, T, T)`.
+        head: a head index, or -1 for the mean over heads.
+    """
+    weights = attention[layer].mean(axis=0) if head < 0 else attention[layer, head]  # (T, T)
+    n = min(len(tokens), HEATMAP_TOKENS)
+    weights = weights[:n, :n]  # (n, n)
+    side = min(11.0, 3.0 + 0.2 * n)
+    figure = Figure(figsize=(side + 1.2, side), layout="constrained")
+    axes = figure.subplots()
+    image = axes.imshow(weights, cmap="viridis", vmin=0.0, vmax=max(float(weights.max()), 1e-6), aspect="equal")
+    names = [t if len(t) <= 14 else t[:13] + "…" for t in tokens[:n]]
+    fontsize = max(6.0, min(10.0, 300 / max(n, 1)))
+    axes.set_xticks(range(n), names, rotation=90, fontsize=fontsize)
+    axes.set_yticks(range(n), names, fontsize=fontsize)
+    axes.set_xlabel("attends to")
+    axes.set_ylabel("token")
+    what = "mean over heads" if head < 0 else f"head {head + 1}"
+    shown = f" (first {n} of {len(tokens)} tokens)" if n < len(tokens) else ""
+    axes.set_title(f"From-scratch model, layer {layer + 1}, {what}{shown}")
+    figure.colorbar(image, ax=axes, shrink=0.8, label="attention weight")
+    return figure

@@ -1,0 +1,192 @@
+"""What the demo serves: the report directory and runs it was pointed at, loaded once at start.
+
+Report directories and their runs are found by `compare.report.locate` (the lookup `compare bench` uses
+too); runs load through `core.classifier` (never through training code). A missing report or a run that
+fails to load is reported on the page, not fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from compare.report.locate import find_newest_report, report_run_dirs
+from core.classifier import find_runs, load
+from core.rundir import read_run_json
+
+logger = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[1]
+CREATE_COMMAND = "make report"
+EXAMPLES_PER_KIND = 6
+EXAMPLE_MAX_CHARS = 300
+LIVE_EXAMPLE_POOL = 128
+
+
+@dataclass
+class Example:
+    """A test-split text with its gold label and, when a report holds them, each model's prediction."""
+
+    text: str
+    gold: str | None = None
+    predictions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def disagreement(self) -> bool:
+        return len(set(self.predictions.values())) > 1
+
+
+@dataclass
+class Report:
+    """What the report tab shows: a report directory's results, figures, curve and chosen examples."""
+
+    directory: Path
+    results: dict[str, Any]
+    figures: list[Path] = field(default_factory=list)
+    curve: dict[str, Any] | None = None
+    examples: list[Example] = field(default_factory=list)
+
+
+def load_report(directory: str | Path) -> Report:
+    """Reads a report directory: results.json (required), predictions.jsonl, *.png, curve.json."""
+    directory = Path(directory)
+    path = directory / "results.json"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{directory} is not a report directory: it has no results.json. Create one with `{CREATE_COMMAND}` "
+            "or `python -m compare report --runs RUN RUN --output-dir DIR`."
+        )
+    results = json.loads(path.read_text(encoding="utf-8"))
+    curve_path = directory / "curve.json"
+    curve = json.loads(curve_path.read_text(encoding="utf-8")) if curve_path.is_file() else None
+    predictions = directory / "predictions.jsonl"
+    examples = pick_examples(read_predictions(predictions)) if predictions.is_file() else []
+    return Report(directory, results, sorted(directory.glob("*.png")), curve, examples)
+
+
+def read_predictions(path: Path) -> Iterator[Example]:
+    """The rows of a report's predictions.jsonl as examples; unreadable lines are skipped."""
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                row = json.loads(line)
+                predictions = {name: str(p["label"]) for name, p in row.get("predictions", {}).items()}
+                yield Example(str(row["text"]), row.get("gold"), predictions)
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                continue
+
+
+def pick_examples(rows: Iterable[Example], per_kind: int = EXAMPLES_PER_KIND) -> list[Example]:
+    """Up to `per_kind` disagreements and `per_kind` agreements, short texts only, spread over gold labels.
+
+    Rows are taken in file order, one gold label after another, so every class shows up when it can.
+    """
+    pools: dict[bool, dict[Any, list[Example]]] = {True: {}, False: {}}
+    for row in rows:
+        if row.text.strip() and len(row.text) <= EXAMPLE_MAX_CHARS:
+            pools[row.disagreement].setdefault(row.gold, []).append(row)
+    chosen = []
+    for disagreement in (True, False):
+        queues = list(pools[disagreement].values())
+        taken: list[Example] = []
+        while len(taken) < per_kind and any(queues):
+            for queue in queues:
+                if queue and len(taken) < per_kind:
+                    taken.append(queue.pop(0))
+        chosen.extend(taken)
+    return chosen
+
+
+def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
+    """Examples from the runs' own test split when no report lists predictions; empty when it is not local.
+
+    Only local data is read (a mirror under the run's data_dir or $TEXTCLS_DATA_DIR, or the run's files):
+    the app never downloads. Both models label a seeded sample so disagreements can be shown.
+    """
+    from core.args import DataArguments
+    from core.data import load_task
+
+    if not models:
+        return []
+    run = next(iter(models.values())).run
+    options = dict(run["data"].get("options") or {})
+    try:
+        if options.get("task"):
+            data_dir = options.get("data_dir")
+            if not (data_dir and (Path(data_dir) / options["task"]).is_dir()):
+                options["data_dir"] = os.environ.get("TEXTCLS_DATA_DIR")
+            if not (options["data_dir"] and (Path(options["data_dir"]) / options["task"]).is_dir()):
+                return []
+        elif not (options.get("train_file") and Path(options["train_file"]).is_file()):
+            return []
+        data = load_task(DataArguments(**options))
+    except Exception as error:  # noqa: BLE001 - examples are optional; the demo works without them
+        logger.warning("No examples from the test split: %s", error)
+        return []
+    split = data.splits["test"]
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(split))
+    rows = [(split[int(i)]["text"], data.labels[split[int(i)]["label"]]) for i in order[: 4 * LIVE_EXAMPLE_POOL]]
+    rows = [(text, gold) for text, gold in rows if text.strip() and len(text) <= EXAMPLE_MAX_CHARS][:LIVE_EXAMPLE_POOL]
+    if not rows:
+        return []
+    texts = [text for text, _ in rows]
+    predicted = {}
+    for side, model in models.items():
+        try:
+            predicted[side] = [model.labels[i] for i in np.argmax(model.predict_proba(texts), axis=1)]
+        except Exception as error:  # noqa: BLE001 - a model that fails here still gets its own error at predict time
+            logger.warning("The %s model could not label the examples: %s", side, error)
+    return pick_examples(
+        Example(text, gold, {side: labels[i] for side, labels in predicted.items()})
+        for i, (text, gold) in enumerate(rows)
+    )
+
+
+def resolve_sources(
+    report: str | None, runs: list[str] | None, roots: Iterable[Path] | None = None
+) -> tuple[Path | None, list[Path]]:
+    """The report directory and the run directories `--report` and `--runs` ask for (docs/formats.md).
+
+    With neither, the newest report under `roots` (./reports, then reports/ beside this checkout) and its
+    runs. Nothing found is not an error: the demo then says how to create a report.
+    """
+    report_dir = Path(report) if report else None
+    if report_dir is None and not runs:
+        roots = [Path.cwd() / "reports", ROOT / "reports"] if roots is None else roots
+        report_dir = find_newest_report(roots)
+        if report_dir is not None:
+            logger.info("Serving the newest report: %s", report_dir)
+    if runs:
+        return report_dir, find_runs(runs)
+    return report_dir, report_run_dirs(report_dir) if report_dir is not None else []
+
+
+def load_models(run_dirs: list[Path]) -> tuple[dict[str, Any], list[str]]:
+    """Loads each run through `core.classifier.load`, keyed by side; returns them and what went wrong.
+
+    A run that fails to load is reported on the page rather than stopping the demo.
+    """
+    models: dict[str, Any] = {}
+    sources: dict[str, Path] = {}
+    problems = []
+    for run_dir in run_dirs:
+        try:
+            side = read_run_json(run_dir)["side"]
+            if side in models:
+                problems.append(f"Ignored {run_dir}: the {side} run {sources[side]} is already being served.")
+                continue
+            models[side], sources[side] = load(run_dir), Path(run_dir)
+        except Exception as error:  # noqa: BLE001 - any loading failure is shown to the user as is
+            logger.exception("Could not load %s", run_dir)
+            problems.append(f"Could not load {run_dir}: {error}")
+            continue
+        logger.info("Loaded the %s run %s (labels %s)", side, run_dir, models[side].labels)
+    return models, problems

@@ -1,0 +1,147 @@
+"""The demo's predict functions on fake and on the tiny trained models: probabilities, errors, attention, warm-up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from demo import prediction
+from tests.demo.fakes import LABELS, FakeClassifier
+
+ODD_TEXTS = [
+    "😀🎬🍿 !!! ???",
+    "...,,,;;;:::!!!",
+    "qwzx vbnm plok zzyzx",
+    "Ünïcödé façade naïve coöperate — «quotes» „and“ ‚more‘",
+    "这部电影非常好看 これは映画です هذا فيلم رائع",
+    "tab\tnew\nline\r\x00null",
+    "a" * 4999,
+    "<script>alert('x')</script> **markdown** `code` [link](http://x)",
+]
+
+
+def test_predict_functions_of_both_trained_models(real_models: dict, tiny_runs: dict) -> None:
+    import pandas as pd
+
+    task_labels = sorted(pd.read_csv(tiny_runs["train_file"])["label"].unique())  # labels are the sorted values
+    text = "superb acting, a joy to watch"
+    result, latencies = prediction.classify_timed(text, "both", real_models)
+    assert list(result) == ["finetune", "scratch"] and set(latencies) == set(result)
+    for side, probs in result.items():
+        assert list(probs) == task_labels == real_models[side].run["data"]["labels"]
+        assert sum(probs.values()) == pytest.approx(1.0, abs=1e-5)
+        assert all(0.0 <= p <= 1.0 for p in probs.values())
+        np.testing.assert_allclose(list(probs.values()), real_models[side].predict_proba([text])[0], rtol=1e-5)
+        assert prediction.classify(text, side, real_models)[side] == pytest.approx(probs, abs=1e-6)
+    scratch = result["scratch"]  # the tiny scratch run learns the separable fixture
+    assert scratch["positive"] > scratch["negative"]
+
+
+def test_trained_models_answer_whatever_a_user_types(real_models: dict) -> None:
+    for text in ODD_TEXTS:
+        result = prediction.classify(text, "both", real_models)
+        assert set(result) == {"finetune", "scratch"}, (text, result)
+        assert all(sum(p.values()) == pytest.approx(1.0, abs=1e-5) for p in result.values())
+        found = prediction.explain(real_models["scratch"], text)
+        assert found is not None, text
+        tokens, attention = found
+        assert attention.shape[2:] == (len(tokens), len(tokens)) and "[PAD]" not in tokens
+        np.testing.assert_allclose(attention.sum(axis=-1), 1.0, atol=1e-4)  # each query's weights sum to 1
+
+
+def test_classify_both_models_gives_the_task_labels_and_probabilities_summing_to_one(fakes: dict) -> None:
+    text = "a great film, superb acting"
+    result = prediction.classify(text, "both", fakes)
+    assert list(result) == ["finetune", "scratch"]
+    for side, probs in result.items():
+        assert list(probs) == LABELS
+        assert sum(probs.values()) == pytest.approx(1.0, abs=1e-6)
+        np.testing.assert_allclose(list(probs.values()), fakes[side].predict_proba([text])[0], rtol=1e-6)
+    for side in ("finetune", "scratch"):
+        assert prediction.classify(text, side, fakes) == {side: result[side]}
+    result, latencies = prediction.classify_timed(text, "both", fakes)
+    assert set(latencies) == {"finetune", "scratch"} and all(ms >= 0 for ms in latencies.values())
+
+
+def test_input_the_models_must_not_see_is_answered_with_a_message(fakes: dict) -> None:
+    for empty in ("", "   \n\t", None):
+        assert prediction.classify(empty, "both", fakes) == {"error": "Type or paste some text to classify."}
+    too_long = prediction.classify("b" * 101, "finetune", fakes, max_chars=100)
+    assert too_long["error"].startswith("The text has 101 characters; this demo accepts at most 100.")
+    assert "finetune" in prediction.classify("b" * 100, "finetune", fakes, max_chars=100)
+    assert "Unknown model 'bert'" in prediction.classify("fine", "bert", fakes)["error"]
+    only_finetune = {"finetune": fakes["finetune"]}
+    missing = prediction.classify("fine", "both", only_finetune)["error"]
+    assert missing.startswith("The scratch model is not loaded (loaded: finetune)") and "make report" in missing
+    assert "The finetune model is not loaded (loaded: none)" in prediction.classify("fine", "finetune", {})["error"]
+
+
+def test_a_failing_model_is_reported_not_raised(fakes: dict) -> None:
+    class Broken(FakeClassifier):
+        def predict_proba(self, texts: list[str]) -> np.ndarray:
+            raise RuntimeError("tensor shapes do not match")
+
+    class NotFinite(FakeClassifier):
+        def predict_proba(self, texts: list[str]) -> np.ndarray:
+            return np.full((len(texts), 2), np.nan)
+
+    models = {**fakes, "finetune": Broken("finetune")}
+    assert prediction.classify("fine", "both", models) == {
+        "error": "The finetune model could not classify this text: tensor shapes do not match"
+    }
+    assert "not all finite" in prediction.classify("fine", "finetune", {"finetune": NotFinite("finetune")})["error"]
+    assert prediction.render_results({"error": "boom"}, {}) == (None, None, "", "**boom**")
+
+
+def test_render_results_fills_each_panel_and_the_latency_line(fakes: dict) -> None:
+    result, latencies = prediction.classify_timed("a great film", "scratch", fakes)
+    finetune, scratch, latency, status = prediction.render_results(result, {"scratch": 3.14159})
+    assert finetune is None and scratch == result["scratch"] and status == ""
+    assert latency == "Latency (one text, this machine): From-scratch Transformer: **3.1 ms**"
+
+
+def test_explain_drops_padding_and_the_heatmap_shows_the_chosen_head(fakes: dict) -> None:
+    scratch = fakes["scratch"]
+    tokens, attention = prediction.explain(scratch, "a great film")
+    full_tokens, full = scratch.explain("a great film")
+    assert tokens == ["a", "great", "film"] and full_tokens[3:] == ["[PAD]"] * 5
+    np.testing.assert_allclose(attention, full[:, :, :3, :3], rtol=1e-6)
+    figure = prediction.attention_figure(tokens, attention, layer=1, head=2)
+    np.testing.assert_allclose(figure.axes[0].images[0].get_array(), full[1, 2, :3, :3], rtol=1e-6)
+    assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == tokens
+    mean = prediction.attention_figure(tokens, attention, layer=0, head=-1)
+    np.testing.assert_allclose(mean.axes[0].images[0].get_array(), full[0, :, :3, :3].mean(axis=0), rtol=1e-6)
+    assert "layer 1, mean over heads" in mean.axes[0].get_title()
+    many = [f"t{i}" for i in range(100)]
+    weights = np.random.default_rng(0).random((1, 1, 100, 100))
+    capped = prediction.attention_figure(many, weights, layer=0, head=0)
+    np.testing.assert_allclose(capped.axes[0].images[0].get_array(), weights[0, 0, :48, :48], rtol=1e-6)
+    assert capped.axes[0].get_title().endswith("(first 48 of 100 tokens)")
+    assert prediction.explain(scratch, "   ") is None and prediction.explain(fakes["finetune"], "text") is None
+    assert prediction.explain(scratch, "x" * 6000) is None  # over the limit: no heatmap either
+
+
+class Recording(FakeClassifier):
+    """Remembers every batch it was asked to predict."""
+
+    def __init__(self, side: str) -> None:
+        super().__init__(side)
+        self.calls: list[list[str]] = []
+
+    def predict_proba(self, texts: list[str]) -> np.ndarray:
+        self.calls.append(list(texts))
+        return super().predict_proba(texts)
+
+
+def test_warm_up_predicts_one_text_with_each_model_and_reports_a_failure() -> None:
+    class Broken(FakeClassifier):
+        def predict_proba(self, texts: list[str]) -> np.ndarray:
+            raise RuntimeError("no graph")
+
+    models: dict[str, Any] = {"finetune": Recording("finetune"), "scratch": Recording("scratch")}
+    assert prediction.warm_up(models) == []
+    assert all(model.calls == [[prediction.WARM_UP_TEXT]] for model in models.values())
+    problems = prediction.warm_up({"finetune": Broken("finetune")})
+    assert problems == ["The finetune model failed its first prediction: no graph"]

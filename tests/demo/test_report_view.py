@@ -1,0 +1,92 @@
+"""The report tab says what compare's report says: the verdict, headline, curve and figure titles of reports and
+curves that compare itself wrote, and the table of runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from compare.curve.command import write_curve
+from compare.curve.points import catch_up_size
+from demo import report_view, sources
+from tests.demo.fakes import run_record
+
+
+def table_rows(markdown: str) -> list[str]:
+    return [line for line in markdown.splitlines() if line.startswith("| ") and not line.startswith("| model")]
+
+
+def test_verdict_and_headline_are_the_reports_own(compared_report: Path) -> None:
+    results = json.loads((compared_report / "results.json").read_text())
+    report_md = (compared_report / "report.md").read_text()
+    verdict = report_view.verdict(results)
+    comparison = results["comparison"]
+    sentence = comparison["verdict"].removeprefix("No clear winner: ")
+    assert verdict in report_md and verdict.endswith(sentence[1:])
+    assert (f"{comparison['winner']} wins" if comparison["winner"] else "No clear winner") in verdict
+    headline = report_view.headline(results)
+    assert table_rows(headline) and all(row in report_md for row in table_rows(headline))
+    rows = [json.loads(line) for line in (compared_report / "predictions.jsonl").read_text().splitlines()]
+    for name, model in results["models"].items():  # the accuracy shown, recomputed from the predictions
+        accuracy = np.mean([row["predictions"][name]["label"] == row["gold"] for row in rows])
+        lo, hi = model["accuracy_ci"]
+        assert f"| {name} | {accuracy * 100:.1f} [{lo * 100:.1f}, {hi * 100:.1f}] |" in headline
+    assert report_view.verdict({"models": {}}) == "The report holds no comparison of two models."
+
+
+def test_figure_titles_are_the_reports_captions(compared_report: Path) -> None:
+    report_md = (compared_report / "report.md").read_text()
+    figures = sorted(compared_report.glob("*.png"))
+    assert len(figures) == 4
+    for path in figures:
+        assert f"### {report_view.figure_title(path.name)}\n\n![" in report_md
+    assert report_view.figure_title("accuracy_by_model.png") == "Accuracy by model"
+    assert report_view.figure_title("curve.png") == "Learning curve"
+
+
+def test_curve_summary_is_the_curves_own_table(tmp_path: Path) -> None:
+    accuracies = {("finetune", 500): [0.80, 0.82], ("scratch", 500): [0.60, 0.64], ("finetune", 2000): [0.85, 0.86]}
+    accuracies[("scratch", 2000)] = [0.70, 0.71]
+    points = [
+        {"side": side, "size": size, "seed": seed, "accuracy": a, "macro_f1": a - 0.01, "train_seconds": 10.0}
+        for (side, size), values in accuracies.items()
+        for seed, a in enumerate(values)
+    ]
+    curve = {"split": "test", "source": "sst2", "sizes": [500, 2000], "seeds": [0, 1], "profile": "full"}
+    curve |= {"points": points, "catch_up_size": catch_up_size(points)}
+    write_curve(tmp_path, curve)
+    summary = report_view.curve_summary(curve)
+    curve_md = (tmp_path / "curve.md").read_text()
+    assert table_rows(summary) and all(row in curve_md for row in table_rows(summary))
+    ft, sc = accuracies[("finetune", 500)], accuracies[("scratch", 500)]
+    spread = f"{np.mean(ft) * 100:.1f} ± {np.std(ft, ddof=1) * 100:.1f} ({min(ft) * 100:.1f}–{max(ft) * 100:.1f})"
+    gap = f"{(np.mean(ft) - np.mean(sc)) * 100:+.1f}"
+    assert f"| 500 | {spread} |" in summary
+    assert any(row.startswith("| 500 |") and row.endswith(f"| {gap} |") for row in table_rows(summary))
+    assert "never came within 1 point" in summary  # scratch stays 11 and more points behind
+
+
+def test_runs_table_describes_each_run(tmp_path: Path) -> None:
+    record = run_record("scratch")
+    table = report_view.runs_table({"scratch": record, "best": run_record("finetune")})
+    validation = record["validation"]
+    expected = (
+        f"| scratch | tiny-scratch | sst2 | 200 / 20 / 30 | 12.3k | 12 s | 3 (2) | {validation['accuracy'] * 100:.1f} "
+        f"| {validation['macro_f1'] * 100:.1f} |"
+    )
+    assert expected in table
+    assert "| best (finetune) |" in table
+    assert report_view.checkpoint("/tmp/runs/tiny-bert") == "tiny-bert" and report_view.checkpoint("minilm") == "minilm"
+
+
+def test_report_runs_are_named_as_in_the_report_and_loaded_ones_added(compared_report: Path, fakes: dict) -> None:
+    report = sources.load_report(compared_report)
+    described = report_view.report_runs(report, {})
+    results = json.loads((compared_report / "results.json").read_text())
+    assert {name: str(Path(path)) for name, path in results["runs"].items()} == {
+        name: str(Path(results["runs"][name])) for name in described
+    }
+    assert {name: run["side"] for name, run in described.items()} == {"finetune": "finetune", "scratch": "scratch"}
+    assert list(report_view.report_runs(None, fakes)) == ["finetune", "scratch"]

@@ -1,0 +1,81 @@
+"""Where the demo's report and runs come from: the newest report, a moved report's runs, examples, bad runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from compare.report.locate import report_run_dirs
+from core.rundir import write_run_json
+from demo import report_view, sources
+from tests.demo.fakes import run_record, write_report
+
+
+def test_examples_put_disagreements_first_and_spread_over_gold_labels(tmp_path: Path) -> None:
+    report = sources.load_report(write_report(tmp_path / "report"))
+    texts = [(e.text, e.disagreement) for e in report.examples]
+    # Disagreements in file order, alternating gold labels; the 400-character row and the bad line are skipped.
+    assert texts == [
+        ("a great film", True),
+        ("i hated it", True),
+        ("boring and far too long", True),
+        ("a dull mess", False),
+        ("superb acting", False),
+    ]
+    assert report.examples[0].predictions == {"finetune": "positive", "scratch": "negative"}
+    rows = [sources.Example(f"t{i}", gold, {"a": "x", "b": "y"}) for i, gold in enumerate("aaab")]
+    assert [e.text for e in sources.pick_examples(rows, per_kind=2)] == ["t0", "t3"]
+
+
+def test_load_report_refuses_a_directory_without_results(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"has no results.json. Create one with `make report`"):
+        sources.load_report(tmp_path)
+
+
+def test_sources_default_to_the_newest_report(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    older = write_report(reports / "emotion")
+    newer = write_report(reports / "sst2")
+    os.utime(older / "results.json", (time.time() - 100, time.time() - 100))
+    assert sources.resolve_sources(None, None, roots=[reports]) == (
+        newer,
+        [newer / "runs" / "finetune", newer / "runs" / "scratch"],
+    )
+    os.utime(newer / "results.json", (time.time() - 200, time.time() - 200))
+    assert sources.resolve_sources(None, None, roots=[reports])[0] == older
+    explicit = sources.resolve_sources(None, [str(newer / "runs" / "scratch")], roots=[reports])
+    assert explicit == (None, [newer / "runs" / "scratch"])
+    assert sources.resolve_sources(None, None, roots=[tmp_path / "nothing"]) == (None, [])
+
+
+def test_a_report_finds_its_own_runs_even_after_it_was_moved(tmp_path: Path) -> None:
+    report = write_report(tmp_path / "report")
+    for side in ("finetune", "scratch"):  # a report over several seeds names one run per model
+        (report / "runs" / side).rename(report / "runs" / f"{side}-seed42")
+    results = json.loads((report / "results.json").read_text())
+    results["runs"] = {"ft": "elsewhere/report/runs/finetune-seed42", "sc": str(report / "runs" / "scratch-seed42")}
+    (report / "results.json").write_text(json.dumps(results))
+    (report / "runs" / "scratch-seed43").mkdir()
+    write_run_json(report / "runs" / "scratch-seed43", run_record("scratch"))
+    assert report_run_dirs(report) == [report / "runs" / "finetune-seed42", report / "runs" / "scratch-seed42"]
+    described = report_view.report_runs(sources.load_report(report), {})
+    assert list(described) == ["ft", "sc"] and described["ft"]["side"] == "finetune"
+    results["runs"] = {}
+    (report / "results.json").write_text(json.dumps(results))
+    assert len(report_run_dirs(report)) == 3  # no names recorded: every run under runs/
+
+
+def test_runs_that_fail_to_load_are_listed_not_fatal(tmp_path: Path) -> None:
+    (tmp_path / "broken").mkdir()
+    write_run_json(tmp_path / "broken", run_record("scratch"))  # no model file: the side's loader refuses it
+    (tmp_path / "second").mkdir()
+    write_run_json(tmp_path / "second", run_record("scratch"))
+    models, problems = sources.load_models([tmp_path / "broken", tmp_path / "second"])
+    assert models == {} and [p.split(":")[0] for p in problems] == [
+        f"Could not load {tmp_path / 'broken'}",
+        f"Could not load {tmp_path / 'second'}",  # a failed run does not block the next one of its side
+    ]
