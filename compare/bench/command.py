@@ -178,7 +178,7 @@ def resolve_runs(data: DataArguments, args: BenchArguments, output_dir: Path) ->
 
 
 def profile_flags(side: str) -> list[str]:
-    return list(get_profile("quick")[side].flags)
+    return get_profile("quick")[side].side_flags()
 
 
 def report_runs(report: Path) -> list[Path]:

@@ -24,6 +24,7 @@ FIGURE_TITLES = {
     "per_class_f1.png": "F1 per class",
     "reliability.png": "Reliability diagrams",
     "curve.png": "Learning curve",
+    "training_curves.png": "Validation accuracy against training time",
 }
 COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
 BASELINE_STYLE = {"majority": ":", "tfidf_logreg": "--"}

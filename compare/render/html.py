@@ -1,7 +1,8 @@
 """`report.html`: one self-contained page (styles inline, figures embedded as base64 PNG).
 
-The verdict and the headline table come first; then the difference, cost, figures, per-class scores,
-the examples the models get wrong, and the settings.
+The verdict and the headline table come first, then each model's diagnosis; then the difference, cost,
+validation accuracy against training time, tuning (with `--tune`), figures, per-class scores, the examples
+the models get wrong, and the settings.
 """
 
 from __future__ import annotations
@@ -9,9 +10,12 @@ from __future__ import annotations
 import base64
 import html
 
+from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render import tables
+from compare.render.diagnosis import diagnosis_tables, training_curve_table
 from compare.render.figures import figure_title
 from compare.render.tables import Table
+from compare.render.tuning import tuning_tables
 
 STYLE = """
 :root { --ink: #1f2933; --muted: #6b7785; --line: #e3e8ee; --accent: #3b6fb6; --win: #2f7d4f; --even: #8a6d1f; }
@@ -83,12 +87,20 @@ def render_html(results: dict, analysis: dict, figures: dict[str, bytes]) -> str
         f"{results['n']:,} examples · {len(results['labels'])} classes · report created {html.escape(results['created'])}</p>",
         f'<div class="verdict {kind}"><div class="head">{html.escape(head)}</div><div>{html.escape(reason)}</div></div>',
         html_table(tables.headline(results)),
+        *(html_table(t) for t in diagnosis_tables(results)),
         html_table(tables.difference(results)),
     ]
     seed_table = tables.seeds(results)
     if seed_table:
         parts.append(html_table(seed_table))
     parts.append(html_table(tables.cost(results)))
+    curve_table = training_curve_table(results)
+    if curve_table:
+        parts.append(html_table(curve_table))
+    if TRAINING_CURVES in figures:
+        parts.append(_figure(TRAINING_CURVES, figures[TRAINING_CURVES]))
+    parts += [html_table(t) for t in tuning_tables(results)]
+    figures = {name: png for name, png in figures.items() if name != TRAINING_CURVES}
     parts.append("<h2>Figures</h2>")
     wide = {"accuracy_vs_cost.png", "confusion_matrices.png"}
     parts += [_figure(n, png) for n, png in figures.items() if n in wide]

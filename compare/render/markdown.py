@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render import tables
+from compare.render.diagnosis import diagnosis_tables, training_curve_table
 from compare.render.figures import figure_title
 from compare.render.tables import Table
+from compare.render.tuning import tuning_tables
 
 
 def _cell(text: str) -> str:
@@ -33,13 +36,20 @@ def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
         tables.verdict_markdown(results),
         "",
         markdown_table(tables.headline(results)),
+        *(markdown_table(t) for t in diagnosis_tables(results)),
         markdown_table(tables.difference(results)),
     ]
     seed_table = tables.seeds(results)
     if seed_table:
         parts.append(markdown_table(seed_table))
     parts.append(markdown_table(tables.cost(results)))
-    for name in figures:
+    curve_table = training_curve_table(results)
+    if curve_table:
+        parts.append(markdown_table(curve_table))
+    if TRAINING_CURVES in figures:
+        parts += [f"![{figure_title(TRAINING_CURVES)}]({TRAINING_CURVES})", ""]
+    parts += [markdown_table(t) for t in tuning_tables(results)]
+    for name in (n for n in figures if n != TRAINING_CURVES):
         parts += [f"### {figure_title(name)}", "", f"![{figure_title(name)}]({name})", ""]
     parts.append(markdown_table(tables.per_class(results)))
     parts += [markdown_table(t) for t in tables.error_tables(results, analysis)]

@@ -15,11 +15,14 @@ from pathlib import Path
 
 import numpy as np
 
+from compare.diagnosis import training_curves_png
+from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.progress import Progress, setup_logging
 from compare.render.figures import all_figures
 from compare.render.html import render_html
 from compare.render.markdown import render_markdown
 from compare.report.publish import ReportDirError, check_output_dir, report_directory
+from compare.report.qualify import qualify
 from compare.report.results import build_results, prediction_rows, write_predictions
 from compare.report.runs import EvalSplit, Model, check_compatible, group_models, load_split, read_runs
 from compare.scoring import baselines as baseline_models
@@ -75,10 +78,12 @@ def build_report(
     progress: Progress | None = None,
     loader: Loader = load,
     draw: Callable[[dict, dict, list[str]], dict[str, bytes]] = all_figures,
+    tuning: dict | None = None,
 ) -> dict:
     """Scores the runs of `args` and writes the report directory; returns results.json's content.
 
     `loader` turns a run directory into a Classifier and `draw` makes the figures; tests replace them.
+    `tuning` is results.json `tuning` when `compare run --tune` chose the runs.
     """
     progress = progress or Progress()
     check_output_dir(Path(args.output_dir))
@@ -100,9 +105,15 @@ def build_report(
     results = build_results(
         split, models, entries, probs, seed_scores, baselines, stats, settings, notes, environment()
     )
+    if tuning:
+        results["tuning"] = tuning
+    qualify(results, models, seed_scores)
     analysis = error_analysis(split, probs, args.examples)
     results["comparison"]["disagreements"] = analysis["disagreement_count"]
     figures = draw(results["models"], baselines, split.labels)
+    curves = results["training_curves"]["curves"]
+    if any(curves.values()):
+        figures[TRAINING_CURVES] = training_curves_png(curves)
     progress.stage("drew %d figures. Verdict: %s", len(figures), results["comparison"]["verdict"])
     write_report(Path(args.output_dir), results, analysis, figures, split, probs)
     progress.stage("report written: %s", Path(args.output_dir) / "report.html")

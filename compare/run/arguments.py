@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 from compare.run.profiles import PROFILES, SIDES, get_profile
 
+CLASS_WEIGHTS = ("none", "balanced")
+
 
 @dataclass
 class SideTrainingArguments:
@@ -16,6 +18,13 @@ class SideTrainingArguments:
     profile: str = field(default="quick", metadata={"help": f"Training profile: {' or '.join(PROFILES)}."})
     seeds: int = field(default=1, metadata={"help": "Train each side this many times (seeds --seed, --seed+1, ...)."})
     retrain: bool = field(default=False, metadata={"help": "Train again even when matching runs exist."})
+    class_weight: str | None = field(
+        default=None,
+        metadata={
+            "help": "Weigh the loss of both sides by class: none, or balanced (inverse class frequency). "
+            "Default: the sides' own default (none)."
+        },
+    )
     finetune_args: str = field(default="", metadata={"help": 'Extra flags for python -m finetune, e.g. "--epochs 2".'})
     scratch_args: str = field(default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny".'})
 
@@ -23,12 +32,16 @@ class SideTrainingArguments:
         get_profile(self.profile)
         if not 1 <= self.seeds <= 20:
             raise ValueError(f"--seeds must be between 1 and 20, got {self.seeds}.")
+        if self.class_weight is not None and self.class_weight not in CLASS_WEIGHTS:
+            raise ValueError(f"--class-weight must be {' or '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
         for side in SIDES:
             try:
                 shlex.split(getattr(self, f"{side}_args"))
             except ValueError as error:
                 raise ValueError(f"--{side}-args cannot be split into flags: {error}.") from None
 
-    def side_flags(self, side: str) -> list[str]:
-        """The profile's flags for `side`, then the user's."""
-        return [*get_profile(self.profile)[side].flags, *shlex.split(getattr(self, f"{side}_args"))]
+    def side_flags(self, side: str, budget: bool = True) -> list[str]:
+        """The profile's flags for `side` (its step budget only if `budget`), `--class-weight`, then the user's."""
+        class_weight = ["--class-weight", self.class_weight] if self.class_weight else []
+        user = shlex.split(getattr(self, f"{side}_args"))
+        return [*get_profile(self.profile)[side].side_flags(budget), *class_weight, *user]

@@ -3,24 +3,28 @@
 Runs go to `DIR/runs/finetune` and `DIR/runs/scratch`; with `--seeds N` (N > 1) to
 `DIR/runs/finetune-seed<S>` and `DIR/runs/scratch-seed<S>` for S = --seed, --seed + 1, ... The report
 goes to DIR. Model flags beyond the profile's pass through `--finetune-args "..."` / `--scratch-args "..."`
-(a shell-quoted string each), for instance tiny configurations in tests.
+(a shell-quoted string each), for instance tiny configurations in tests; `--class-weight` goes to both.
+With `--tune N` each side's model is instead the best of N seeded random trials on validation accuracy
+(`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from compare.progress import Progress, setup_logging
-from compare.report.command import ReportArguments, build_report
+from compare.report.command import Loader, ReportArguments, build_report
 from compare.report.publish import ReportDirError, check_output_dir
 from compare.run.arguments import SideTrainingArguments
 from compare.run.launch import train_side
 from compare.run.profiles import SIDES, side_data
+from compare.run.tuning import tune_side
 from compare.scoring.statistics import StatisticsArguments
 from core.args import DataArguments, parse_args
+from core.classifier import load
 from core.data import DataError
 from core.processes import ProcessError
 from core.rundir import RunError
@@ -31,6 +35,23 @@ logger = logging.getLogger(__name__)
 @dataclass
 class CompareRunArguments(SideTrainingArguments):
     """Where the runs and the report go (the report in output_dir), and how the sides are trained."""
+
+    tune: int | None = field(
+        default=None,
+        metadata={
+            "help": "Tune each side: train N seeded random trials of its search space and keep the one with the "
+            "best validation accuracy (runs/tune/<side>/trial-NNN; the profile's step budget gives way to each "
+            "trial's)."
+        },
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.tune is not None and self.tune < 1:
+            raise ValueError(
+                f"--tune must be a positive number of trials per side, got {self.tune}; leave it out to train "
+                "each side once with the profile's settings."
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,24 +74,38 @@ def run_dirs(output_dir: Path, seeds: list[int]) -> dict[tuple[str, int], Path]:
 
 
 def run_comparison(
-    data: DataArguments, args: CompareRunArguments, stats: StatisticsArguments, progress: Progress | None = None
+    data: DataArguments,
+    args: CompareRunArguments,
+    stats: StatisticsArguments,
+    progress: Progress | None = None,
+    loader: Loader = load,
 ) -> dict:
-    """Trains (or reuses) every run, then writes the report into `args.output_dir`; returns results.json."""
+    """Trains (or reuses) every run, then writes the report into `args.output_dir`; returns results.json.
+
+    `loader` turns a run directory into a Classifier for the report; tests replace it.
+    """
     progress = progress or Progress()
     output_dir = Path(args.output_dir)
     check_output_dir(output_dir)  # before hours of training, not after
     seeds = [data.seed + i for i in range(args.seeds)]
-    paths = run_dirs(output_dir, seeds)
-    for (side, seed), path in paths.items():
-        run_dir, reused = train_side(
-            side, side_data(data, side, args.profile, seed), args.side_flags(side), path, args.retrain
-        )
-        progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, seed, run_dir)
-    ordered = [paths[(side, seed)] for side in SIDES for seed in seeds]
+    tuning = None
+    if args.tune:
+        tuning, ordered = {}, []
+        for side in SIDES:
+            tuning[side], paths = tune_side(side, data, args, args.tune, progress)
+            ordered += [(side, path) for path in paths]
+    else:
+        paths = run_dirs(output_dir, seeds)
+        for (side, seed), path in paths.items():
+            run_dir, reused = train_side(
+                side, side_data(data, side, args.profile, seed), args.side_flags(side), path, args.retrain
+            )
+            progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, seed, run_dir)
+        ordered = [(side, paths[(side, seed)]) for side in SIDES for seed in seeds]
     report_args = ReportArguments(
-        runs=[str(p) for p in ordered], output_dir=str(output_dir), names=[p.name.split("-seed")[0] for p in ordered]
+        runs=[str(path) for _, path in ordered], output_dir=str(output_dir), names=[side for side, _ in ordered]
     )
-    return build_report(report_args, stats, progress)
+    return build_report(report_args, stats, progress, loader=loader, tuning=tuning)
 
 
 if __name__ == "__main__":

@@ -5,29 +5,100 @@ from pathlib import Path
 import pytest
 
 from compare.run.command import CompareRunArguments, run_dirs
-from compare.run.profiles import PROFILES, side_data
+from compare.run.profiles import PROFILES, Budget, side_data
 from core.args import DataArguments
 
 
-def test_profiles_give_each_side_its_subset_unless_the_user_chose_one() -> None:
+def test_profiles_are_step_budgets_on_the_whole_train_split() -> None:
+    args = {name: CompareRunArguments(output_dir="x", profile=name) for name in PROFILES}
+    assert args["quick"].side_flags("finetune") == ["--min-steps", "200", "--max-steps", "400"]
+    assert args["quick"].side_flags("scratch") == ["--min-steps", "800", "--max-steps", "2000", "--patience", "3"]
+    assert args["full"].side_flags("finetune") == [] and args["full"].side_flags("scratch") == []
     data = DataArguments(task="sst2", seed=42)
-    assert side_data(data, "finetune", "quick", 43).max_train_samples == 12000
-    assert side_data(data, "scratch", "quick", 43).max_train_samples is None
-    assert side_data(data, "scratch", "quick", 43).seed == 43
-    assert side_data(data, "scratch", "full", 42).max_train_samples is None
+    for profile in PROFILES:
+        for side in ("finetune", "scratch"):
+            assert side_data(data, side, profile, 43) == DataArguments(task="sst2", seed=43)
     chosen = DataArguments(task="sst2", max_train_samples=500)
     assert side_data(chosen, "finetune", "quick", 42).max_train_samples == 500
-    assert PROFILES["full"]["finetune"].flags == () and PROFILES["full"]["scratch"].flags == ()
+
+
+def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
+    args = CompareRunArguments(output_dir="x", scratch_args="--preset tiny", class_weight="balanced")
+    assert args.side_flags("scratch", budget=False) == [
+        "--patience",
+        "3",
+        "--class-weight",
+        "balanced",
+        "--preset",
+        "tiny",
+    ]
+    assert args.side_flags("finetune", budget=False) == ["--class-weight", "balanced"]
+    budget = PROFILES["quick"]["scratch"].budget
+    assert args.side_flags("scratch")[:4] == [
+        "--min-steps",
+        str(budget.min_steps),
+        "--max-steps",
+        str(budget.max_steps),
+    ]
+    with pytest.raises(ValueError, match="min_steps <= max_steps; got 10 and 5"):
+        Budget(min_steps=10, max_steps=5)
+
+
+@pytest.mark.parametrize("side", ["finetune", "scratch"])
+def test_the_side_parses_the_quick_profile_into_its_budget(side: str) -> None:
+    import dataclasses
+    import importlib
+
+    from core.args import RunArguments, parse_args
+
+    module, name = {
+        "finetune": ("finetune.args", "FinetuneArguments"),
+        "scratch": ("scratch.args", "ScratchArguments"),
+    }[side]
+    arguments = getattr(importlib.import_module(module), name)
+    if not {"min_steps", "max_steps"} <= {f.name for f in dataclasses.fields(arguments)}:
+        pytest.skip(f"python -m {side} does not take --min-steps and --max-steps yet")
+    flags = CompareRunArguments(output_dir="x", profile="quick").side_flags(side)
+    *_, parsed = parse_args((DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "u", *flags])
+    budget = PROFILES["quick"][side].budget
+    assert (parsed.min_steps, parsed.max_steps) == (budget.min_steps, budget.max_steps)
 
 
 def test_extra_flags_follow_the_profile() -> None:
-    args = CompareRunArguments(output_dir="x", finetune_args="--epochs 3 --batch-size 8", scratch_args="--preset tiny")
-    assert args.side_flags("finetune") == ["--epochs", "1", "--epochs", "3", "--batch-size", "8"]
-    assert args.side_flags("scratch") == ["--epochs", "1", "--preset", "tiny"]
+    args = CompareRunArguments(
+        output_dir="x", profile="full", finetune_args="--epochs 3 --batch-size 8", scratch_args="--preset tiny"
+    )
+    assert args.side_flags("finetune") == ["--epochs", "3", "--batch-size", "8"]
+    assert args.side_flags("scratch") == ["--preset", "tiny"]
+    weighted = CompareRunArguments(output_dir="x", profile="full", class_weight="none", scratch_args="--preset tiny")
+    assert weighted.side_flags("scratch") == ["--class-weight", "none", "--preset", "tiny"]
+    assert weighted.side_flags("finetune") == ["--class-weight", "none"]
     with pytest.raises(ValueError, match="Unknown profile 'fast'"):
         CompareRunArguments(output_dir="x", profile="fast")
     with pytest.raises(ValueError, match="--scratch-args cannot be split"):
         CompareRunArguments(output_dir="x", scratch_args='--preset "tiny')
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--tune", "0"], "--tune must be a positive number of trials per side, got 0"),
+        (["--tune", "-3"], "--tune must be a positive number of trials per side, got -3"),
+        (["--class-weight", "inverse"], "--class-weight must be none or balanced, got 'inverse'"),
+    ],
+)
+def test_bad_tuning_or_class_weight_is_refused_before_any_training(flags, message, tmp_path, monkeypatch, capsys):
+    from compare.run import command, launch
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained despite a bad option")
+
+    monkeypatch.setattr(launch, "run_command", no_training)
+    monkeypatch.setattr(command, "train_side", no_training)
+    with pytest.raises(SystemExit):
+        command.main(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags])
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def test_run_directories_name_seeds_only_when_there_are_several(tmp_path: Path) -> None:

@@ -1,0 +1,63 @@
+"""The report's tuning tables (`compare run --tune N`): the expected best validation accuracy against the number
+of trials, and every trial with its parameters, the chosen one with its test score.
+
+Only the chosen trial was scored on the test split; the others have no test score to show.
+"""
+
+from __future__ import annotations
+
+from compare.render.format import pct
+from compare.render.tables import Table
+from compare.tune import trial_name
+
+
+def params_text(params: dict) -> str:
+    return ", ".join(
+        f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in params.items()
+    )
+
+
+def tuning_tables(results: dict) -> list[Table]:
+    """Two tables when results.json holds `tuning`, else none."""
+    tuning = results.get("tuning")
+    if not tuning:
+        return []
+    sides = list(tuning)
+    longest = max(len(tuning[side]["expected_max_validation"]) for side in sides)
+    curve_rows = []
+    for n in range(1, longest + 1):
+        row = [str(n)]
+        for side in sides:
+            values = tuning[side]["expected_max_validation"]
+            row.append(pct(values[n - 1]) if n <= len(values) else "–")
+        curve_rows.append(row)
+    expected = Table(
+        "Tuning: expected best validation accuracy against the number of trials",
+        ["trials", *(f"{side} validation accuracy %" for side in sides)],
+        curve_rows,
+        note="The expected maximum of n trials drawn from those run (Dodge et al. 2019, 'Show Your Work'): how much "
+        "of a side's tuned score the number of trials bought, and the sides compared at the same tuning budget.",
+    )
+    trial_rows = []
+    for side in sides:
+        for index, trial in enumerate(tuning[side]["trials"]):
+            chosen = index == tuning[side]["selected"]
+            test = pct(results["models"][side]["accuracy"]) if chosen and side in results["models"] else "–"
+            trial_rows.append(
+                [
+                    side,
+                    trial_name(index),
+                    params_text(trial["params"]),
+                    pct(trial["validation_accuracy"]),
+                    "✓ chosen" if chosen else "",
+                    test,
+                ]
+            )
+    trials = Table(
+        "Tuning: the trials",
+        ["model", "trial", "parameters", "validation accuracy %", "chosen", f"{results['split']} accuracy %"],
+        trial_rows,
+        note="Each side's model in this report is its chosen trial, the one with the best validation accuracy; "
+        f"only it was scored on the {results['split']} split.",
+    )
+    return [expected, trials]

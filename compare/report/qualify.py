@@ -1,0 +1,31 @@
+"""What qualifies a comparison, added to results.json before the report is drawn: each model's diagnosis, the
+clause the verdict sentence carries, and the validation curves against training time.
+
+The findings and their rules are `compare.diagnosis`'s; this module only feeds them the report's runs, its
+scores and, with several seeds, the per-seed test accuracies the report already computed.
+"""
+
+from __future__ import annotations
+
+from compare.diagnosis import diagnose_report, equal_time_sentence, training_curves, verdict_clause
+from compare.report.runs import Model
+
+
+def qualify(results: dict, models: list[Model], seed_scores: dict[str, dict[str, list[float]]]) -> None:
+    """Adds `models.<name>.diagnosis` and `training_curves`, and the findings' clause to the verdict, in place."""
+    runs = {model.name: model.primary.run for model in models}
+    per_seed = {name: scores["accuracy"] for name, scores in seed_scores.items()}
+    several = min(len(model.runs) for model in models) > 1
+    found = diagnose_report(runs, results, per_seed if several else None)
+    for name, findings in found.items():
+        results["models"][name]["diagnosis"] = findings
+    comparison = results["comparison"]
+    pair = (comparison["a"], comparison["b"])
+    clause = verdict_clause({name: found.get(name, []) for name in pair})
+    if clause:
+        comparison["verdict"] = comparison["verdict"].removesuffix(".") + clause + "."
+    curves = training_curves(runs)
+    results["training_curves"] = {
+        "curves": curves,
+        "equal_time": equal_time_sentence({name: curves[name] for name in pair}),
+    }
