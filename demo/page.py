@@ -1,5 +1,5 @@
 """The demo's page: a classifier tab (one `gr.Label` per model, latency, test-split examples, the from-scratch
-model's attention) and a report tab (verdict, headline, runs, curve, figures), over already loaded models."""
+model's attention) and a report tab (verdict, headline, diagnosis, training time, tuning, runs, curve, figures), over already loaded models."""
 
 from __future__ import annotations
 
@@ -178,6 +178,9 @@ def _report_tab(report: Report | None, models: dict[str, Any]) -> None:
     else:
         _section("Verdict", report_view.verdict, report.results, elem_id="verdict")
         _section("Headline", report_view.headline, report.results)
+        _section("Diagnosis", report_view.diagnosis, report.results, optional=True)
+        _section("Training time", report_view.training_time, report.results, optional=True)
+        _section("Tuning", report_view.tuning, report.results, optional=True)
     runs = report_view.report_runs(report, models)
     if runs:
         gr.Markdown(f"## The runs\n\n{report_view.runs_table(runs)}")
@@ -195,8 +198,11 @@ def _report_tab(report: Report | None, models: dict[str, Any]) -> None:
                         gr.Image(str(path), show_label=False, interactive=False, format="png", height=360)
 
 
-def _section(title: str, render: Any, content: dict[str, Any], elem_id: str | None = None) -> None:
-    """A heading and what `render` makes of `content`, or what is missing from a file another version wrote."""
+def _section(
+    title: str, render: Any, content: dict[str, Any], elem_id: str | None = None, optional: bool = False
+) -> None:
+    """A heading and what `render` makes of `content`, or what is missing from a file another version wrote;
+    an `optional` section that renders to nothing (a report without tuning, say) is left out."""
     try:
         text = render(content)
     except (KeyError, TypeError, ValueError) as error:
@@ -205,4 +211,5 @@ def _section(title: str, render: Any, content: dict[str, Any], elem_id: str | No
             f"The report's files lack {error}, which this version shows; recreate them with `{CREATE_COMMAND}` "
             "or `python -m compare report`."
         )
-    gr.Markdown(f"## {title}\n\n{text}", elem_id=elem_id)
+    if text or not optional:
+        gr.Markdown(f"## {title}\n\n{text}", elem_id=elem_id)

@@ -1,5 +1,6 @@
-"""The report tab's text: the verdict, headline and cost tables, the curve and figure titles come from
-`compare.render`, word for word what report.md says; only the table of runs is the demo's own."""
+"""The report tab's text: the verdict, headline and cost tables, each model's diagnosis, training time, tuning,
+the curve and figure titles come from `compare.render`, word for word what report.md says; only the table of
+runs is the demo's own."""
 
 from __future__ import annotations
 
@@ -9,17 +10,30 @@ from typing import Any
 
 from compare.render import tables
 from compare.render.curve import curve_summary
+from compare.render.diagnosis import diagnosis_tables, training_curve_table
 from compare.render.figures import figure_title
 from compare.render.format import count, pct, seconds
 from compare.render.markdown import markdown_table
 from compare.render.tables import Table
+from compare.render.tuning import tuning_tables
 from compare.report.locate import recorded_runs
 from core.rundir import read_run_json
 from demo.sources import Report
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["checkpoint", "curve_summary", "figure_title", "headline", "report_runs", "runs_table", "verdict"]
+__all__ = [
+    "checkpoint",
+    "curve_summary",
+    "diagnosis",
+    "figure_title",
+    "headline",
+    "report_runs",
+    "runs_table",
+    "training_time",
+    "tuning",
+    "verdict",
+]
 
 
 def verdict(results: dict[str, Any]) -> str:
@@ -32,6 +46,22 @@ def verdict(results: dict[str, Any]) -> str:
 def headline(results: dict[str, Any]) -> str:
     """The report's quality table (95% intervals, baselines) and its cost table, in Markdown."""
     return markdown_table(tables.headline(results)) + "\n" + markdown_table(tables.cost(results))
+
+
+def diagnosis(results: dict[str, Any]) -> str:
+    """Each model's findings (what qualifies its score), as report.md lists them; "" for an older results.json."""
+    return "\n".join(markdown_table(table) for table in diagnosis_tables(results))
+
+
+def training_time(results: dict[str, Any]) -> str:
+    """Validation accuracy after each epoch against training seconds, and who is ahead at equal time; or ""."""
+    table = training_curve_table(results)
+    return markdown_table(table) if table else ""
+
+
+def tuning(results: dict[str, Any]) -> str:
+    """The tuning tables of `compare run --tune N` (expected best of n trials, every trial); "" without tuning."""
+    return "\n".join(markdown_table(table) for table in tuning_tables(results))
 
 
 def runs_table(runs: dict[str, dict[str, Any]]) -> str:
