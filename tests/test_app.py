@@ -52,6 +52,9 @@ def test_the_app_shows_a_report_written_by_compare(compared_report: Path, compar
     assert sentence[1:] in text and "not loaded" not in text
     for name, model in results["models"].items():
         assert f"{pct(model['accuracy'])} {ci(model['accuracy_ci'])}" in text, name
+        assert f"### Diagnosis of {name}" in text, name
+    assert "## Training time" in text and json.dumps(results["training_curves"]["equal_time"])[1:-1] in text
+    assert "## Tuning" not in text  # the report tuned nothing, so the section is left out
 
 
 def test_runs_without_a_report_offer_examples_from_their_test_split(tiny_runs: dict) -> None:

@@ -39,11 +39,33 @@ def test_verdict_and_headline_are_the_reports_own(compared_report: Path) -> None
 def test_figure_titles_are_the_reports_captions(compared_report: Path) -> None:
     report_md = (compared_report / "report.md").read_text()
     figures = sorted(compared_report.glob("*.png"))
-    assert len(figures) == 4
+    assert len(figures) == 5 and "training_curves.png" in [path.name for path in figures]
     for path in figures:
-        assert f"### {report_view.figure_title(path.name)}\n\n![" in report_md
+        assert f"![{report_view.figure_title(path.name)}]({path.name})" in report_md
     assert report_view.figure_title("accuracy_by_model.png") == "Accuracy by model"
     assert report_view.figure_title("curve.png") == "Learning curve"
+
+
+def test_diagnosis_and_training_time_are_the_reports_own(compared_report: Path) -> None:
+    results = json.loads((compared_report / "results.json").read_text())
+    report_md = (compared_report / "report.md").read_text()
+    diagnosis, training_time = report_view.diagnosis(results), report_view.training_time(results)
+    for view in (diagnosis, training_time):
+        assert table_rows(view) and all(row in report_md for row in table_rows(view))
+    for name, model in results["models"].items():
+        assert f"### Diagnosis of {name}" in diagnosis
+        assert all(f"| {finding['code']} | {finding['message']} |" in diagnosis for finding in model["diagnosis"])
+        epochs = results["training_curves"]["curves"][name]
+        assert len(epochs) == model["epochs"] > 0  # one point per epoch the run recorded
+        assert sum(row.startswith(f"| {name} |") for row in table_rows(training_time)) == len(epochs)
+    assert results["training_curves"]["equal_time"] in training_time
+    assert report_view.tuning(results) == ""  # compare report tunes nothing
+    older = {
+        **results,
+        "models": {n: {k: v for k, v in m.items() if k != "diagnosis"} for n, m in results["models"].items()},
+    }
+    del older["training_curves"]
+    assert report_view.diagnosis(older) == "" and report_view.training_time(older) == ""
 
 
 def test_curve_summary_is_the_curves_own_table(tmp_path: Path) -> None:
