@@ -1,0 +1,156 @@
+"""`compare run --tune N` with the sides' commands replaced by a stand-in that writes a finished run: the trials'
+flags, selection on validation accuracy only, results.json `tuning`, the report's tables, and reuse on a rerun."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from compare.run import launch
+from compare.run.command import CompareRunArguments, run_comparison
+from compare.run.profiles import PROFILES
+from compare.scoring.statistics import StatisticsArguments
+from compare.tune import sample_trials, trial_flags, trial_name
+from demo import report_view
+from tests.compare.fakes import fake_loader, fake_run, tiny_data
+
+STATS = StatisticsArguments(bootstrap_resamples=200)
+
+
+def validation_accuracy(side: str, learning_rate: float) -> float:
+    """What a stand-in trial scores on validation: best near a learning rate that differs per side."""
+    best = {"finetune": 5e-5, "scratch": 1e-3}[side]
+    return 0.9 - 0.1 * abs(math.log10(learning_rate / best))
+
+
+class FakeSides:
+    """Stands in for `python -m <side>`: records each command and writes the run it would have trained."""
+
+    def __init__(self, data) -> None:
+        self.data, self.calls = data, []
+
+    def __call__(self, cmd: list[str], log: Path | None = None) -> None:
+        side, run_dir = cmd[2], Path(cmd[cmd.index("--output-dir") + 1])
+        flags = cmd[cmd.index("--overwrite") + 1 :]
+        options = dict(zip(flags[::2], flags[1::2]))  # the last of a repeated flag wins, as in argparse
+        accuracy = validation_accuracy(side, float(options["--learning-rate"]))
+        seed = int(cmd[cmd.index("--seed") + 1])
+        shutil.rmtree(run_dir, ignore_errors=True)
+        fake_run(run_dir, side, dataclasses.replace(self.data, seed=seed), validation={"accuracy": accuracy})
+        self.calls.append((side, run_dir.name, flags))
+
+
+@pytest.fixture
+def setup(tmp_path: Path, monkeypatch):
+    data = tiny_data(tmp_path / "data")
+    sides = FakeSides(data)
+    monkeypatch.setattr(launch, "run_command", sides)
+    loaded = []
+    answer = fake_loader(
+        {trial_name(i): 0.7 for i in range(4)} | {f"{trial_name(i)}-seed43": 0.7 for i in range(4)}, data
+    )
+
+    def loader(path, name=None):
+        loaded.append(Path(path))
+        return answer(path, name)
+
+    return data, sides, loaded, loader, tmp_path / "out"
+
+
+def tune(data, out: Path, loader, n: int, **kwargs) -> dict:
+    args = CompareRunArguments(
+        output_dir=str(out), tune=n, class_weight="balanced", scratch_args="--preset tiny", **kwargs
+    )
+    return run_comparison(data, args, STATS, loader=loader)
+
+
+def brute_force_expected_max(values: list[float], n: int) -> float:
+    """E[max of n draws with replacement], by enumerating every equally likely draw."""
+    draws = list(itertools.product(values, repeat=n))
+    return sum(max(d) for d in draws) / len(draws)
+
+
+def test_trials_are_chosen_on_validation_and_recorded(setup) -> None:
+    data, sides, loaded, loader, out = setup
+    results = tune(data, out, loader, 3)
+    for side in ("finetune", "scratch"):
+        trials = sample_trials(side, 3, seed=data.seed)
+        record = results["tuning"][side]
+        accuracies = [validation_accuracy(side, t["learning_rate"]) for t in trials]
+        assert [t["params"] for t in record["trials"]] == trials
+        assert [t["validation_accuracy"] for t in record["trials"]] == pytest.approx(accuracies)
+        assert record["selected"] == int(np.argmax(accuracies))
+        assert record["expected_max_validation"] == pytest.approx(
+            [brute_force_expected_max(accuracies, n) for n in (1, 2, 3)]
+        )
+        runs = [str(out / "runs" / "tune" / side / trial_name(i)) for i in range(3)]
+        assert [t["run"] for t in record["trials"]] == runs
+        assert results["runs"][side] == runs[record["selected"]]  # the chosen trial is the side's model
+        calls = [flags for called, _, flags in sides.calls if called == side]
+        for flags, trial in zip(calls, trials):
+            assert flags[-len(trial_flags(trial)) :] == trial_flags(trial)  # the trial's values come last and win
+            assert (
+                "--min-steps" not in flags and flags.count("--max-steps") == 1
+            )  # the trial's budget, not the profile's
+            assert flags[flags.index("--class-weight") + 1] == "balanced"
+        if PROFILES["quick"][side].flags:
+            assert all(
+                flags[: len(PROFILES["quick"][side].flags)] == list(PROFILES["quick"][side].flags) for flags in calls
+            )
+    # Test scores are read for the chosen trials only: nothing else was ever loaded.
+    assert loaded == [Path(results["runs"]["finetune"]), Path(results["runs"]["scratch"])]
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["tuning"] == json.loads(json.dumps(results["tuning"]))
+
+
+def test_the_report_shows_the_expected_best_and_the_chosen_trials(setup) -> None:
+    data, _, _, loader, out = setup
+    results = tune(data, out, loader, 2)
+    markdown, page = (out / "report.md").read_text(), (out / "report.html").read_text()
+    shown = report_view.tuning(results)
+    assert "### Tuning: expected best validation accuracy against the number of trials" in markdown
+    for side in ("finetune", "scratch"):
+        record = results["tuning"][side]
+        chosen = record["selected"]
+        test = f"{results['models'][side]['accuracy'] * 100:.1f}"
+        chosen_row = next(line for line in shown.splitlines() if line.startswith(f"| {side} | {trial_name(chosen)} |"))
+        assert chosen_row.endswith(f"| ✓ chosen | {test} |") and chosen_row in markdown
+        other_row = next(
+            line for line in shown.splitlines() if line.startswith(f"| {side} | {trial_name(1 - chosen)} |")
+        )
+        assert other_row.endswith("|  | – |")  # no test score for a trial that was not chosen
+    best_of_two = [f"{results['tuning'][s]['expected_max_validation'][1] * 100:.1f}" for s in ("finetune", "scratch")]
+    assert f"| 2 | {best_of_two[0]} | {best_of_two[1]} |" in markdown
+    assert "Tuning: the trials" in page and "✓ chosen" in page
+
+
+def test_a_rerun_with_more_trials_reuses_the_finished_ones(setup) -> None:
+    data, sides, _, loader, out = setup
+    first = tune(data, out, loader, 2)
+    assert sorted(name for _, name, _ in sides.calls) == ["trial-000", "trial-000", "trial-001", "trial-001"]
+    sides.calls.clear()
+    second = tune(data, out, loader, 3)
+    assert [(side, name) for side, name, _ in sides.calls] == [("finetune", "trial-002"), ("scratch", "trial-002")]
+    for side in ("finetune", "scratch"):
+        assert second["tuning"][side]["trials"][:2] == first["tuning"][side]["trials"]
+        assert len(second["tuning"][side]["expected_max_validation"]) == 3
+
+
+def test_with_seeds_the_chosen_trial_is_trained_again_for_each_seed(setup) -> None:
+    data, sides, _, _, out = setup
+    loader = fake_loader({f"{trial_name(i)}{s}": 0.7 for i in range(2) for s in ("", "-seed43")}, data)
+    results = tune(data, out, loader, 2, seeds=2)
+    for side in ("finetune", "scratch"):
+        chosen = results["tuning"][side]["trials"][results["tuning"][side]["selected"]]
+        name = f"{trial_name(results['tuning'][side]['selected'])}-seed43"
+        rerun = next(flags for called, run, flags in sides.calls if called == side and run == name)
+        assert rerun[-len(trial_flags(chosen["params"])) :] == trial_flags(chosen["params"])
+        assert results["seeds"][side]["seeds"] == [data.seed, data.seed + 1]
+        assert results["seeds"][side]["runs"] == [chosen["run"], str(Path(chosen["run"]).with_name(name))]
