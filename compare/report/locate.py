@@ -22,9 +22,17 @@ def find_newest_report(roots: Iterable[Path]) -> Path | None:
 
 def locate_run(report_dir: Path, name: str, path: str) -> Path | None:
     """A report's run by its recorded path (absolute, or relative to the report or the working directory),
-    else by name under the report's runs/ folder, so a report directory that was moved still finds its runs."""
+    else by name under the report's runs/ folder (a tuned side's chosen trial under runs/tune/<name>/), so a
+    report directory that was moved still finds its runs."""
     recorded = Path(path)
-    for candidate in (recorded, report_dir / recorded, report_dir / "runs" / recorded.name, report_dir / "runs" / name):
+    candidates = (
+        recorded,
+        report_dir / recorded,
+        report_dir / "runs" / recorded.name,
+        report_dir / "runs" / name,
+        report_dir / "runs" / "tune" / name / recorded.name,
+    )
+    for candidate in candidates:
         if (candidate / "run.json").is_file():
             return candidate
     return None

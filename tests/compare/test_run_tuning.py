@@ -154,3 +154,14 @@ def test_with_seeds_the_chosen_trial_is_trained_again_for_each_seed(setup) -> No
         assert rerun[-len(trial_flags(chosen["params"])) :] == trial_flags(chosen["params"])
         assert results["seeds"][side]["seeds"] == [data.seed, data.seed + 1]
         assert results["seeds"][side]["runs"] == [chosen["run"], str(Path(chosen["run"]).with_name(name))]
+
+
+def test_a_moved_tuned_report_still_finds_its_chosen_trials(setup, tmp_path: Path) -> None:
+    from compare.report.locate import recorded_runs
+
+    data, _, _, loader, out = setup
+    results = tune(data, out, loader, 2)
+    moved = shutil.move(out, tmp_path / "moved")
+    found = recorded_runs(Path(moved))
+    for side in ("finetune", "scratch"):
+        assert found[side] == Path(moved) / "runs" / "tune" / side / Path(results["runs"][side]).name
