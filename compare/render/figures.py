@@ -25,6 +25,7 @@ FIGURE_TITLES = {
     "reliability.png": "Reliability diagrams",
     "curve.png": "Learning curve",
     "training_curves.png": "Validation accuracy against training time",
+    "tuning.png": "Tuning: expected best validation accuracy against the number of trials",
 }
 COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
 BASELINE_STYLE = {"majority": ":", "tfidf_logreg": "--"}

@@ -1,14 +1,20 @@
-"""The report's tuning tables (`compare run --tune N`): the expected best validation accuracy against the number
-of trials, and every trial with its parameters, the chosen one with its test score.
+"""The report's tuning tables and figure (`compare run --tune N`): the expected best validation accuracy against
+the number of trials, and every trial with its parameters, the chosen one with its test score.
 
 Only the chosen trial was scored on the test split; the others have no test score to show.
 """
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
+
+from compare.render.figures import color, png_bytes, style_axes
 from compare.render.format import pct
 from compare.render.tables import Table
 from compare.tune import trial_name
+
+FIGURE = "tuning.png"
 
 
 def params_text(params: dict) -> str:
@@ -61,3 +67,21 @@ def tuning_tables(results: dict) -> list[Table]:
         f"only it was scored on the {results['split']} split.",
     )
     return [expected, trials]
+
+
+def tuning_figure(tuning: dict) -> bytes:
+    """Each side's expected best validation accuracy against the number of trials, the trials themselves as dots."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for i, (side, record) in enumerate(tuning.items()):
+        curve = record["expected_max_validation"]
+        ax.plot(range(1, len(curve) + 1), curve, marker="o", color=color(i), label=f"{side}: expected best of n")
+        trials = [trial["validation_accuracy"] for trial in record["trials"]]
+        ax.scatter(range(1, len(trials) + 1), trials, color=color(i), alpha=0.35, s=18, label=f"{side}: each trial")
+    style_axes(ax)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("number of trials n (the dots: each trial's own score, in trial order)")
+    ax.set_ylabel("validation accuracy")
+    ax.set_title("Tuning: expected best validation accuracy of n trials")
+    ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return png_bytes(fig)

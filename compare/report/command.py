@@ -21,6 +21,8 @@ from compare.progress import Progress, setup_logging
 from compare.render.figures import all_figures
 from compare.render.html import render_html
 from compare.render.markdown import render_markdown
+from compare.render.tuning import FIGURE as TUNING_FIGURE
+from compare.render.tuning import tuning_figure
 from compare.report.publish import ReportDirError, check_output_dir, report_directory
 from compare.report.qualify import qualify
 from compare.report.results import build_results, prediction_rows, write_predictions
@@ -114,6 +116,8 @@ def build_report(
     curves = results["training_curves"]["curves"]
     if any(curves.values()):
         figures[TRAINING_CURVES] = training_curves_png(curves)
+    if tuning:
+        figures[TUNING_FIGURE] = tuning_figure(tuning)
     progress.stage("drew %d figures. Verdict: %s", len(figures), results["comparison"]["verdict"])
     write_report(Path(args.output_dir), results, analysis, figures, split, probs)
     progress.stage("report written: %s", Path(args.output_dir) / "report.html")

@@ -129,6 +129,7 @@ def test_the_report_shows_the_expected_best_and_the_chosen_trials(setup) -> None
     best_of_two = [f"{results['tuning'][s]['expected_max_validation'][1] * 100:.1f}" for s in ("finetune", "scratch")]
     assert f"| 2 | {best_of_two[0]} | {best_of_two[1]} |" in markdown
     assert "Tuning: the trials" in page and "✓ chosen" in page
+    assert (out / "tuning.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "](tuning.png)" in markdown
 
 
 def test_a_rerun_with_more_trials_reuses_the_finished_ones(setup) -> None:
