@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.errors import UserError
+
 DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
 
 
@@ -80,6 +82,9 @@ class RunArguments:
     strategy: str = field(
         default="default", metadata={"help": "tf.distribute strategy: default, mirrored or multiworker."}
     )
+    verbose: bool = field(
+        default=False, metadata={"help": "Also show TensorFlow's start-up notices and its library warnings."}
+    )
 
     def __post_init__(self) -> None:
         if self.overwrite and self.resume:
@@ -88,18 +93,35 @@ class RunArguments:
             raise ValueError(f"--strategy must be default, mirrored or multiworker, got {self.strategy!r}.")
 
 
-def parse_args(dataclass_types: tuple[type, ...], argv: list[str] | None = None) -> tuple[Any, ...]:
+class OptionsError(UserError):
+    """A command line or options file that names a bad value or an unknown option."""
+
+
+def parse_args(
+    dataclass_types: tuple[type, ...], argv: list[str] | None = None, raise_errors: bool = False
+) -> tuple[Any, ...]:
     """Parses the command line (or a single JSON file of the same fields) into the given dataclasses.
 
-    Errors raised in a dataclass's `__post_init__` come out as a usage error naming the bad value.
+    Errors raised in a dataclass's `__post_init__` come out as a usage error naming the bad value, or, with
+    `raise_errors`, as an `OptionsError` (unknown options and malformed values too).
     """
     from transformers import HfArgumentParser
 
+    class Parser(HfArgumentParser):
+        def error(self, message: str):
+            if raise_errors:
+                raise OptionsError(f"{message} (see --help)")
+            super().error(message)
+
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = HfArgumentParser(dataclass_types)
+    parser = Parser(dataclass_types)
     try:
         if len(argv) == 1 and argv[0].endswith(".json"):
             return parser.parse_json_file(Path(argv[0]).resolve())
         return parser.parse_args_into_dataclasses(args=argv)
+    except OptionsError:
+        raise
     except ValueError as error:
+        if raise_errors:
+            raise OptionsError(str(error)) from None
         parser.error(str(error))

@@ -1,26 +1,24 @@
-"""`python -m finetune <data options> --output-dir DIR [--model ...] [--epochs N] ...`."""
+"""`python -m finetune <data options> --output-dir DIR [--model ...] [--epochs N] ...`: one fine-tuning run."""
 
 from __future__ import annotations
 
-import logging
 import sys
+from pathlib import Path
 
-from core.args import DataArguments, RunArguments, parse_args
-from core.data import DataError
-from core.rundir import RunError
+from core.args import DataArguments, RunArguments
+from core.cli import run_command
 from finetune.args import FinetuneArguments
-from finetune.checkpoint import CheckpointError
-from finetune.run import train
+
+
+def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArguments) -> Path:
+    from finetune.run import train  # imports TensorFlow, after the command line chose how verbose it is
+
+    return train(data_args, run_args, args)
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    data_args, run_args, finetune_args = parse_args((DataArguments, RunArguments, FinetuneArguments), argv)
-    try:
-        train(data_args, run_args, finetune_args)
-    except (CheckpointError, DataError, RunError) as error:
-        raise SystemExit(f"error: {error}") from None
-    return 0
+    """Trains one run; bad data, options, output directories and checkpoints end in one `error:` line (exit 2)."""
+    return run_command(argv, (DataArguments, RunArguments, FinetuneArguments), train)
 
 
 if __name__ == "__main__":

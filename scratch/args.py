@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratch.model import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
+from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
 
 
 @dataclass

@@ -20,8 +20,9 @@ from core.throughput import ThroughputArguments, measure_training, throughput_ma
 from scratch.args import ScratchArguments
 from scratch.embedding import PAD_ID
 from scratch.model import ModelConfig, build_classifier
+from scratch.pipeline import length_grouped_batches, tokenize
 from scratch.tokenizer import make_tokenizer
-from scratch.train import compile_classifier, length_grouped_batches, tokenize
+from scratch.train import compile_classifier
 
 logger = logging.getLogger(__name__)
 
