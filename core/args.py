@@ -118,10 +118,13 @@ def parse_args(
     try:
         if len(argv) == 1 and argv[0].endswith(".json"):
             return parser.parse_json_file(Path(argv[0]).resolve())
-        return parser.parse_args_into_dataclasses(args=argv)
+        *parsed, unknown = parser.parse_args_into_dataclasses(args=argv, return_remaining_strings=True)
     except OptionsError:
         raise
     except ValueError as error:
         if raise_errors:
             raise OptionsError(str(error)) from None
         parser.error(str(error))
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return tuple(parsed)

@@ -48,11 +48,13 @@ def print_error(error: BaseException) -> None:
 
 
 def setup_logging(verbose: bool = False) -> None:
-    """Timestamped INFO logs on stderr; library loggers at WARNING unless `verbose`."""
+    """Timestamped INFO logs on stderr; the libraries' notices (datasets, transformers, TensorFlow) only if `verbose`."""
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
-    level = logging.INFO if verbose else logging.ERROR
-    for name in ("tensorflow", "absl", "h5py"):
-        logging.getLogger(name).setLevel(level)
+    if verbose:
+        return
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # read when transformers first logs
+    for name in ("datasets", "tensorflow", "absl", "h5py"):
+        logging.getLogger(name).setLevel(logging.ERROR)
 
 
 def quiet_tensorflow(verbose: bool = False) -> None:
@@ -76,7 +78,6 @@ def quiet_tensorflow(verbose: bool = False) -> None:
         from absl import logging as absl_logging
 
         absl_logging.set_verbosity(absl_logging.ERROR)
-        logging.getLogger("tensorflow").setLevel(logging.ERROR)
 
 
 @contextlib.contextmanager
