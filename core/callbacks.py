@@ -106,21 +106,27 @@ def fit(
     model: tf.keras.Model,
     train: tf.data.Dataset,
     validation: tf.data.Dataset,
-    epochs: int,
-    callbacks: list[tf.keras.callbacks.Callback],
     run_dir: Path,
+    args: Any,
+    examples_per_epoch: int,
 ) -> dict[str, Any]:
     """Fits `model` (leaving the best validation epoch's weights in it) and returns run.json's `training`.
 
+    Args:
+        args: the side's options; `epochs`, `batch_size`, `patience` and `max_steps` (None for no budget)
+            are read.
+        examples_per_epoch: rows of the train split.
     Returns:
         `training_summary` of the run's history file plus `stop_reason`: `budget` (the step budget ran
         out), `early_stopping` (validation accuracy stopped improving) or `max_epochs`.
     """
-    model.fit(
-        train, validation_data=validation, epochs=epochs, callbacks=callbacks, verbose=1 if sys.stdout.isatty() else 2
+    fit_callbacks = make_callbacks(
+        run_dir, args.batch_size, examples_per_epoch, args.patience, max_steps=getattr(args, "max_steps", None)
     )
+    verbose = 1 if sys.stdout.isatty() else 2
+    model.fit(train, validation_data=validation, epochs=args.epochs, callbacks=fit_callbacks, verbose=verbose)
     summary = training_summary(Path(run_dir) / HISTORY_FILE)
-    summary["stop_reason"] = stop_reason(callbacks)
+    summary["stop_reason"] = stop_reason(fit_callbacks)
     return summary
 
 

@@ -1,6 +1,6 @@
 """What every training command shares: option parsing, quiet TensorFlow start-up, and one-line errors.
 
-`python -m finetune` and `python -m scratch` both run through `run_command`: it parses the command line
+`python -m finetune` and `python -m scratch` both run through `side_command` and `run_command`: it parses the command line
 into the side's dataclasses, configures logging, keeps TensorFlow's start-up notices out of the terminal
 unless `--verbose`, calls the side's `train`, and turns a `UserError` (bad data, bad options, a refused
 output directory, a bad checkpoint) into one `error: <message>` line on stderr and exit status 2.
@@ -9,17 +9,34 @@ output directory, a bad checkpoint) into one `error: <message>` line on stderr a
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from core.args import parse_args
+from core.args import DataArguments, RunArguments, parse_args
 from core.errors import UserError
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 EXIT_USER_ERROR = 2
+
+
+def side_command(arguments: type, run_module: str) -> Callable[[list[str] | None], int]:
+    """The `main` of `python -m <side>`: data, run and `arguments` options, then `run_module`'s `train`.
+
+    `run_module` imports TensorFlow, so it is imported only once the command line has set how verbose
+    TensorFlow may be.
+    """
+
+    def train(*parsed: Any) -> Any:
+        return importlib.import_module(run_module).train(*parsed)
+
+    def main(argv: list[str] | None = None) -> int:
+        return run_command(argv, (DataArguments, RunArguments, arguments), train)
+
+    return main
 
 
 def run_command(argv: list[str] | None, dataclass_types: tuple[type, ...], train: Callable[..., Any]) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
-from core.callbacks import BACKUP_DIR
+from core.callbacks import BACKUP_DIR, fit
 from core.data import TaskData, load_task
 from core.metrics import classification_scores
 from core.rundir import finish_run, start_run, write_run_json
@@ -28,7 +28,7 @@ from finetune.card import write_card
 from finetune.checkpoint import Checkpoint, CheckpointError, resolve_checkpoint, tf_checkpoint
 from finetune.pipeline import Encoded, encode, eval_dataset, steps_per_epoch, train_dataset
 from finetune.predict import FinetunedClassifier
-from finetune.train import build_model, count_params, fit
+from finetune.train import build_model, count_params
 
 logger = logging.getLogger(__name__)
 

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import logging
 import math
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
-from core import callbacks
 from finetune.args import FinetuneArguments
 from finetune.checkpoint import Checkpoint, load_for_task
 
@@ -44,22 +41,6 @@ def build_model(checkpoint: Checkpoint, labels: list[str], args: FinetuneArgumen
         metrics=[tf.keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
     )
     return model
-
-
-def make_callbacks(run_dir: Path, args: FinetuneArguments, examples: int) -> list[tf.keras.callbacks.Callback]:
-    return callbacks.make_callbacks(run_dir, args.batch_size, examples, args.patience)
-
-
-def fit(
-    model: tf.keras.Model,
-    train: tf.data.Dataset,
-    validation: tf.data.Dataset,
-    run_dir: Path,
-    args: FinetuneArguments,
-    examples: int,
-) -> dict[str, Any]:
-    """Trains up to `args.epochs` epochs, leaving the best epoch's weights in `model`; returns run.json's `training`."""
-    return callbacks.fit(model, train, validation, args.epochs, make_callbacks(run_dir, args, examples), run_dir)
 
 
 def count_params(model: tf.keras.Model) -> tuple[int, int]:

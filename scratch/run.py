@@ -23,7 +23,7 @@ import numpy as np
 import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
-from core.callbacks import BACKUP_DIR
+from core.callbacks import BACKUP_DIR, fit
 from core.data import TaskData, load_task
 from core.metrics import classification_scores
 from core.rundir import finish_run, start_run, write_run_json
@@ -33,7 +33,7 @@ from scratch.card import write_card
 from scratch.model import ModelConfig, build_classifier, build_end_to_end
 from scratch.pipeline import length_grouped_batches, mean_length, predict_logits, tokenize
 from scratch.tokenizer import make_tokenizer
-from scratch.train import compile_classifier, fit
+from scratch.train import compile_classifier
 
 logger = logging.getLogger(__name__)
 

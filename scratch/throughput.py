@@ -13,10 +13,11 @@ import sys
 import numpy as np
 import tensorflow as tf
 
+from core import throughput
 from core.args import DataArguments
 from core.data import load_task
 from core.runtime import set_seed
-from core.throughput import ThroughputArguments, measure_training, throughput_main, time_tokenizer
+from core.throughput import ThroughputArguments, measure_training, throughput_main, throughput_result, time_tokenizer
 from scratch.args import ScratchArguments
 from scratch.embedding import PAD_ID
 from scratch.model import ModelConfig, build_classifier
@@ -41,14 +42,8 @@ def real_lengths(batch) -> np.ndarray:
 
 def model_shape(config: ModelConfig, classifier: tf.keras.Model) -> dict:
     """What the FLOP count needs: mean (or last-token) pooling has no pooler dense layer."""
-    return {
-        "layers": config.num_layers,
-        "d_model": config.d_model,
-        "d_ff": config.d_ff,
-        "num_labels": config.num_labels,
-        "pooler": False,
-        "params": int(classifier.count_params()),
-    }
+    params = int(classifier.count_params())
+    return throughput.model_shape(config.num_layers, config.d_model, config.d_ff, config.num_labels, False, params)
 
 
 def measure(data_args: DataArguments, args: ScratchArguments, bench: ThroughputArguments) -> dict:
@@ -69,16 +64,8 @@ def measure(data_args: DataArguments, args: ScratchArguments, bench: ThroughputA
     timing = measure_training(
         classifier, batches, dataset.element_spec, lambda b: pad_batch(b, data_args.max_length), real_lengths, bench
     )
-    return {
-        "side": "scratch",
-        "model": f"{args.preset} preset",
-        "shape": model_shape(config, classifier),
-        "batch_size": args.batch_size,
-        "max_length": data_args.max_length,
-        "train_rows": len(texts),
-        "tokenize": timed,
-        **timing,
-    }
+    name, shape = f"{args.preset} preset", model_shape(config, classifier)
+    return throughput_result("scratch", name, shape, args.batch_size, data_args.max_length, len(texts), timed, timing)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,12 +8,9 @@ the `--max-steps` budget, early stopping on validation accuracy with the best we
 from __future__ import annotations
 
 import logging
-from pathlib import Path
-from typing import Any
 
 import tensorflow as tf
 
-from core import callbacks
 from scratch.args import ScratchArguments
 from scratch.schedule import WarmupInverseSqrt
 
@@ -38,19 +35,3 @@ def compile_classifier(classifier: tf.keras.Model, args: ScratchArguments, warmu
         loss=tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=args.label_smoothing),
         metrics=[tf.keras.metrics.CategoricalAccuracy(name="accuracy")],
     )
-
-
-def make_callbacks(run_dir: Path, args: ScratchArguments, examples: int) -> list[tf.keras.callbacks.Callback]:
-    return callbacks.make_callbacks(run_dir, args.batch_size, examples, args.patience, max_steps=args.max_steps)
-
-
-def fit(
-    classifier: tf.keras.Model,
-    train: tf.data.Dataset,
-    validation: tf.data.Dataset,
-    run_dir: Path,
-    args: ScratchArguments,
-    examples: int,
-) -> dict[str, Any]:
-    """Trains up to `args.epochs` epochs, leaving the best epoch's weights in `classifier`; returns run.json's `training`."""
-    return callbacks.fit(classifier, train, validation, args.epochs, make_callbacks(run_dir, args, examples), run_dir)

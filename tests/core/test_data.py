@@ -86,6 +86,21 @@ def test_carved_splits_are_stratified_disjoint_and_seeded(tiny_csv: Path) -> Non
     assert load_task(files(train_file=str(tiny_csv), seed=7)).fingerprints != data.fingerprints
 
 
+def test_each_split_is_fingerprinted_once(tiny_csv: Path, monkeypatch) -> None:
+    import core.data
+
+    hashed = []
+    fingerprint = core.data.fingerprint
+    monkeypatch.setattr(
+        core.data, "fingerprint", lambda split, labels: hashed.append(len(split)) or fingerprint(split, labels)
+    )
+    args = files(train_file=str(tiny_csv))
+    data = load_task(args)
+    first = data.fingerprints
+    assert data.describe(args)["fingerprints"] == data.fingerprints == first
+    assert sorted(hashed) == sorted(len(split) for split in data.splits.values())
+
+
 def test_carved_splits_share_no_row_with_train(tmp_path: Path) -> None:
     rows = [(f"review number {i} " + text, label) for i, (text, label) in enumerate(separable_rows(300))]
     data = load_task(files(train_file=str(write_csv(tmp_path / "t.csv", rows))))

@@ -45,6 +45,21 @@ def test_pytorch_only_checkpoint_converts_to_the_same_model(tiny_pair, tmp_path,
     np.testing.assert_allclose(_hidden_states(converted), _hidden_states(tf_dir), atol=1e-6)
 
 
+def test_a_run_hashes_the_checkpoint_weights_once(tiny_pair, tmp_path, monkeypatch) -> None:
+    """The conversion's cache key reads the whole weights file (about 90 MB for minilm); a run needs it once."""
+    import finetune.checkpoint
+
+    _, pt_dir = tiny_pair
+    monkeypatch.setenv("TEXTCLS_CACHE", str(tmp_path))
+    reads = []
+    convert = finetune.checkpoint.convert_safetensors
+    monkeypatch.setattr(finetune.checkpoint, "convert_safetensors", lambda *a: reads.append(a) or convert(*a))
+    checkpoint = resolve_checkpoint(str(pt_dir))
+    first = tf_checkpoint(checkpoint)  # what finetune.run does before loading the data
+    load_for_task(checkpoint, ["a", "b"])  # what building the model does
+    assert tf_checkpoint(checkpoint) == first and len(reads) == 1
+
+
 def test_conversion_is_cached_and_leaves_no_staging(tiny_pair, tmp_path) -> None:
     _, pt_dir = tiny_pair
     first = convert_safetensors(pt_dir, tmp_path)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-import finetune.train
+import core.callbacks
 from core.args import DataArguments
 from core.classifier import load
 from core.data import load_task
@@ -132,22 +132,24 @@ class Interrupted(Exception):
     """Stands in for a killed process."""
 
 
-class InterruptAfterFirstEpoch(finetune.train.tf.keras.callbacks.Callback):
+class InterruptAfterFirstEpoch(core.callbacks.tf.keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         raise Interrupted(f"stopped after epoch {epoch + 1}")
 
 
 def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, monkeypatch) -> None:
     output = runs_dir / "resumed"
-    make_callbacks = finetune.train.make_callbacks
-    monkeypatch.setattr(finetune.train, "make_callbacks", lambda *a: [*make_callbacks(*a), InterruptAfterFirstEpoch()])
+    make_callbacks = core.callbacks.make_callbacks
+    monkeypatch.setattr(
+        core.callbacks, "make_callbacks", lambda *a, **k: [*make_callbacks(*a, **k), InterruptAfterFirstEpoch()]
+    )
     with pytest.raises(Interrupted):
         train_tiny_run(output, train_file, epochs=2, patience=2)
     partial = partial_path(output)
     assert not output.exists() and (partial / "backup").is_dir()
     first_epoch = json.loads((partial / "history.jsonl").read_text().splitlines()[0])
 
-    monkeypatch.setattr(finetune.train, "make_callbacks", make_callbacks)
+    monkeypatch.setattr(core.callbacks, "make_callbacks", make_callbacks)
     train_tiny_run(output, train_file, epochs=2, patience=2, resume=True)
 
     run = read_run_json(output)
@@ -163,7 +165,7 @@ def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, 
     assert run["validation"]["accuracy"] >= 0.9
 
 
-class WeightSnapshots(finetune.train.tf.keras.callbacks.Callback):
+class WeightSnapshots(core.callbacks.tf.keras.callbacks.Callback):
     """Keeps a copy of the weights at the end of every epoch."""
 
     def __init__(self) -> None:
@@ -176,8 +178,8 @@ class WeightSnapshots(finetune.train.tf.keras.callbacks.Callback):
 
 def test_the_saved_model_holds_the_best_epoch_s_weights(runs_dir: Path, train_file: Path, monkeypatch) -> None:
     snapshots = WeightSnapshots()
-    make_callbacks = finetune.train.make_callbacks
-    monkeypatch.setattr(finetune.train, "make_callbacks", lambda *a: [snapshots, *make_callbacks(*a)])
+    make_callbacks = core.callbacks.make_callbacks
+    monkeypatch.setattr(core.callbacks, "make_callbacks", lambda *a, **k: [snapshots, *make_callbacks(*a, **k)])
     run = read_run_json(train_tiny_run(runs_dir / "best", train_file, epochs=3, patience=3))
     best = run["training"]["best_epoch"]
     assert run["training"]["epochs_run"] == len(snapshots.epochs) == 3

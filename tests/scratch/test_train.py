@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from core import callbacks
 from core.rundir import read_run_json
 from core.training_log import read_history
-from scratch import train as training
 from scratch.__main__ import main
 from scratch.pipeline import bucket_boundaries, length_grouped_batches
 from tests.conftest import separable_rows, write_csv
@@ -104,17 +104,17 @@ def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
             if epoch == 1:
                 raise KeyboardInterrupt
 
-    def interrupted(*args):
-        *others, backup = make_callbacks(*args)
+    def interrupted(*args, **kwargs):
+        *others, backup = make_callbacks(*args, **kwargs)
         return [*others, Interrupt(), backup]  # epoch 2 is logged, then interrupted before its backup
 
-    make_callbacks = training.make_callbacks
-    monkeypatch.setattr(training, "make_callbacks", interrupted)
+    make_callbacks = callbacks.make_callbacks
+    monkeypatch.setattr(callbacks, "make_callbacks", interrupted)
     with pytest.raises(KeyboardInterrupt):
         main(tiny_argv(tmp_path / "run", train_file, **settings))
     partial = tmp_path / "run.partial"
     assert [row["epoch"] for row in read_history(partial / "history.jsonl")] == [1, 2]
-    monkeypatch.setattr(training, "make_callbacks", make_callbacks)
+    monkeypatch.setattr(callbacks, "make_callbacks", make_callbacks)
     main(tiny_argv(tmp_path / "run", train_file, resume=True, **settings))
     record = json.loads((tmp_path / "run" / "run.json").read_text())
     assert [row["epoch"] for row in record["training"]["history"]] == [1, 2, 3]
