@@ -15,8 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import tensorflow as tf
 
+from core.args import BudgetArguments
+from core.budget import TrainingPlan, balanced_class_weights
 from core.training_log import HISTORY_FILE, TrainingLog, training_summary
 
 logger = logging.getLogger(__name__)
@@ -107,26 +110,40 @@ def fit(
     train: tf.data.Dataset,
     validation: tf.data.Dataset,
     run_dir: Path,
-    args: Any,
-    examples_per_epoch: int,
+    args: BudgetArguments,
+    plan: TrainingPlan,
+    train_labels: np.ndarray,
+    num_labels: int,
 ) -> dict[str, Any]:
     """Fits `model` (leaving the best validation epoch's weights in it) and returns run.json's `training`.
 
     Args:
-        args: the side's options; `epochs`, `batch_size`, `patience` and `max_steps` (None for no budget)
-            are read.
-        examples_per_epoch: rows of the train split.
+        args: the side's options (`batch_size` and `patience`, the budget and `class_weight` are read).
+        plan: the epochs the budget gives (`args.plan(steps_per_epoch)`).
+        train_labels: the label id of every training example, for the example count and class weights.
+        num_labels: the task's classes.
     Returns:
-        `training_summary` of the run's history file plus `stop_reason`: `budget` (the step budget ran
-        out), `early_stopping` (validation accuracy stopped improving) or `max_epochs`.
+        `training_summary` of the run's history file plus `budget` {min_steps, max_steps}, `stop_reason`
+        (`budget`: the step budget ran out; `early_stopping`: validation accuracy stopped improving;
+        `max_epochs`) and `class_weights` (per label id, with `--class-weight balanced`).
     """
     fit_callbacks = make_callbacks(
-        run_dir, args.batch_size, examples_per_epoch, args.patience, max_steps=getattr(args, "max_steps", None)
+        run_dir, args.batch_size, len(train_labels), args.patience, max_steps=args.max_steps, min_steps=args.min_steps
     )
-    verbose = 1 if sys.stdout.isatty() else 2
-    model.fit(train, validation_data=validation, epochs=args.epochs, callbacks=fit_callbacks, verbose=verbose)
+    weights = balanced_class_weights(train_labels, num_labels) if args.class_weight == "balanced" else None
+    model.fit(
+        train,
+        validation_data=validation,
+        epochs=plan.epochs,
+        callbacks=fit_callbacks,
+        class_weight=weights,
+        verbose=1 if sys.stdout.isatty() else 2,
+    )
     summary = training_summary(Path(run_dir) / HISTORY_FILE)
+    summary["budget"] = {"min_steps": args.min_steps, "max_steps": args.max_steps}
     summary["stop_reason"] = stop_reason(fit_callbacks)
+    if weights is not None:
+        summary["class_weights"] = [weights[k] for k in range(num_labels)]
     return summary
 
 

@@ -2,10 +2,13 @@
 
 The run directory (`docs/formats.md`): the `save_pretrained` model and tokenizer, `run.json`, the model
 card `README.md`, the training log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
-`seconds` (the epochs' training time, validation excluded), `epochs_run`, `best_epoch`, `steps`,
-`stop_reason`, `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}],
-`examples_per_second` and `truncated` (texts cut per split); `validation` holds accuracy and macro-F1 of
-the restored best epoch (`core.metrics`).
+`seconds` (the epochs' training time, validation excluded), `epochs_run`, `best_epoch`, `steps` (optimizer
+steps run, resumed ones included), `budget` {`min_steps`, `max_steps`}, `stop_reason` (`early_stopping`,
+`budget` or `max_epochs`), `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}],
+`examples_per_second`, `truncated` (texts cut per split) and, with `--class-weight balanced`, `class_weights` (per label id);
+`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch`, `total_steps`,
+`class_weight`, `min_steps` and `max_steps`; `validation` holds accuracy and macro-F1 of the restored
+best epoch (`core.metrics`).
 """
 
 from __future__ import annotations
@@ -129,16 +132,18 @@ def _fit(
         encoded["train"], task.label_ids("train"), args.batch_size, data_args.max_length, pad_id, data_args.seed
     )
     validation = eval_dataset(encoded["validation"], task.label_ids("validation"), args.batch_size * 2, pad_id)
-    steps = steps_per_epoch(lengths, args.batch_size, data_args.max_length)
+    plan = args.plan(steps_per_epoch(lengths, args.batch_size, data_args.max_length))
     with strategy.scope():
-        model = build_model(checkpoint, task.labels, args, steps * args.epochs)
-    training = fit(model, train, validation, run_dir, args, len(lengths))
+        model = build_model(checkpoint, task.labels, args, plan.total_steps)
+    training = fit(model, train, validation, run_dir, args, plan, task.label_ids("train"), len(task.labels))
     training["truncated"] = {split: enc.truncated for split, enc in encoded.items()}
     hyperparameters = {
         **{k: v for k, v in args.to_dict().items() if k != "model"},
+        "epochs": plan.epochs,  # what --epochs, or the budget, gave
         "max_length": data_args.max_length,
         "seed": data_args.seed,
-        "steps_per_epoch": steps,
+        "steps_per_epoch": plan.steps_per_epoch,
+        "total_steps": plan.total_steps,
         "strategy": run_args.strategy,
         "replicas": strategy.num_replicas_in_sync,
     }

@@ -64,7 +64,7 @@ def measure(data_args: DataArguments, args: FinetuneArguments, bench: Throughput
     )
     batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
     steps = steps_per_epoch(encoded.lengths, args.batch_size, data_args.max_length)
-    model = build_model(checkpoint, task.labels, args, steps * args.epochs)
+    model = build_model(checkpoint, task.labels, args, args.plan(steps).total_steps)
     logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
     timing = measure_training(
         model,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
+from core.budget import bucketed_steps
+
 
 def tokenize(tokenizer: tf.keras.layers.Layer, texts: list[str], chunk: int = 2048) -> list[np.ndarray]:
     """Each text's token ids without padding (at least one id; at most the tokenizer's max_length)."""
@@ -32,6 +34,12 @@ def bucket_boundaries(max_length: int) -> list[int]:
         bounds.append(edge)
         edge += max(2, edge // 4)
     return bounds
+
+
+def steps_per_epoch(ids: list[np.ndarray], batch_size: int, max_length: int) -> int:
+    """Batches per epoch of `length_grouped_batches` over `ids`: every length bucket ends with a partial batch."""
+    lengths = np.array([len(row) for row in ids], dtype=np.int64)
+    return bucketed_steps(lengths, bucket_boundaries(max_length), batch_size)
 
 
 def length_grouped_batches(
@@ -60,6 +68,9 @@ def length_grouped_batches(
     dataset = dataset.bucket_by_sequence_length(
         lambda row, _: tf.shape(row)[0], bounds, [batch_size] * (len(bounds) + 1), pad_to_bucket_boundary=False
     )
+    # A known epoch length lets Keras end each epoch without a last, failing call to the train step, which
+    # would still advance the optimizer's step count (and so the schedule and the step budget) by one.
+    dataset = dataset.apply(tf.data.experimental.assert_cardinality(steps_per_epoch(ids, batch_size, max_length)))
     return dataset.prefetch(tf.data.AUTOTUNE)
 
 

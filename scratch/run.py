@@ -6,10 +6,14 @@ schedule, keep the best validation epoch, save one end-to-end `.keras` model tha
 write `run.json` and the model card.
 
 The run directory (`docs/formats.md`): `model.keras`, `run.json`, the model card `README.md`, the training
-log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds `seconds` (the epochs' training
-time, validation excluded), `epochs_run`, `best_epoch`, `steps`, `stop_reason`, `history` [{epoch, loss,
-accuracy, val_loss, val_accuracy, train_seconds}] and `examples_per_second`; `validation` holds accuracy
-and macro-F1 of the restored best epoch (`core.metrics`).
+log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
+`seconds` (the epochs' training time, validation excluded), `epochs_run`, `best_epoch`, `steps` (optimizer
+steps run, resumed ones included), `budget` {`min_steps`, `max_steps`}, `stop_reason` (`early_stopping`,
+`budget` or `max_epochs`), `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}],
+`examples_per_second` and, with `--class-weight balanced`, `class_weights` (per label id);
+`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch`, `total_steps`,
+`class_weight`, `min_steps` and `max_steps`; `validation` holds accuracy and macro-F1 of the restored
+best epoch (`core.metrics`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from core.runtime import is_chief, make_strategy, set_seed
 from scratch.args import ScratchArguments
 from scratch.card import write_card
 from scratch.model import ModelConfig, build_classifier, build_end_to_end
-from scratch.pipeline import length_grouped_batches, mean_length, predict_logits, tokenize
+from scratch.pipeline import length_grouped_batches, mean_length, predict_logits, steps_per_epoch, tokenize
 from scratch.tokenizer import make_tokenizer
 from scratch.train import compile_classifier
 
@@ -60,27 +64,33 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     validation_batches = length_grouped_batches(
         validation_ids, data.label_ids("validation"), len(data.labels), args.batch_size, data_args.max_length
     )
-    warmup_steps = args.warmup(len(train_ids))
+    plan = args.plan(steps_per_epoch(train_ids, args.batch_size, data_args.max_length))
+    warmup_steps = args.warmup(plan.total_steps)
     with strategy.scope():
         classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
         compile_classifier(classifier, args, warmup_steps)
-    training = fit(classifier, train_batches, validation_batches, partial, args, len(train_ids))
+    labels = data.label_ids("train")
+    training = fit(classifier, train_batches, validation_batches, partial, args, plan, labels, len(data.labels))
 
     predicted = predict_logits(classifier, validation_ids, args.batch_size).argmax(axis=1)
     validation = classification_scores(data.label_ids("validation"), predicted, len(data.labels))
     logger.info("Validation accuracy %.4f, macro F1 %.4f", validation["accuracy"], validation["macro_f1"])
     build_end_to_end(tokenizer, classifier).save(partial / MODEL_FILE)
-    record = run_record(  # with the warmup the ratio gave
+    record = run_record(  # with the warmup the ratio gave and the epochs the budget gave
         data,
         data_args,
         run_args,
-        dataclasses.replace(args, warmup_steps=warmup_steps),
+        dataclasses.replace(args, warmup_steps=warmup_steps, epochs=plan.epochs),
         config,
         classifier,
         len(tokenizer.vocabulary),
         training,
         validation,
-        strategy.num_replicas_in_sync,
+        {
+            "replicas": strategy.num_replicas_in_sync,
+            "steps_per_epoch": plan.steps_per_epoch,
+            "total_steps": plan.total_steps,
+        },
     )
     write_card(partial, write_run_json(partial, record))
     shutil.rmtree(partial / BACKUP_DIR, ignore_errors=True)
@@ -97,7 +107,7 @@ def run_record(
     vocab_size: int,
     training: dict,
     validation: dict,
-    replicas: int,
+    plan: dict,
 ) -> dict:
     """The run.json record (core.rundir adds schema version, environment and time)."""
     params = int(classifier.count_params())
@@ -119,7 +129,7 @@ def run_record(
         "hyperparameters": {
             **args.to_dict(),
             "strategy": run_args.strategy,
-            "replicas": replicas,
+            **plan,
             "optimizer": "AdamW",
             "schedule": "warmup then 1/sqrt(step)",
         },

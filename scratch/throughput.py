@@ -21,7 +21,7 @@ from core.throughput import ThroughputArguments, measure_training, throughput_ma
 from scratch.args import ScratchArguments
 from scratch.embedding import PAD_ID
 from scratch.model import ModelConfig, build_classifier
-from scratch.pipeline import length_grouped_batches, tokenize
+from scratch.pipeline import length_grouped_batches, steps_per_epoch, tokenize
 from scratch.tokenizer import make_tokenizer
 from scratch.train import compile_classifier
 
@@ -59,7 +59,8 @@ def measure(data_args: DataArguments, args: ScratchArguments, bench: ThroughputA
     )
     batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
     classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
-    compile_classifier(classifier, args, args.warmup(len(ids)))
+    plan = args.plan(steps_per_epoch(ids, args.batch_size, data_args.max_length))
+    compile_classifier(classifier, args, args.warmup(plan.total_steps))
     logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
     timing = measure_training(
         classifier, batches, dataset.element_spec, lambda b: pad_batch(b, data_args.max_length), real_lengths, bench

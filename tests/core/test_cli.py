@@ -150,3 +150,23 @@ def test_a_side_s_command_prints_the_error_alone(tmp_path) -> None:
     )
     assert done.returncode == 2
     assert done.stderr == f"error: Data file {tmp_path / 'nope.csv'} does not exist.\n"
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--max-steps", "-5"], r"--max-steps must be at least 1, got -5"),
+        (["--max-steps", "0"], r"--max-steps must be at least 1, got 0"),
+        (["--min-steps", "-1"], r"--min-steps must be 0 or more, got -1"),
+        (["--min-steps", "50", "--max-steps", "20"], r"--min-steps 50 is more than --max-steps 20"),
+        (["--class-weight", "inverse"], r"--class-weight must be one of none, balanced, got 'inverse'"),
+        (["--epochs", "0"], r"--epochs must be between 1 and 1000, got 0"),
+    ],
+)
+@pytest.mark.parametrize("side", SIDES)
+def test_bad_budgets_are_refused_before_training(side, flags, message, tmp_path, tiny_bert, capsys) -> None:
+    train = write_csv(tmp_path / "train.csv", separable_rows(40))
+    output = tmp_path / "run"
+    argv = ["--train-file", str(train), "--output-dir", str(output), *side_flags(side, tiny_bert), *flags]
+    expect_one_error_line(capsys, side_main(side), argv, message)
+    assert not output.exists() and not output.with_name("run.partial").exists()

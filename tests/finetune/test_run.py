@@ -213,3 +213,25 @@ def test_mixed_precision_trains_with_finite_falling_loss(runs_dir: Path, train_f
     classifier = load(output)
     after = _cross_entropy(classifier, *_data(run))
     assert math.isfinite(after) and after < _initial_loss(output, run) - 0.05
+
+
+def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path, train_file: Path, monkeypatch) -> None:
+    import finetune.run
+
+    scheduled = []
+    build_model = finetune.run.build_model
+    monkeypatch.setattr(
+        finetune.run, "build_model", lambda *a: scheduled.append(a[-1]) or build_model(*a)
+    )  # the linear decay's num_train_steps
+    run = read_run_json(
+        train_tiny_run(runs_dir / "budget", train_file, epochs=None, max_steps=30, class_weight="balanced")
+    )
+    training, hyperparameters = run["training"], run["hyperparameters"]
+    per_epoch = hyperparameters["steps_per_epoch"]
+    assert per_epoch < 30 < 2 * per_epoch  # so the budget ends inside the second epoch
+    assert hyperparameters["epochs"] == training["epochs_run"] == 2
+    assert scheduled == [30] and hyperparameters["total_steps"] == 30
+    assert (training["steps"], training["stop_reason"]) == (30, "budget")
+    assert training["budget"] == {"min_steps": 0, "max_steps": 30}
+    assert hyperparameters["class_weight"] == "balanced"
+    assert training["class_weights"] == pytest.approx([1.0, 1.0])  # the fixture's train split is balanced

@@ -8,7 +8,7 @@ from core import callbacks
 from core.rundir import read_run_json
 from core.training_log import read_history
 from scratch.__main__ import main
-from scratch.pipeline import bucket_boundaries, length_grouped_batches
+from scratch.pipeline import bucket_boundaries, length_grouped_batches, steps_per_epoch
 from tests.conftest import separable_rows, write_csv
 from tests.scratch.tiny import tiny_argv, train_tiny_run
 
@@ -79,6 +79,57 @@ def test_batches_group_similar_lengths_and_pad_to_their_own_longest():
     assert seen == 300
     widths = sorted(int(t.shape[1]) for t, _ in batches)
     assert widths[0] < widths[-1]
+
+
+def test_steps_per_epoch_counts_the_batches_an_epoch_yields():
+    rng = np.random.default_rng(1)
+    ids = [rng.integers(1, 50, size=n) for n in rng.integers(1, 60, size=333)]
+    labels = rng.integers(0, 2, size=333)
+    dataset = length_grouped_batches(ids, labels, 2, batch_size=16, max_length=64, shuffle_seed=2)
+    assert steps_per_epoch(ids, 16, 64) == len(list(dataset)) == len(list(dataset))  # the same every epoch
+
+
+def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_path):
+    run = read_run_json(train_tiny_run(tmp_path / "budget", tiny_run.parent / "train.csv", epochs=None, max_steps=30))
+    training, hyperparameters = run["training"], run["hyperparameters"]
+    per_epoch = hyperparameters["steps_per_epoch"]
+    assert per_epoch == 12  # 162 training rows in batches of 16, one length bucket
+    assert (training["steps"], training["stop_reason"], training["budget"]) == (
+        30,
+        "budget",
+        {"min_steps": 0, "max_steps": 30},
+    )
+    assert hyperparameters["epochs"] == training["epochs_run"] == 3  # ceil(30 / 12), the third cut short
+    assert hyperparameters["total_steps"] == 30
+    assert json.loads((tmp_path / "budget" / "history.jsonl").read_text().splitlines()[-1])["examples"] == 6 * 16
+
+
+def test_early_stopping_waits_for_the_minimum_steps(tiny_run, tmp_path):
+    unhurried = read_run_json(tiny_run)["training"]
+    assert unhurried["stop_reason"] == "early_stopping" and unhurried["epochs_run"] == 4
+    run = read_run_json(train_tiny_run(tmp_path / "minimum", tiny_run.parent / "train.csv", min_steps=70))
+    training = run["training"]
+    assert training["budget"]["min_steps"] == 70
+    # Early stopping wanted to stop after epoch 4 (48 steps); the first epoch end past 70 steps is the 6th (72).
+    assert (training["epochs_run"], training["steps"], training["stop_reason"]) == (6, 72, "early_stopping")
+    assert training["best_epoch"] == unhurried["best_epoch"]  # every epoch stays a candidate for the best
+
+
+def test_balanced_class_weights_reach_the_loss_and_the_record(tmp_path):
+    from sklearn.utils.class_weight import compute_class_weight
+
+    rows = separable_rows(200)
+    rows = [row for i, row in enumerate(rows) if row[1] == "positive" or i % 4 == 1]  # 100 positive, 50 negative
+    train_file = write_csv(tmp_path / "train.csv", rows)
+    run = read_run_json(train_tiny_run(tmp_path / "weighted", train_file, class_weight="balanced", max_steps=12))
+    assert run["hyperparameters"]["class_weight"] == "balanced"
+    from core.args import DataArguments
+    from core.data import load_task
+
+    train = load_task(DataArguments(**run["data"]["options"])).label_ids("train")
+    expected = compute_class_weight("balanced", classes=np.array([0, 1]), y=train)
+    np.testing.assert_allclose(run["training"]["class_weights"], expected)
+    assert expected[0] > 1 > expected[1]  # the rarer negative class weighs more
 
 
 def test_batches_keep_each_text_with_its_label():
