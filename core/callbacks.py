@@ -2,14 +2,16 @@
 
 In order: progress lines when stdout is not a terminal, the training log (`core.training_log`),
 TensorBoard logs, the optimizer-step budget, early stopping on validation accuracy with the best epoch's
-weights restored (never stopping before the minimum number of steps), and last `BackupAndRestore` into the
-unfinished run directory, so that an epoch's backup is written only after everything above has recorded it
-and `--resume` continues after an interruption.
+weights restored (never stopping before the minimum number of steps, and restoring an epoch finished
+before an interruption too), and last `BackupAndRestore` into the unfinished run directory, so that an
+epoch's backup is written only after everything above has recorded it and `--resume` continues after an
+interruption.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,11 +22,12 @@ import tensorflow as tf
 
 from core.args import BudgetArguments
 from core.budget import TrainingPlan, balanced_class_weights
-from core.training_log import HISTORY_FILE, TrainingLog, training_summary
+from core.training_log import HISTORY_FILE, TrainingLog, read_history, training_summary
 
 logger = logging.getLogger(__name__)
 
 BACKUP_DIR = "backup"
+BEST_WEIGHTS = "best_weights.npz"  # the best epoch's weights while the run is unfinished
 LOG_DIR = "logs"
 
 
@@ -65,22 +68,52 @@ class StepBudget(tf.keras.callbacks.Callback):
 
 
 class EarlyStopping(tf.keras.callbacks.EarlyStopping):
-    """Keras early stopping on validation accuracy that does not stop before `min_steps` optimizer steps.
+    """Keras early stopping on validation accuracy, with the best epoch's weights restored, that survives `--resume`
+    and does not stop before `min_steps` optimizer steps.
 
     Every epoch is a candidate for the best weights (unlike `start_from_epoch`, which ignores the first
-    epochs); only the decision to stop waits for the minimum.
+    epochs); only the decision to stop waits for the minimum. The best weights so far are also kept in
+    `weights_path` (beside the backup), so a resumed run still restores an epoch finished before the
+    interruption; its best value and patience count come back from the training log.
     """
 
-    def __init__(self, patience: int, min_steps: int = 0, **kwargs) -> None:
+    def __init__(self, patience: int, min_steps: int = 0, run_dir: Path | None = None, **kwargs: Any) -> None:
         super().__init__(monitor="val_accuracy", mode="max", patience=patience, restore_best_weights=True, **kwargs)
         self.min_steps = min_steps
+        self.weights_path = Path(run_dir) / BEST_WEIGHTS if run_dir is not None else None
+        self.history_path = Path(run_dir) / HISTORY_FILE if run_dir is not None else None
+        self._resumed = False
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        if self._resumed or epoch == 0 or self.weights_path is None:
+            return
+        self._resumed = True  # the first epoch after BackupAndRestore restored `epoch` finished epochs
+        done = [row for row in read_history(self.history_path) if row["epoch"] <= epoch]
+        if not done or not self.weights_path.is_file():
+            return
+        with np.load(self.weights_path) as saved:
+            best = max(done, key=lambda row: (row["val_accuracy"], -row["epoch"]))
+            if int(saved["epoch"]) != best["epoch"]:
+                return  # saved by an epoch that was interrupted and is being redone
+            self.best_weights = [saved[f"w{i}"] for i in range(len(saved.files) - 1)]
+        self.best, self.best_epoch = best["val_accuracy"], best["epoch"] - 1
+        self.wait = epoch - best["epoch"]
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         stopping_already = self.model.stop_training  # the step budget, say
         super().on_epoch_end(epoch, logs)
+        if self.weights_path is not None and self.best_epoch == epoch and self.best_weights is not None:
+            arrays = {f"w{i}": w for i, w in enumerate(self.best_weights)}
+            np.savez(self.weights_path.with_suffix(".tmp.npz"), epoch=epoch + 1, **arrays)
+            os.replace(self.weights_path.with_suffix(".tmp.npz"), self.weights_path)
         if self.model.stop_training and not stopping_already:
             if int(self.model.optimizer.iterations.numpy()) < self.min_steps:
                 self.model.stop_training, self.stopped_epoch = False, 0
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        super().on_train_end(logs)
+        if self.weights_path is not None:
+            self.weights_path.unlink(missing_ok=True)
 
 
 def make_callbacks(
@@ -100,7 +133,7 @@ def make_callbacks(
         TrainingLog(run_dir / HISTORY_FILE, batch_size, examples_per_epoch),
         tf.keras.callbacks.TensorBoard(log_dir=str(run_dir / LOG_DIR), write_graph=False, profile_batch=0),
         *budget,
-        EarlyStopping(patience, min_steps, verbose=1),
+        EarlyStopping(patience, min_steps, run_dir, verbose=1),
         tf.keras.callbacks.BackupAndRestore(backup_dir=str(run_dir / BACKUP_DIR)),
     ]
 

@@ -137,34 +137,6 @@ class InterruptAfterFirstEpoch(core.callbacks.tf.keras.callbacks.Callback):
         raise Interrupted(f"stopped after epoch {epoch + 1}")
 
 
-def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, monkeypatch) -> None:
-    output = runs_dir / "resumed"
-    make_callbacks = core.callbacks.make_callbacks
-    monkeypatch.setattr(
-        core.callbacks, "make_callbacks", lambda *a, **k: [*make_callbacks(*a, **k), InterruptAfterFirstEpoch()]
-    )
-    with pytest.raises(Interrupted):
-        train_tiny_run(output, train_file, epochs=2, patience=2)
-    partial = partial_path(output)
-    assert not output.exists() and (partial / "backup").is_dir()
-    first_epoch = json.loads((partial / "history.jsonl").read_text().splitlines()[0])
-
-    monkeypatch.setattr(core.callbacks, "make_callbacks", make_callbacks)
-    train_tiny_run(output, train_file, epochs=2, patience=2, resume=True)
-
-    run = read_run_json(output)
-    assert not partial.exists() and not (output / "backup").exists()
-    assert run["training"]["epochs_run"] == 2
-    lines = [json.loads(line) for line in (output / "history.jsonl").read_text().splitlines()]
-    assert [row["epoch"] for row in lines] == [1, 2]  # the resumed process ran epoch 2 only
-    assert run["training"]["history"][0]["loss"] == first_epoch["loss"]
-    # The training time counts the epoch before the interruption too, validation excluded.
-    assert run["training"]["seconds"] == pytest.approx(sum(row["train_seconds"] for row in lines), abs=2e-3)
-    assert first_epoch["train_seconds"] > 0
-    assert run["training"]["steps"] == lines[-1]["steps"] == 2 * run["hyperparameters"]["steps_per_epoch"]
-    assert run["validation"]["accuracy"] >= 0.9
-
-
 class WeightSnapshots(core.callbacks.tf.keras.callbacks.Callback):
     """Keeps a copy of the weights at the end of every epoch."""
 
@@ -174,6 +146,43 @@ class WeightSnapshots(core.callbacks.tf.keras.callbacks.Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         self.epochs.append([w.copy() for w in self.model.get_weights()])
+
+
+def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, monkeypatch) -> None:
+    output = runs_dir / "resumed"
+    before, after = WeightSnapshots(), WeightSnapshots()
+    make_callbacks = core.callbacks.make_callbacks
+    monkeypatch.setattr(
+        core.callbacks, "make_callbacks", lambda *a, **k: [before, *make_callbacks(*a, **k), InterruptAfterFirstEpoch()]
+    )
+    with pytest.raises(Interrupted):
+        train_tiny_run(output, train_file, epochs=2, patience=2)
+    partial = partial_path(output)
+    assert not output.exists() and (partial / "backup").is_dir() and (partial / "best_weights.npz").is_file()
+    first_epoch = json.loads((partial / "history.jsonl").read_text().splitlines()[0])
+
+    monkeypatch.setattr(core.callbacks, "make_callbacks", lambda *a, **k: [after, *make_callbacks(*a, **k)])
+    train_tiny_run(output, train_file, epochs=2, patience=2, resume=True)
+
+    run = read_run_json(output)
+    assert not partial.exists() and not (output / "backup").exists() and not (output / "best_weights.npz").exists()
+    assert run["training"]["epochs_run"] == 2
+    lines = [json.loads(line) for line in (output / "history.jsonl").read_text().splitlines()]
+    assert [row["epoch"] for row in lines] == [1, 2]  # the resumed process ran epoch 2 only
+    assert run["training"]["history"][0]["loss"] == first_epoch["loss"]
+    # The training time counts the epoch before the interruption too, validation excluded.
+    assert run["training"]["seconds"] == pytest.approx(sum(row["train_seconds"] for row in lines), abs=2e-3)
+    assert first_epoch["train_seconds"] > 0
+    assert run["training"]["steps"] == lines[-1]["steps"] == 2 * run["hyperparameters"]["steps_per_epoch"]
+    assert run["validation"]["accuracy"] >= 0.9
+    # The weights saved are the best epoch's, even when it finished before the interruption.
+    from transformers import TFAutoModelForSequenceClassification
+
+    best = run["training"]["best_epoch"]
+    expected = (before.epochs + after.epochs)[best - 1]
+    saved = TFAutoModelForSequenceClassification.from_pretrained(output).get_weights()
+    for restored, weights in zip(saved, expected, strict=True):
+        np.testing.assert_array_equal(restored, weights)
 
 
 def test_the_saved_model_holds_the_best_epoch_s_weights(runs_dir: Path, train_file: Path, monkeypatch) -> None:
