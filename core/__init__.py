@@ -6,4 +6,3 @@ Importing any package of the suite selects Keras 2 (``tf.keras``) before TensorF
 import os
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")

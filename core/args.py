@@ -7,7 +7,10 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
+
+from core.budget import CLASS_WEIGHTS, TrainingPlan, plan_training
+from core.errors import UserError
 
 DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
 
@@ -80,6 +83,9 @@ class RunArguments:
     strategy: str = field(
         default="default", metadata={"help": "tf.distribute strategy: default, mirrored or multiworker."}
     )
+    verbose: bool = field(
+        default=False, metadata={"help": "Also show TensorFlow's start-up notices and its library warnings."}
+    )
 
     def __post_init__(self) -> None:
         if self.overwrite and self.resume:
@@ -88,18 +94,84 @@ class RunArguments:
             raise ValueError(f"--strategy must be default, mirrored or multiworker, got {self.strategy!r}.")
 
 
-def parse_args(dataclass_types: tuple[type, ...], argv: list[str] | None = None) -> tuple[Any, ...]:
+@dataclass
+class BudgetArguments:
+    """How long a side trains and how its loss weighs the classes; both sides' options extend this.
+
+    A budget is counted in optimizer steps; the epochs follow from the train size (`core.budget`).
+    """
+
+    DEFAULT_EPOCHS: ClassVar[int] = 3  # a side's epochs when neither --epochs nor --max-steps is given
+
+    epochs: int | None = field(
+        default=None,
+        metadata={
+            "help": "Most epochs to train (early stopping may end sooner). Default: the side's own, or with "
+            "--max-steps as many as the budget takes; given with --max-steps, an upper bound."
+        },
+    )
+    max_steps: int | None = field(
+        default=None,
+        metadata={"help": "Stop after this many optimizer steps in total, resumed steps included (mid-epoch)."},
+    )
+    min_steps: int = field(default=0, metadata={"help": "Early stopping may not stop before this many steps."})
+    class_weight: str = field(
+        default="none",
+        metadata={"help": "none, or balanced: weigh each class in the loss by its inverse frequency in train."},
+    )
+
+    def __post_init__(self) -> None:
+        if self.epochs is not None and not 1 <= self.epochs <= 1000:
+            raise ValueError(f"--epochs must be between 1 and 1000, got {self.epochs}.")
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ValueError(f"--max-steps must be at least 1, got {self.max_steps}.")
+        if self.min_steps < 0:
+            raise ValueError(f"--min-steps must be 0 or more, got {self.min_steps}.")
+        if self.max_steps is not None and self.min_steps > self.max_steps:
+            raise ValueError(
+                f"--min-steps {self.min_steps} is more than --max-steps {self.max_steps}; "
+                "the minimum must fit in the budget."
+            )
+        if self.class_weight not in CLASS_WEIGHTS:
+            raise ValueError(f"--class-weight must be one of {', '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
+
+    def plan(self, steps_per_epoch: int) -> TrainingPlan:
+        """The epochs and total optimizer steps of this budget on a train split of `steps_per_epoch` steps."""
+        return plan_training(steps_per_epoch, self.DEFAULT_EPOCHS, self.max_steps, self.min_steps, self.epochs)
+
+
+class OptionsError(UserError):
+    """A command line or options file that names a bad value or an unknown option."""
+
+
+def parse_args(
+    dataclass_types: tuple[type, ...], argv: list[str] | None = None, raise_errors: bool = False
+) -> tuple[Any, ...]:
     """Parses the command line (or a single JSON file of the same fields) into the given dataclasses.
 
-    Errors raised in a dataclass's `__post_init__` come out as a usage error naming the bad value.
+    Errors raised in a dataclass's `__post_init__` come out as a usage error naming the bad value, or, with
+    `raise_errors`, as an `OptionsError` (unknown options and malformed values too).
     """
     from transformers import HfArgumentParser
 
+    class Parser(HfArgumentParser):
+        def error(self, message: str):
+            if raise_errors:
+                raise OptionsError(f"{message} (see --help)")
+            super().error(message)
+
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = HfArgumentParser(dataclass_types)
+    parser = Parser(dataclass_types)
     try:
         if len(argv) == 1 and argv[0].endswith(".json"):
             return parser.parse_json_file(Path(argv[0]).resolve())
-        return parser.parse_args_into_dataclasses(args=argv)
+        *parsed, unknown = parser.parse_args_into_dataclasses(args=argv, return_remaining_strings=True)
+    except OptionsError:
+        raise
     except ValueError as error:
+        if raise_errors:
+            raise OptionsError(str(error)) from None
         parser.error(str(error))
+    if unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return tuple(parsed)

@@ -7,6 +7,7 @@ what it saw and compare can refuse runs that saw different data.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -18,16 +19,18 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from core.args import DataArguments
+from core.errors import UserError
 from core.tasks import get_task
 
 logger = logging.getLogger(__name__)
 
 SPLITS = ("train", "validation", "test")
 HELD_OUT_FRACTION = 0.1
+CSV_SEPARATORS = (";", "\t", "|")  # tried in this order when a .csv header holds no comma
 READERS = {".csv": "csv", ".tsv": "tsv", ".json": "json", ".jsonl": "jsonl", ".parquet": "parquet"}
 
 
-class DataError(ValueError):
+class DataError(UserError):
     """Input data that cannot be used, with a message that says what to change."""
 
 
@@ -49,8 +52,9 @@ class TaskData:
     source: str
     carved: list[str] = field(default_factory=list)
 
-    @property
+    @functools.cached_property
     def fingerprints(self) -> dict[str, str]:
+        """SHA-256 of each split, computed once per TaskData (the splits never change after loading)."""
         return {name: fingerprint(split, self.labels) for name, split in self.splits.items()}
 
     def texts(self, split: str) -> list[str]:
@@ -109,7 +113,10 @@ def load_task(args: DataArguments) -> TaskData:
 
 
 def _load_named_task(args: DataArguments) -> tuple[dict[str, RawSplit], list[str] | None, str]:
-    spec = get_task(args.task)
+    try:
+        spec = get_task(args.task)
+    except ValueError as error:
+        raise DataError(str(error)) from None
     if args.data_dir:
         folder = Path(args.data_dir) / spec.name
         if (folder / "train.csv").is_file():
@@ -163,7 +170,7 @@ def read_labels_file(path: Path) -> list[str]:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as error:
         raise DataError(f"{path} is not UTF-8 ({error.reason} at byte {error.start}); re-save it as UTF-8.") from None
 
@@ -178,18 +185,33 @@ def _read_table(path: Path) -> pd.DataFrame:
         raise DataError(f"{path} is empty; it needs a header row and at least one example.")
     try:
         if kind in ("csv", "tsv"):
-            return pd.read_csv(
-                path, sep="," if kind == "csv" else "\t", encoding="utf-8", dtype=object, keep_default_na=False
-            )
+            sep = _separator(path) if kind == "csv" else "\t"
+            return pd.read_csv(path, sep=sep, encoding="utf-8-sig", dtype=object, keep_default_na=False)
         if kind == "parquet":
             return pd.read_parquet(path)
-        return pd.read_json(path, lines=kind == "jsonl", dtype=False, encoding="utf-8")
+        return pd.read_json(path, lines=kind == "jsonl", dtype=False, encoding="utf-8-sig")
     except UnicodeDecodeError as error:
         raise DataError(f"{path} is not UTF-8 ({error.reason} at byte {error.start}); re-save it as UTF-8.") from None
     except pd.errors.EmptyDataError:
         raise DataError(f"{path} is empty; it needs a header row and at least one example.") from None
     except ValueError as error:
         raise DataError(f"{path} could not be read as {kind}: {error}") from None
+
+
+def _separator(path: Path) -> str:
+    """The field separator of a .csv file, from its header line: a comma, else a semicolon, tab or bar.
+
+    Spreadsheets in many locales save "CSV" with semicolons; the header (column names) tells them apart.
+    """
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        header = handle.readline()
+    if "," in header:
+        return ","
+    for sep in CSV_SEPARATORS:
+        if sep in header:
+            logger.info("%s: the header has no comma; reading it as %r-separated.", path, sep)
+            return sep
+    return ","
 
 
 def _read_split(path: Path, text_columns: list[str], label_column: str) -> RawSplit:

@@ -12,8 +12,11 @@ import logging
 import os
 import platform
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
+
+from core.errors import UserError
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +40,7 @@ REQUIRED_NESTED = {
 }
 
 
-class RunError(ValueError):
+class RunError(UserError):
     """A run directory that cannot be used or written, with what to do about it."""
 
 
@@ -46,11 +49,15 @@ def partial_path(output_dir: str | Path) -> Path:
     return output_dir.with_name(output_dir.name + ".partial")
 
 
-def start_run(output_dir: str | Path, overwrite: bool = False, resume: bool = False) -> Path:
+def start_run(output_dir: str | Path, overwrite: bool = False, resume: bool = False, chief: bool = True) -> Path:
     """Prepares `DIR.partial/` for writing and returns it.
 
     Refuses an existing finished `DIR` unless `overwrite`; with `resume`, keeps what `DIR.partial/` holds.
+    A non-chief worker of a multi-worker run trains like the chief but writes into a temporary directory
+    that `finish_run` removes, so only the chief writes `DIR`.
     """
+    if not chief:
+        return Path(tempfile.mkdtemp(prefix="textcls-worker-"))
     output_dir = Path(output_dir)
     partial = partial_path(output_dir)
     if output_dir.exists() and not overwrite:
@@ -68,9 +75,15 @@ def start_run(output_dir: str | Path, overwrite: bool = False, resume: bool = Fa
     return partial
 
 
-def finish_run(partial: str | Path, output_dir: str | Path) -> Path:
-    """Checks `run.json` in `partial` and renames it to `output_dir`, replacing an older run there."""
+def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True) -> Path:
+    """Checks `run.json` in `partial` and renames it to `output_dir`, replacing an older run there.
+
+    On a non-chief worker, removes its temporary directory instead.
+    """
     partial, output_dir = Path(partial), Path(output_dir)
+    if not chief:
+        shutil.rmtree(partial, ignore_errors=True)
+        return output_dir
     read_run_json(partial)
     if output_dir.exists():
         old = output_dir.with_name(output_dir.name + ".old")

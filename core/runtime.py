@@ -37,3 +37,17 @@ def make_strategy(name: str) -> tf.distribute.Strategy:
         logger.info("MultiWorkerMirroredStrategy, cluster %s", cluster or "local (no TF_CONFIG)")
         return tf.distribute.MultiWorkerMirroredStrategy()
     raise ValueError(f"Unknown strategy {name!r}; use default, mirrored or multiworker.")
+
+
+def is_chief(strategy: tf.distribute.Strategy) -> bool:
+    """Whether this process writes the run: always, except on the non-chief workers of `multiworker`.
+
+    With a `TF_CONFIG` cluster the chief is the task of type `chief`, or worker 0 when there is none.
+    """
+    resolver = getattr(strategy, "cluster_resolver", None)
+    if resolver is None or not resolver.task_type:
+        return True
+    if resolver.task_type == "chief":
+        return True
+    has_chief = "chief" in resolver.cluster_spec().as_dict()
+    return resolver.task_type == "worker" and resolver.task_id == 0 and not has_chief

@@ -150,6 +150,34 @@ def measure_training(
     return {"rounds": rounds, "warmup_loss": warmup_loss, "final_matmul_gflops": matmul_gflops(args.matmul_size)}
 
 
+def model_shape(layers: int, d_model: int, d_ff: int, num_labels: int, pooler: bool, params: int) -> dict:
+    """What `compare bench`'s FLOP count needs to know of a side's model."""
+    return {
+        "layers": layers,
+        "d_model": d_model,
+        "d_ff": d_ff,
+        "num_labels": num_labels,
+        "pooler": pooler,
+        "params": params,
+    }
+
+
+def throughput_result(
+    side: str, model: str, shape: dict, batch_size: int, max_length: int, train_rows: int, tokenize: dict, timing: dict
+) -> dict:
+    """The JSON object a side's throughput command prints: what was timed, the tokenizer's rate and the rounds."""
+    return {
+        "side": side,
+        "model": model,
+        "shape": shape,
+        "batch_size": batch_size,
+        "max_length": max_length,
+        "train_rows": train_rows,
+        "tokenize": tokenize,
+        **timing,
+    }
+
+
 def _positions(batch: Batch) -> int:
     """Token positions the model computes for a batch: batch size times padded length."""
     features = batch[0]

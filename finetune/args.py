@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
+
+from core.args import BudgetArguments
 
 
 @dataclass
-class FinetuneArguments:
-    """Which pretrained checkpoint to start from and how to train it.
+class FinetuneArguments(BudgetArguments):
+    """Which pretrained checkpoint to start from and how to train it (the budget options: `BudgetArguments`).
 
     The defaults are the settings measured to reach the quality targets with the packaged model.
     """
+
+    DEFAULT_EPOCHS: ClassVar[int] = 3
 
     model: str = field(
         default="minilm",
@@ -21,7 +25,6 @@ class FinetuneArguments:
             "all-MiniLM-L6-v2 BERT) or bert-base (bert-base-uncased, needs a network)."
         },
     )
-    epochs: int = field(default=3, metadata={"help": "Maximum number of passes over the training split."})
     batch_size: int = field(default=32, metadata={"help": "Examples per optimizer step (over all devices)."})
     learning_rate: float = field(default=1e-4, metadata={"help": "Peak AdamW learning rate, reached after warmup."})
     warmup_ratio: float = field(
@@ -38,10 +41,9 @@ class FinetuneArguments:
     )
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if not self.model:
             raise ValueError("--model must name a checkpoint: minilm, bert-base, a directory or a hub id.")
-        if not 1 <= self.epochs <= 1000:
-            raise ValueError(f"--epochs must be between 1 and 1000, got {self.epochs}.")
         if not 1 <= self.batch_size <= 4096:
             raise ValueError(f"--batch-size must be between 1 and 4096, got {self.batch_size}.")
         if not 0 < self.learning_rate <= 1e-2:

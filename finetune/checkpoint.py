@@ -13,11 +13,12 @@ import logging
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import tensorflow as tf
 
+from core.errors import UserError
 from core.pretrained import ALIASES, resolve_model
 
 logger = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ PT_BIN = "pytorch_model.bin"
 ENCODER_PARTS = ("embeddings", "encoder", "layer.")
 
 
-class CheckpointError(ValueError):
+class CheckpointError(UserError):
     """A pretrained checkpoint that cannot be used, with what to pass instead."""
 
 
@@ -47,6 +48,7 @@ class Checkpoint:
     name: str
     directory: Path
     weights: str
+    tf_directory: Path | None = field(default=None, repr=False)  # set by `tf_checkpoint`, once
 
     @property
     def source(self) -> str:
@@ -114,10 +116,17 @@ def _download(repo_id: str, name: str) -> Path:
 
 
 def tf_checkpoint(checkpoint: Checkpoint) -> Path:
-    """A folder `TFAutoModel*.from_pretrained` can read: the checkpoint itself, or its cached TF conversion."""
-    if checkpoint.weights == "tf":
-        return checkpoint.directory
-    return convert_safetensors(checkpoint.directory, cache_root())
+    """A folder `TFAutoModel*.from_pretrained` can read: the checkpoint itself, or its cached TF conversion.
+
+    The conversion's cache key hashes the whole weights file, so the answer is kept on `checkpoint`.
+    """
+    if checkpoint.tf_directory is None:
+        checkpoint.tf_directory = (
+            checkpoint.directory
+            if checkpoint.weights == "tf"
+            else convert_safetensors(checkpoint.directory, cache_root())
+        )
+    return checkpoint.tf_directory
 
 
 def convert_safetensors(directory: Path, cache: Path) -> Path:

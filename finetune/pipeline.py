@@ -8,11 +8,12 @@ padded sequence dimension is unknown to the graph, so a new batch length does no
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import tensorflow as tf
+
+from core.budget import bucketed_steps
 
 logger = logging.getLogger(__name__)
 
@@ -62,8 +63,7 @@ def _boundaries(max_length: int) -> list[int]:
 
 def steps_per_epoch(lengths: np.ndarray, batch_size: int, max_length: int) -> int:
     """Batches per epoch of `train_dataset`: every bucket ends with one partial batch."""
-    counts = np.bincount(bucket_ids(lengths, max_length))
-    return int(sum(math.ceil(c / batch_size) for c in counts if c))
+    return bucketed_steps(lengths, _boundaries(max_length), batch_size)
 
 
 def _rows(encoded: Encoded, order: np.ndarray | None = None) -> tf.RaggedTensor:

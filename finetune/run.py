@@ -1,4 +1,15 @@
-"""One fine-tuning run, from the parsed options to a finished run directory."""
+"""One fine-tuning run, from the parsed options to a finished run directory.
+
+The run directory (`docs/formats.md`): the `save_pretrained` model and tokenizer, `run.json`, the model
+card `README.md`, the training log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
+`seconds` (the epochs' training time, validation excluded), `epochs_run`, `best_epoch`, `steps` (optimizer
+steps run, resumed ones included), `budget` {`min_steps`, `max_steps`}, `stop_reason` (`early_stopping`,
+`budget` or `max_epochs`), `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}],
+`examples_per_second`, `truncated` (texts cut per split) and, with `--class-weight balanced`, `class_weights` (per label id);
+`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch`, `total_steps`,
+`class_weight`, `min_steps` and `max_steps`; `validation` holds accuracy and macro-F1 of the restored
+best epoch (`core.metrics`).
+"""
 
 from __future__ import annotations
 
@@ -7,20 +18,20 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import tensorflow as tf
-from sklearn.metrics import accuracy_score, f1_score
 
 from core.args import DataArguments, RunArguments
+from core.callbacks import BACKUP_DIR, fit
 from core.data import TaskData, load_task
+from core.metrics import classification_scores
 from core.rundir import finish_run, start_run, write_run_json
-from core.runtime import make_strategy, set_seed
+from core.runtime import is_chief, make_strategy, set_seed
 from finetune.args import FinetuneArguments
 from finetune.card import write_card
 from finetune.checkpoint import Checkpoint, CheckpointError, resolve_checkpoint, tf_checkpoint
 from finetune.pipeline import Encoded, encode, eval_dataset, steps_per_epoch, train_dataset
 from finetune.predict import FinetunedClassifier
-from finetune.train import TrainResult, build_model, count_params, fit
+from finetune.train import build_model, count_params
 
 logger = logging.getLogger(__name__)
 
@@ -30,27 +41,23 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
 
     Every check on the model, the data and the output directory runs before training starts.
     """
-    from transformers import AutoConfig, AutoTokenizer
+    from transformers import AutoTokenizer
 
     set_seed(data_args.seed)
     checkpoint = resolve_checkpoint(args.model)
-    config = AutoConfig.from_pretrained(checkpoint.directory)
-    positions = getattr(config, "max_position_embeddings", None)
-    if positions is not None and data_args.max_length > positions:
-        raise CheckpointError(
-            f"--max-length {data_args.max_length} exceeds the {positions} positions {args.model} was trained "
-            f"with; pass --max-length {positions} or less."
-        )
+    check_max_length(checkpoint, data_args.max_length, args.model)
     tokenizer = AutoTokenizer.from_pretrained(checkpoint.directory)
     tf_checkpoint(checkpoint)  # converts PyTorch-only weights now, so a bad checkpoint fails before the data loads
     task = load_task(data_args)
-    run_dir = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume)
+    strategy = make_strategy(run_args.strategy)
+    chief = is_chief(strategy)
+    run_dir = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume, chief=chief)
 
     if args.mixed_precision:
         tf.keras.mixed_precision.set_global_policy("mixed_float16")
     try:
-        model, result, hyperparameters, truncated = _fit(
-            task, checkpoint, tokenizer, data_args, run_args, args, run_dir
+        model, training, hyperparameters = _fit(
+            task, checkpoint, tokenizer, data_args, run_args, args, strategy, run_dir
         )
     finally:
         tf.keras.mixed_precision.set_global_policy("float32")
@@ -61,7 +68,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
 
     model.save_pretrained(run_dir)
     tokenizer.save_pretrained(run_dir)
-    shutil.rmtree(run_dir / "backup", ignore_errors=True)
+    shutil.rmtree(run_dir / BACKUP_DIR, ignore_errors=True)
     params, trainable = count_params(model)
     record = write_run_json(
         run_dir,
@@ -76,19 +83,24 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
             },
             "data": task.describe(data_args),
             "hyperparameters": hyperparameters,
-            "training": {
-                "seconds": result.seconds,
-                "epochs_run": result.epochs_run,
-                "best_epoch": result.best_epoch,
-                "history": result.history,
-                "examples_per_second": result.examples_per_second,
-                "truncated": truncated,
-            },
+            "training": training,
             "validation": validation,
         },
     )
     write_card(run_dir, record)
-    return finish_run(run_dir, run_args.output_dir)
+    return finish_run(run_dir, run_args.output_dir, chief=chief)
+
+
+def check_max_length(checkpoint: Checkpoint, max_length: int, name: str) -> None:
+    """Refuses a `--max-length` longer than the positions the checkpoint was trained with."""
+    from transformers import AutoConfig
+
+    positions = getattr(AutoConfig.from_pretrained(checkpoint.directory), "max_position_embeddings", None)
+    if positions is not None and max_length > positions:
+        raise CheckpointError(
+            f"--max-length {max_length} exceeds the {positions} positions {name} was trained "
+            f"with; pass --max-length {positions} or less."
+        )
 
 
 def _fit(
@@ -98,8 +110,9 @@ def _fit(
     data_args: DataArguments,
     run_args: RunArguments,
     args: FinetuneArguments,
+    strategy: tf.distribute.Strategy,
     run_dir: Path,
-) -> tuple[tf.keras.Model, TrainResult, dict[str, Any], dict[str, int]]:
+) -> tuple[tf.keras.Model, dict[str, Any], dict[str, Any]]:
     encoded: dict[str, Encoded] = {}
     for split in ("train", "validation"):
         encoded[split] = encode(tokenizer, task.texts(split), data_args.max_length)
@@ -114,33 +127,30 @@ def _fit(
     lengths = encoded["train"].lengths
     logger.info("Train texts: mean %.1f tokens, longest %d", lengths.mean(), lengths.max())
 
-    strategy = make_strategy(run_args.strategy)
     pad_id = tokenizer.pad_token_id
     train = train_dataset(
         encoded["train"], task.label_ids("train"), args.batch_size, data_args.max_length, pad_id, data_args.seed
     )
     validation = eval_dataset(encoded["validation"], task.label_ids("validation"), args.batch_size * 2, pad_id)
-    steps = steps_per_epoch(lengths, args.batch_size, data_args.max_length)
+    plan = args.plan(steps_per_epoch(lengths, args.batch_size, data_args.max_length))
     with strategy.scope():
-        model = build_model(checkpoint, task.labels, args, steps * args.epochs)
-    result = fit(model, train, validation, run_dir, args, len(lengths))
+        model = build_model(checkpoint, task.labels, args, plan.total_steps)
+    training = fit(model, train, validation, run_dir, args, plan, task.label_ids("train"), len(task.labels))
+    training["truncated"] = {split: enc.truncated for split, enc in encoded.items()}
     hyperparameters = {
         **{k: v for k, v in args.to_dict().items() if k != "model"},
+        "epochs": plan.epochs,  # what --epochs, or the budget, gave
         "max_length": data_args.max_length,
         "seed": data_args.seed,
-        "steps_per_epoch": steps,
+        "steps_per_epoch": plan.steps_per_epoch,
+        "total_steps": plan.total_steps,
         "strategy": run_args.strategy,
         "replicas": strategy.num_replicas_in_sync,
     }
-    truncated = {split: enc.truncated for split, enc in encoded.items()}
-    return model, result, hyperparameters, truncated
+    return model, training, hyperparameters
 
 
 def evaluate(classifier: FinetunedClassifier, task: TaskData, split: str) -> dict[str, float]:
-    """Accuracy and macro-F1 of `classifier` on one split of the task."""
-    gold = task.label_ids(split)
+    """Accuracy and macro-F1 (over every label of the task) of `classifier` on one split."""
     predicted = classifier.predict_proba(task.texts(split)).argmax(axis=1)
-    return {
-        "accuracy": float(accuracy_score(gold, predicted)),
-        "macro_f1": float(f1_score(gold, predicted, average="macro", labels=np.arange(len(task.labels)))),
-    }
+    return classification_scores(task.label_ids(split), predicted, len(task.labels))

@@ -13,10 +13,11 @@ import sys
 import numpy as np
 import tensorflow as tf
 
+from core import throughput
 from core.args import DataArguments
 from core.data import load_task
 from core.runtime import set_seed
-from core.throughput import ThroughputArguments, measure_training, throughput_main, time_tokenizer
+from core.throughput import ThroughputArguments, measure_training, throughput_main, throughput_result, time_tokenizer
 from finetune.args import FinetuneArguments
 from finetune.checkpoint import resolve_checkpoint
 from finetune.pipeline import encode, steps_per_epoch, train_dataset
@@ -41,15 +42,10 @@ def real_lengths(batch) -> np.ndarray:
 
 def model_shape(model: tf.keras.Model) -> dict:
     """What the FLOP count needs: BERT-style encoders have a pooler dense layer before the classifier."""
-    config = model.config
-    return {
-        "layers": config.num_hidden_layers,
-        "d_model": config.hidden_size,
-        "d_ff": config.intermediate_size,
-        "num_labels": config.num_labels,
-        "pooler": True,
-        "params": int(model.count_params()),
-    }
+    config, params = model.config, int(model.count_params())
+    return throughput.model_shape(
+        config.num_hidden_layers, config.hidden_size, config.intermediate_size, config.num_labels, True, params
+    )
 
 
 def measure(data_args: DataArguments, args: FinetuneArguments, bench: ThroughputArguments) -> dict:
@@ -68,7 +64,7 @@ def measure(data_args: DataArguments, args: FinetuneArguments, bench: Throughput
     )
     batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
     steps = steps_per_epoch(encoded.lengths, args.batch_size, data_args.max_length)
-    model = build_model(checkpoint, task.labels, args, steps * args.epochs)
+    model = build_model(checkpoint, task.labels, args, args.plan(steps).total_steps)
     logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
     timing = measure_training(
         model,
@@ -78,16 +74,10 @@ def measure(data_args: DataArguments, args: FinetuneArguments, bench: Throughput
         real_lengths,
         bench,
     )
-    return {
-        "side": "finetune",
-        "model": args.model,
-        "shape": model_shape(model),
-        "batch_size": args.batch_size,
-        "max_length": data_args.max_length,
-        "train_rows": len(texts),
-        "tokenize": tokenize,
-        **timing,
-    }
+    shape = model_shape(model)
+    return throughput_result(
+        "finetune", args.model, shape, args.batch_size, data_args.max_length, len(texts), tokenize, timing
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,9 +1,14 @@
-"""`python -m scratch <data options> --output-dir DIR [...]`: trains the from-scratch Transformer."""
+"""`python -m scratch <data options> --output-dir DIR [--preset ...] [--epochs N] ...`: one from-scratch run.
 
-import logging
+Bad data, options and output directories end in one `error:` line and exit status 2 (`core.cli`).
+"""
 
-from scratch.train import main
+import sys
+
+from core.cli import side_command
+from scratch.args import ScratchArguments
+
+main = side_command(ScratchArguments, "scratch.run")
 
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    main()
+    sys.exit(main())

@@ -5,14 +5,17 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from scratch.model import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
+from core.args import BudgetArguments
+from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
 
 
 @dataclass
-class ScratchArguments:
-    """Model and training options. Model fields left unset come from `--preset`."""
+class ScratchArguments(BudgetArguments):
+    """Model and training options (the budget options: `BudgetArguments`). Model fields left unset come from `--preset`."""
+
+    DEFAULT_EPOCHS: ClassVar[int] = 8
 
     preset: str = field(default=DEFAULT_PRESET, metadata={"help": f"Model size: {', '.join(PRESETS)}."})
     num_layers: int | None = field(default=None, metadata={"help": "Encoder blocks (overrides the preset)."})
@@ -32,7 +35,6 @@ class ScratchArguments:
     causal: bool = field(
         default=False, metadata={"help": "GPT-style decoder: causal attention, class read from the last real token."}
     )
-    epochs: int = field(default=8, metadata={"help": "Most epochs to train; early stopping may end sooner."})
     batch_size: int = field(default=128, metadata={"help": "Examples per step (global, over all replicas)."})
     learning_rate: float = field(default=1e-3, metadata={"help": "Peak learning rate, reached after the warmup."})
     warmup_ratio: float = field(
@@ -46,13 +48,11 @@ class ScratchArguments:
     patience: int = field(
         default=2, metadata={"help": "Stop after this many epochs without a better validation accuracy."}
     )
-    max_steps: int | None = field(
-        default=None, metadata={"help": "Stop after this many optimizer steps in total (for smoke tests)."}
-    )
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         self.model_config()  # fails now, with the bad value named, rather than after loading data
-        for name in ("epochs", "batch_size", "patience"):
+        for name in ("batch_size", "patience"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
         if self.warmup_steps is not None and self.warmup_steps < 1:
@@ -65,8 +65,6 @@ class ScratchArguments:
             raise ValueError(f"--label-smoothing must be in [0, 1), got {self.label_smoothing}.")
         if self.weight_decay < 0 or self.clip_norm <= 0:
             raise ValueError("--weight-decay must be >= 0 and --clip-norm > 0.")
-        if self.max_steps is not None and self.max_steps < 1:
-            raise ValueError(f"--max-steps must be at least 1, got {self.max_steps}.")
 
     def model_config(self, num_labels: int = 2) -> ModelConfig:
         """The preset's configuration with this command line's overrides."""
@@ -85,23 +83,20 @@ class ScratchArguments:
             tokenizer=self.tokenizer,
         )
 
-    def warmup(self, train_examples: int) -> int:
-        """Warmup steps: `--warmup-steps`, or `--warmup-ratio` of the steps `--epochs` (or `--max-steps`) take.
+    def warmup(self, total_steps: int) -> int:
+        """Warmup steps: `--warmup-steps`, or `--warmup-ratio` of the run's total optimizer steps.
 
-        Batches are grouped by length, so an epoch takes a few more steps than ceil(examples / batch size);
-        the count here is that lower bound.
+        `total_steps` is the plan's (`BudgetArguments.plan`): every epoch's length-grouped batches, cut at
+        `--max-steps`.
 
-        >>> ScratchArguments(epochs=8, batch_size=128).warmup(67_349)
-        422
-        >>> ScratchArguments(epochs=8, batch_size=128, warmup_steps=500).warmup(67_349)
+        >>> ScratchArguments().warmup(4_224)
+        423
+        >>> ScratchArguments(warmup_steps=500).warmup(4_224)
         500
         """
         if self.warmup_steps is not None:
             return self.warmup_steps
-        total = self.epochs * math.ceil(train_examples / self.batch_size)
-        if self.max_steps is not None:
-            total = min(total, self.max_steps)
-        return max(1, math.ceil(self.warmup_ratio * total))
+        return max(1, math.ceil(self.warmup_ratio * total_steps))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from scratch.attention import MultiHeadAttention
-
-NORMS = ("post", "pre")
-ACTIVATIONS = ("gelu", "relu")
+from scratch.config import ACTIVATIONS, NORMS
 
 
 def attention_mask(padding_mask: tf.Tensor | None, length: tf.Tensor, causal: bool) -> tf.Tensor | None:

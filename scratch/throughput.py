@@ -13,15 +13,17 @@ import sys
 import numpy as np
 import tensorflow as tf
 
+from core import throughput
 from core.args import DataArguments
 from core.data import load_task
 from core.runtime import set_seed
-from core.throughput import ThroughputArguments, measure_training, throughput_main, time_tokenizer
+from core.throughput import ThroughputArguments, measure_training, throughput_main, throughput_result, time_tokenizer
 from scratch.args import ScratchArguments
 from scratch.embedding import PAD_ID
 from scratch.model import ModelConfig, build_classifier
+from scratch.pipeline import length_grouped_batches, steps_per_epoch, tokenize
 from scratch.tokenizer import make_tokenizer
-from scratch.train import compile_classifier, length_grouped_batches, tokenize
+from scratch.train import compile_classifier
 
 logger = logging.getLogger(__name__)
 
@@ -40,14 +42,8 @@ def real_lengths(batch) -> np.ndarray:
 
 def model_shape(config: ModelConfig, classifier: tf.keras.Model) -> dict:
     """What the FLOP count needs: mean (or last-token) pooling has no pooler dense layer."""
-    return {
-        "layers": config.num_layers,
-        "d_model": config.d_model,
-        "d_ff": config.d_ff,
-        "num_labels": config.num_labels,
-        "pooler": False,
-        "params": int(classifier.count_params()),
-    }
+    params = int(classifier.count_params())
+    return throughput.model_shape(config.num_layers, config.d_model, config.d_ff, config.num_labels, False, params)
 
 
 def measure(data_args: DataArguments, args: ScratchArguments, bench: ThroughputArguments) -> dict:
@@ -63,21 +59,14 @@ def measure(data_args: DataArguments, args: ScratchArguments, bench: ThroughputA
     )
     batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
     classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
-    compile_classifier(classifier, args, args.warmup(len(ids)))
+    plan = args.plan(steps_per_epoch(ids, args.batch_size, data_args.max_length))
+    compile_classifier(classifier, args, args.warmup(plan.total_steps))
     logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
     timing = measure_training(
         classifier, batches, dataset.element_spec, lambda b: pad_batch(b, data_args.max_length), real_lengths, bench
     )
-    return {
-        "side": "scratch",
-        "model": f"{args.preset} preset",
-        "shape": model_shape(config, classifier),
-        "batch_size": args.batch_size,
-        "max_length": data_args.max_length,
-        "train_rows": len(texts),
-        "tokenize": timed,
-        **timing,
-    }
+    name, shape = f"{args.preset} preset", model_shape(config, classifier)
+    return throughput_result("scratch", name, shape, args.batch_size, data_args.max_length, len(texts), timed, timing)
 
 
 def main(argv: list[str] | None = None) -> int:

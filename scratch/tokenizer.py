@@ -15,10 +15,17 @@ from pathlib import Path
 
 import tensorflow as tf
 
-TOKENIZERS = ("words", "wordpiece")
-PAD = ""
-WORD_UNKNOWN = "[UNK]"
-WORD_RESERVED = (PAD, WORD_UNKNOWN)  # ids 0 and 1
+from scratch.config import PAD, TOKENIZERS, WORD_RESERVED, WORD_UNKNOWN
+
+__all__ = [
+    "PAD",
+    "TOKENIZERS",
+    "WORD_RESERVED",
+    "WORD_UNKNOWN",
+    "WordPieceTokenizer",
+    "WordTokenizer",
+    "make_tokenizer",
+]
 WORDPIECE_RESERVED = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 

@@ -10,7 +10,9 @@ import pytest
 
 from core.args import DataArguments
 from core.data import DataError, load_task
+from core.errors import UserError
 from tests.conftest import separable_rows, write_csv
+from tests.core.bad_inputs import CASES
 
 
 def files(**kwargs) -> DataArguments:
@@ -82,6 +84,21 @@ def test_carved_splits_are_stratified_disjoint_and_seeded(tiny_csv: Path) -> Non
     assert sum(sizes.values()) == 200
     assert load_task(files(train_file=str(tiny_csv))).fingerprints == data.fingerprints
     assert load_task(files(train_file=str(tiny_csv), seed=7)).fingerprints != data.fingerprints
+
+
+def test_each_split_is_fingerprinted_once(tiny_csv: Path, monkeypatch) -> None:
+    import core.data
+
+    hashed = []
+    fingerprint = core.data.fingerprint
+    monkeypatch.setattr(
+        core.data, "fingerprint", lambda split, labels: hashed.append(len(split)) or fingerprint(split, labels)
+    )
+    args = files(train_file=str(tiny_csv))
+    data = load_task(args)
+    first = data.fingerprints
+    assert data.describe(args)["fingerprints"] == data.fingerprints == first
+    assert sorted(hashed) == sorted(len(split) for split in data.splits.values())
 
 
 def test_carved_splits_share_no_row_with_train(tmp_path: Path) -> None:
@@ -165,95 +182,83 @@ def test_test_texts_seen_in_train_are_counted(tmp_path: Path, caplog: pytest.Log
     assert "of 4 test texts also occur in train" in caplog.text
 
 
+# --- messy but valid files ---------------------------------------------------------------------------------
+
+
+def write_bytes(path: Path, text: str, prefix: bytes = b"") -> Path:
+    path.write_bytes(prefix + text.encode("utf-8"))
+    return path
+
+
+def rows_csv(rows: list[tuple[str, str]], sep: str = ",", newline: str = "\n") -> str:
+    return newline.join([f"text{sep}label", *(f"{text}{sep}{label}" for text, label in rows)]) + newline
+
+
+def test_a_utf8_byte_order_mark_is_not_part_of_the_first_column(tmp_path: Path) -> None:
+    rows = separable_rows(40)
+    path = write_bytes(tmp_path / "bom.csv", rows_csv(rows), prefix=b"\xef\xbb\xbf")
+    data = load_task(files(train_file=str(path)))
+    assert sum(len(split) for split in data.splits.values()) == 40
+    assert sorted(data.texts("train") + data.texts("validation") + data.texts("test")) == sorted(t for t, _ in rows)
+
+
+def test_windows_line_endings_read_like_unix_ones(tmp_path: Path) -> None:
+    rows = separable_rows(40)
+    crlf = load_task(files(train_file=str(write_bytes(tmp_path / "crlf.csv", rows_csv(rows, newline="\r\n")))))
+    unix = load_task(files(train_file=str(write_bytes(tmp_path / "unix.csv", rows_csv(rows)))))
+    assert crlf.fingerprints == unix.fingerprints
+
+
+def test_a_quoted_newline_stays_inside_its_text(tmp_path: Path) -> None:
+    rows = [*separable_rows(39), ("two lines\nof review", "positive")]
+    path = write_csv(tmp_path / "quoted.csv", rows)
+    assert '"two lines\nof review"' in path.read_text()
+    data = load_task(files(train_file=str(path)))
+    texts = data.texts("train") + data.texts("validation") + data.texts("test")
+    assert len(texts) == 40 and "two lines\nof review" in texts
+
+
+def test_a_null_text_in_jsonl_is_dropped_like_an_empty_one(tmp_path: Path, caplog) -> None:
+    lines = [json.dumps({"text": text, "label": label}) for text, label in separable_rows(40)]
+    lines[6] = json.dumps({"text": None, "label": "positive"})
+    path = tmp_path / "train.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with caplog.at_level(logging.WARNING):
+        data = load_task(files(train_file=str(path)))
+    assert sum(len(split) for split in data.splits.values()) == 39
+    assert "dropped 1 row(s)" in caplog.text and "rows 7" in caplog.text
+
+
+def test_labels_with_stray_spaces_are_the_same_labels(tmp_path: Path) -> None:
+    rows = separable_rows(40)
+    padded = [(text, f"  {label} " if i % 3 == 0 else label) for i, (text, label) in enumerate(rows)]
+    spaced = load_task(files(train_file=str(write_csv(tmp_path / "spaced.csv", padded))))
+    clean = load_task(files(train_file=str(write_csv(tmp_path / "clean.csv", rows))))
+    assert spaced.labels == clean.labels == ["negative", "positive"]
+    assert spaced.fingerprints == clean.fingerprints
+
+
+def test_a_semicolon_separated_csv_is_read_with_its_separator(tmp_path: Path, caplog) -> None:
+    rows = [(text.replace(" ", ", ", 1), label) for text, label in separable_rows(40)]  # commas inside texts
+    with caplog.at_level(logging.INFO):
+        semicolon = load_task(files(train_file=str(write_bytes(tmp_path / "semi.csv", rows_csv(rows, sep=";")))))
+    comma = load_task(files(train_file=str(write_csv(tmp_path / "comma.csv", rows))))
+    assert semicolon.fingerprints == comma.fingerprints
+    assert "reading it as ';'-separated" in caplog.text
+
+
 # --- bad input: each a clear error ------------------------------------------------------------------------
 
 
-def expect_error(match: str, **kwargs) -> None:
-    with pytest.raises((DataError, ValueError), match=match):
-        load_task(DataArguments(**kwargs))
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_bad_data_is_a_clear_error(tmp_path: Path, case) -> None:
+    options, message = case(tmp_path)
+    with pytest.raises(ValueError, match=message):
+        load_task(DataArguments(**options))
 
 
-def test_missing_file(tmp_path: Path) -> None:
-    expect_error(r"nope\.csv does not exist", train_file=str(tmp_path / "nope.csv"))
-
-
-def test_unknown_task() -> None:
-    expect_error(r"Unknown task 'sst3'.*sst2", task="sst3")
-
-
-def test_unknown_column_lists_the_columns(tiny_csv: Path) -> None:
-    expect_error(r"no column 'review'.*columns are: text, label", train_file=str(tiny_csv), text_column=["review"])
-
-
-def test_nothing_left_after_dropping_empty_texts(tmp_path: Path) -> None:
-    path = write_csv(tmp_path / "t.csv", [("", "a"), (" ", "b")])
-    expect_error(r"every row has empty or missing text", train_file=str(path))
-
-
-def test_label_outside_the_label_set_names_value_and_row(tmp_path: Path) -> None:
-    rows = separable_rows(20)
-    rows[4] = (rows[4][0], "neutral")
-    labels = tmp_path / "labels.txt"
-    labels.write_text("negative\npositive\n")
-    path = write_csv(tmp_path / "t.csv", rows)
-    expect_error(r"row 5 has label 'neutral'", train_file=str(path), labels_file=str(labels))
-
-
-def test_train_split_with_one_class(tmp_path: Path) -> None:
-    path = write_csv(tmp_path / "t.csv", [(f"text {i}", "positive") for i in range(30)])
-    expect_error(r"one class only \('positive'\)", train_file=str(path))
-
-
-def test_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
-    path = tmp_path / "latin1.csv"
-    path.write_bytes("text,label\ncaf\xe9 cr\xe8me,positive\n".encode("latin-1"))
-    expect_error(r"latin1\.csv is not UTF-8", train_file=str(path))
-
-
-def test_empty_file(tmp_path: Path) -> None:
-    path = tmp_path / "empty.csv"
-    path.write_text("")
-    expect_error(r"empty\.csv is empty", train_file=str(path))
-
-
-def test_header_only_file(tmp_path: Path) -> None:
-    path = tmp_path / "header.csv"
-    path.write_text("text,label\n")
-    expect_error(r"header\.csv has no rows", train_file=str(path))
-
-
-def test_same_text_column_twice(tiny_csv: Path) -> None:
-    expect_error(r"--text-column names 'text' more than once", train_file=str(tiny_csv), text_column=["text", "text"])
-
-
-def test_validation_label_never_seen_in_train(tmp_path: Path) -> None:
-    train = write_csv(tmp_path / "train.csv", separable_rows(40))
-    valid = write_csv(tmp_path / "valid.csv", [*separable_rows(4), ("meh", "neutral")])
-    labels = tmp_path / "labels.txt"
-    labels.write_text("negative\npositive\nneutral\n")
-    expect_error(
-        r"validation split has label 'neutral', which the train split never has",
-        train_file=str(train),
-        validation_file=str(valid),
-        labels_file=str(labels),
-    )
-
-
-def test_unseen_string_label_without_labels_file(tmp_path: Path) -> None:
-    train = write_csv(tmp_path / "train.csv", separable_rows(40))
-    test = write_csv(tmp_path / "test.csv", [*separable_rows(4), ("meh", "neutral")])
-    expect_error(r"test\.csv: row 5 has label 'neutral'", train_file=str(train), test_file=str(test))
-
-
-def test_missing_label_names_the_row(tmp_path: Path) -> None:
-    rows = separable_rows(20)
-    rows[2] = (rows[2][0], "")
-    expect_error(r"row 3 of the train split has no label", train_file=str(write_csv(tmp_path / "t.csv", rows)))
-
-
-def test_task_and_files_together_are_refused(tiny_csv: Path) -> None:
-    expect_error(r"exactly one of --task NAME or --train-file", task="sst2", train_file=str(tiny_csv))
-
-
-def test_offline_hub_failure_says_how_to_use_local_files(tmp_path: Path) -> None:
-    expect_error(r"Could not load task 'trec'.*--data-dir.*--train-file", task="trec", data_dir=str(tmp_path))
+def test_data_errors_are_user_errors(tmp_path: Path) -> None:
+    options, _ = CASES["missing_file"](tmp_path)
+    with pytest.raises(DataError) as error:
+        load_task(DataArguments(**options))
+    assert isinstance(error.value, UserError)

@@ -26,6 +26,7 @@ def test_out_of_range_values_are_named(options: dict, message: str) -> None:
 def test_defaults_are_valid() -> None:
     args = FinetuneArguments()
     assert args.model == "minilm" and args.to_dict()["batch_size"] == args.batch_size
+    assert args.epochs is None and args.plan(100).epochs == 3 and args.class_weight == "none"
 
 
 @pytest.mark.parametrize(

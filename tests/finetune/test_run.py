@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-import finetune.train
+import core.callbacks
 from core.args import DataArguments
 from core.classifier import load
 from core.data import load_task
@@ -46,6 +46,7 @@ def _initial_loss(run_dir: Path, run: dict) -> float:
 def test_run_directory_holds_model_tokenizer_card_and_logs(base_run: Path) -> None:
     names = {p.name for p in base_run.iterdir()}
     assert {"tf_model.h5", "config.json", "tokenizer.json", "vocab.txt", "run.json", "README.md", "logs"} <= names
+    assert "history.jsonl" in names and "epoch_seconds.jsonl" not in names
     assert "backup" not in names and not partial_path(base_run).exists()
     assert list((base_run / "logs" / "train").glob("events.out.tfevents.*"))
     config = json.loads((base_run / "config.json").read_text())
@@ -101,8 +102,11 @@ def test_validation_metrics_match_an_independent_computation(base_run: Path) -> 
     task = load_task(DataArguments(**run["data"]["options"]))
     predicted = classifier.predict_proba(task.texts("validation")).argmax(axis=1)
     gold = task.label_ids("validation")
+    labels = np.arange(len(run["data"]["labels"]))
     assert run["validation"]["accuracy"] == pytest.approx(accuracy_score(gold, predicted))
-    assert run["validation"]["macro_f1"] == pytest.approx(f1_score(gold, predicted, average="macro"))
+    assert run["validation"]["macro_f1"] == pytest.approx(
+        f1_score(gold, predicted, labels=labels, average="macro", zero_division=0)
+    )
 
 
 def test_training_lowers_the_loss(base_run: Path) -> None:
@@ -128,38 +132,81 @@ class Interrupted(Exception):
     """Stands in for a killed process."""
 
 
-class InterruptAfterFirstEpoch(finetune.train.tf.keras.callbacks.Callback):
+class InterruptAfterFirstEpoch(core.callbacks.tf.keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         raise Interrupted(f"stopped after epoch {epoch + 1}")
 
 
+class WeightSnapshots(core.callbacks.tf.keras.callbacks.Callback):
+    """Keeps a copy of the weights at the end of every epoch."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.epochs: list[list[np.ndarray]] = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epochs.append([w.copy() for w in self.model.get_weights()])
+
+
 def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, monkeypatch) -> None:
     output = runs_dir / "resumed"
-    make_callbacks = finetune.train.make_callbacks
-    monkeypatch.setattr(finetune.train, "make_callbacks", lambda *a: [*make_callbacks(*a), InterruptAfterFirstEpoch()])
+    before, after = WeightSnapshots(), WeightSnapshots()
+    make_callbacks = core.callbacks.make_callbacks
+    monkeypatch.setattr(
+        core.callbacks, "make_callbacks", lambda *a, **k: [before, *make_callbacks(*a, **k), InterruptAfterFirstEpoch()]
+    )
     with pytest.raises(Interrupted):
         train_tiny_run(output, train_file, epochs=2, patience=2)
     partial = partial_path(output)
-    assert not output.exists() and (partial / "backup").is_dir()
+    assert not output.exists() and (partial / "backup").is_dir() and (partial / "best_weights.npz").is_file()
     first_epoch = json.loads((partial / "history.jsonl").read_text().splitlines()[0])
 
-    monkeypatch.setattr(finetune.train, "make_callbacks", make_callbacks)
-    with pytest.raises(SystemExit, match="no unfinished run"):
-        train_tiny_run(runs_dir / "never-started", train_file, resume=True)
+    monkeypatch.setattr(core.callbacks, "make_callbacks", lambda *a, **k: [after, *make_callbacks(*a, **k)])
     train_tiny_run(output, train_file, epochs=2, patience=2, resume=True)
 
     run = read_run_json(output)
-    assert not partial.exists() and not (output / "backup").exists()
+    assert not partial.exists() and not (output / "backup").exists() and not (output / "best_weights.npz").exists()
     assert run["training"]["epochs_run"] == 2
-    lines = (output / "history.jsonl").read_text().splitlines()
-    assert len(lines) == 2  # the resumed process ran epoch 2 only
+    lines = [json.loads(line) for line in (output / "history.jsonl").read_text().splitlines()]
+    assert [row["epoch"] for row in lines] == [1, 2]  # the resumed process ran epoch 2 only
     assert run["training"]["history"][0]["loss"] == first_epoch["loss"]
-    # The training time counts the epoch before the interruption too.
-    epochs = [json.loads(line) for line in (output / "epoch_seconds.jsonl").read_text().splitlines()]
-    assert [row["epoch"] for row in epochs] == [1, 2]
-    assert run["training"]["seconds"] == pytest.approx(sum(row["seconds"] for row in epochs), abs=1e-3)
-    assert epochs[0]["seconds"] > 0
+    # The training time counts the epoch before the interruption too, validation excluded.
+    assert run["training"]["seconds"] == pytest.approx(sum(row["train_seconds"] for row in lines), abs=2e-3)
+    assert first_epoch["train_seconds"] > 0
+    assert run["training"]["steps"] == lines[-1]["steps"] == 2 * run["hyperparameters"]["steps_per_epoch"]
     assert run["validation"]["accuracy"] >= 0.9
+    # The weights saved are the best epoch's, even when it finished before the interruption.
+    from transformers import TFAutoModelForSequenceClassification
+
+    best = run["training"]["best_epoch"]
+    expected = (before.epochs + after.epochs)[best - 1]
+    saved = TFAutoModelForSequenceClassification.from_pretrained(output).get_weights()
+    for restored, weights in zip(saved, expected, strict=True):
+        np.testing.assert_array_equal(restored, weights)
+
+
+def test_the_saved_model_holds_the_best_epoch_s_weights(runs_dir: Path, train_file: Path, monkeypatch) -> None:
+    snapshots = WeightSnapshots()
+    make_callbacks = core.callbacks.make_callbacks
+    monkeypatch.setattr(core.callbacks, "make_callbacks", lambda *a, **k: [snapshots, *make_callbacks(*a, **k)])
+    run = read_run_json(train_tiny_run(runs_dir / "best", train_file, epochs=3, patience=3))
+    best = run["training"]["best_epoch"]
+    assert run["training"]["epochs_run"] == len(snapshots.epochs) == 3
+    assert best < 3, "the fixture should peak before the last epoch, or this test shows nothing"
+
+    from transformers import TFAutoModelForSequenceClassification
+
+    saved = TFAutoModelForSequenceClassification.from_pretrained(runs_dir / "best").get_weights()
+    for restored, expected in zip(saved, snapshots.epochs[best - 1], strict=True):
+        np.testing.assert_array_equal(restored, expected)
+    assert any(not np.array_equal(r, last) for r, last in zip(saved, snapshots.epochs[-1], strict=True))
+
+
+def test_a_refused_resume_is_one_error_line(runs_dir: Path, train_file: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        train_tiny_run(runs_dir / "never-started", train_file, resume=True)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: --resume: no unfinished run")
 
 
 def test_mixed_precision_trains_with_finite_falling_loss(runs_dir: Path, train_file: Path) -> None:
@@ -175,3 +222,25 @@ def test_mixed_precision_trains_with_finite_falling_loss(runs_dir: Path, train_f
     classifier = load(output)
     after = _cross_entropy(classifier, *_data(run))
     assert math.isfinite(after) and after < _initial_loss(output, run) - 0.05
+
+
+def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path, train_file: Path, monkeypatch) -> None:
+    import finetune.run
+
+    scheduled = []
+    build_model = finetune.run.build_model
+    monkeypatch.setattr(
+        finetune.run, "build_model", lambda *a: scheduled.append(a[-1]) or build_model(*a)
+    )  # the linear decay's num_train_steps
+    run = read_run_json(
+        train_tiny_run(runs_dir / "budget", train_file, epochs=None, max_steps=30, class_weight="balanced")
+    )
+    training, hyperparameters = run["training"], run["hyperparameters"]
+    per_epoch = hyperparameters["steps_per_epoch"]
+    assert per_epoch < 30 < 2 * per_epoch  # so the budget ends inside the second epoch
+    assert hyperparameters["epochs"] == training["epochs_run"] == 2
+    assert scheduled == [30] and hyperparameters["total_steps"] == 30
+    assert (training["steps"], training["stop_reason"]) == (30, "budget")
+    assert training["budget"] == {"min_steps": 0, "max_steps": 30}
+    assert hyperparameters["class_weight"] == "balanced"
+    assert training["class_weights"] == pytest.approx([1.0, 1.0])  # the fixture's train split is balanced

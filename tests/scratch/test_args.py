@@ -36,7 +36,7 @@ def test_model_flags_override_the_preset():
         (["--norm", "sandwich"], "norm must be one of post, pre"),
         (["--preset", "huge"], "Unknown preset 'huge'"),
         (["--label-smoothing", "1.5"], "--label-smoothing must be in"),
-        (["--epochs", "0"], "--epochs must be at least 1"),
+        (["--epochs", "0"], "--epochs must be between 1 and 1000, got 0"),
         (["--learning-rate", "-1"], "--learning-rate must be positive"),
         (["--warmup-ratio", "1"], "--warmup-ratio must be in (0, 1), got 1.0"),
         (["--warmup-steps", "0"], "--warmup-steps must be at least 1, got 0"),
@@ -49,9 +49,17 @@ def test_bad_options_are_usage_errors_that_name_the_value(argv, message, capsys)
 
 
 def test_warmup_is_a_share_of_the_training_steps_unless_given_in_steps():
-    # 1,000 examples in batches of 128: 8 steps an epoch, 64 steps in 8 epochs.
-    assert parse()[2].warmup(1000) == 7  # ceil(0.1 * 64)
-    assert parse("--warmup-ratio", "0.25")[2].warmup(1000) == 16
-    assert parse("--max-steps", "20")[2].warmup(1000) == 2  # a tenth of the 20 steps that will run
-    assert parse("--warmup-steps", "500")[2].warmup(1000) == 500
-    assert parse()[2].warmup(10) == 1  # never zero
+    # 1,000 examples in batches of 128 in one length bucket: 8 steps an epoch, 64 steps in the 8 default epochs.
+    args = parse()[2]
+    assert args.plan(8).total_steps == 64 and args.warmup(64) == 7  # ceil(0.1 * 64)
+    assert parse("--warmup-ratio", "0.25")[2].warmup(64) == 16
+    budget = parse("--max-steps", "20")[2]
+    assert budget.plan(8).total_steps == 20 and budget.warmup(budget.plan(8).total_steps) == 2  # of the 20 that run
+    assert parse("--warmup-steps", "500")[2].warmup(64) == 500
+    assert parse()[2].warmup(1) == 1  # never zero
+
+
+def test_epochs_default_to_the_side_s_own_unless_a_budget_is_given():
+    assert parse()[2].epochs is None and parse()[2].plan(10).epochs == 8
+    assert parse("--max-steps", "25")[2].plan(10).epochs == 3
+    assert parse("--max-steps", "25", "--epochs", "2")[2].plan(10).epochs == 2

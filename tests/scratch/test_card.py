@@ -7,9 +7,13 @@ def test_card_states_the_run_s_figures(tiny_run):
     card = (tiny_run / "README.md").read_text(encoding="utf-8")
     assert card == render_card(run)
     assert card.startswith(f"# {run['model']['name']}")
-    assert f"Validation accuracy {run['validation']['accuracy']:.4f}" in card
+    assert f"Accuracy {run['validation']['accuracy']:.4f}" in card
     assert f"Parameters: {run['model']['params']:,}" in card
-    assert (
-        card.count("\n| ") - card.count("\n| ---")
-        == len(run["training"]["history"]) + 1 + len(run["hyperparameters"]) + 1
+    assert run["data"]["fingerprints"]["train"] in card
+    rows = [line for line in card.splitlines() if line.startswith("| ") and not line.startswith("| ---")]
+    # split table, history table and hyperparameter table, each with its header row
+    assert len(rows) == (1 + len(run["data"]["splits"])) + (1 + len(run["training"]["history"])) + (
+        1 + len(run["hyperparameters"])
     )
+    for row in run["training"]["history"]:
+        assert f"| {row['epoch']} | {row['loss']:.4f} |" in card and f"| {row['train_seconds']:.1f} |" in card

@@ -7,7 +7,7 @@ from core.classifier import Classifier, load
 from core.data import load_task
 from core.rundir import RunError, read_run_json
 from scratch import predict
-from scratch.train import predict_logits, tokenize
+from scratch.pipeline import predict_logits, tokenize
 
 TEXTS = ["a great film superb acting", "i hated it", "", "words never seen before", "a dull mess " * 30]
 

@@ -12,7 +12,7 @@ SCRIPT = textwrap.dedent(
     import tensorflow as tf
     cpu = tf.config.list_physical_devices("CPU")[0]
     tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-    from scratch.train import main
+    from scratch.__main__ import main
     main(json.loads(sys.argv[1]))
     """
 )
@@ -26,5 +26,5 @@ def test_mirrored_strategy_trains_over_two_logical_cpus(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     record = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert record["training"]["replicas"] == 2 and record["hyperparameters"]["strategy"] == "mirrored"
+    assert record["hyperparameters"]["replicas"] == 2 and record["hyperparameters"]["strategy"] == "mirrored"
     assert record["hyperparameters"]["max_steps"] == 6 and record["training"]["steps"] <= 6

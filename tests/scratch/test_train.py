@@ -4,10 +4,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from core.data import DataError
+from core import callbacks
 from core.rundir import read_run_json
-from scratch import train as training
-from scratch.train import bucket_boundaries, length_grouped_batches, main, read_history
+from core.training_log import read_history
+from scratch.__main__ import main
+from scratch.pipeline import bucket_boundaries, length_grouped_batches, steps_per_epoch
 from tests.conftest import separable_rows, write_csv
 from tests.scratch.tiny import tiny_argv, train_tiny_run
 
@@ -24,17 +25,18 @@ def test_tiny_preset_learns_the_separable_fixture_within_200_steps(tiny_run):
     best = max(history, key=lambda row: row["val_accuracy"])
     assert run["training"]["best_epoch"] == best["epoch"]
     assert run["validation"]["accuracy"] == pytest.approx(best["val_accuracy"], abs=1e-6)
-    assert {p.name for p in tiny_run.iterdir()} >= {"model.keras", "run.json", "README.md", "logs", "history.csv"}
+    assert {p.name for p in tiny_run.iterdir()} >= {"model.keras", "run.json", "README.md", "logs", "history.jsonl"}
     assert not (tiny_run / "backup").exists()
     assert not tiny_run.with_name(tiny_run.name + ".partial").exists()
-    assert "Validation accuracy" in (tiny_run / "README.md").read_text()
+    assert "## Validation metrics" in (tiny_run / "README.md").read_text()
 
 
 def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
     again = train_tiny_run(tmp_path / "again", tiny_run.parent / "train.csv")
     first, second = read_run_json(tiny_run), read_run_json(again)
     assert second["validation"] == first["validation"]
-    assert second["training"]["history"] == first["training"]["history"]
+    untimed = [{k: v for k, v in row.items() if k != "train_seconds"} for row in first["training"]["history"]]
+    assert [{k: v for k, v in row.items() if k != "train_seconds"} for row in second["training"]["history"]] == untimed
 
 
 def test_run_json_records_the_warmup_the_ratio_gave(tiny_run, tmp_path):
@@ -43,9 +45,11 @@ def test_run_json_records_the_warmup_the_ratio_gave(tiny_run, tmp_path):
     assert (hyperparameters["warmup_ratio"], hyperparameters["warmup_steps"]) == (0.1, 3)  # a tenth of 30 steps
 
 
-def test_existing_output_is_refused_without_overwrite(tiny_run):
-    with pytest.raises(Exception, match="already exists"):
+def test_existing_output_is_refused_without_overwrite(tiny_run, capsys):
+    with pytest.raises(SystemExit) as exit_:
         train_tiny_run(tiny_run, tiny_run.parent / "train.csv")
+    assert exit_.value.code == 2
+    assert "already exists. Pass --overwrite" in capsys.readouterr().err
 
 
 def test_bad_model_options_fail_before_loading_data(tmp_path, capsys):
@@ -56,14 +60,6 @@ def test_bad_model_options_fail_before_loading_data(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(tiny_argv(tmp_path / "run", missing, vocab_size=2))
     assert "not larger than the 2 reserved tokens" in capsys.readouterr().err
-    assert not (tmp_path / "run.partial").exists()
-
-
-def test_an_empty_train_split_fails_before_training(tmp_path):
-    empty = tmp_path / "train.csv"
-    empty.write_text("text,label\n", encoding="utf-8")
-    with pytest.raises(DataError, match="no rows"):
-        main(tiny_argv(tmp_path / "run", empty))
     assert not (tmp_path / "run.partial").exists()
 
 
@@ -83,6 +79,57 @@ def test_batches_group_similar_lengths_and_pad_to_their_own_longest():
     assert seen == 300
     widths = sorted(int(t.shape[1]) for t, _ in batches)
     assert widths[0] < widths[-1]
+
+
+def test_steps_per_epoch_counts_the_batches_an_epoch_yields():
+    rng = np.random.default_rng(1)
+    ids = [rng.integers(1, 50, size=n) for n in rng.integers(1, 60, size=333)]
+    labels = rng.integers(0, 2, size=333)
+    dataset = length_grouped_batches(ids, labels, 2, batch_size=16, max_length=64, shuffle_seed=2)
+    assert steps_per_epoch(ids, 16, 64) == len(list(dataset)) == len(list(dataset))  # the same every epoch
+
+
+def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_path):
+    run = read_run_json(train_tiny_run(tmp_path / "budget", tiny_run.parent / "train.csv", epochs=None, max_steps=30))
+    training, hyperparameters = run["training"], run["hyperparameters"]
+    per_epoch = hyperparameters["steps_per_epoch"]
+    assert per_epoch == 12  # 162 training rows in batches of 16, one length bucket
+    assert (training["steps"], training["stop_reason"], training["budget"]) == (
+        30,
+        "budget",
+        {"min_steps": 0, "max_steps": 30},
+    )
+    assert hyperparameters["epochs"] == training["epochs_run"] == 3  # ceil(30 / 12), the third cut short
+    assert hyperparameters["total_steps"] == 30
+    assert json.loads((tmp_path / "budget" / "history.jsonl").read_text().splitlines()[-1])["examples"] == 6 * 16
+
+
+def test_early_stopping_waits_for_the_minimum_steps(tiny_run, tmp_path):
+    unhurried = read_run_json(tiny_run)["training"]
+    assert unhurried["stop_reason"] == "early_stopping" and unhurried["epochs_run"] == 4
+    run = read_run_json(train_tiny_run(tmp_path / "minimum", tiny_run.parent / "train.csv", min_steps=70))
+    training = run["training"]
+    assert training["budget"]["min_steps"] == 70
+    # Early stopping wanted to stop after epoch 4 (48 steps); the first epoch end past 70 steps is the 6th (72).
+    assert (training["epochs_run"], training["steps"], training["stop_reason"]) == (6, 72, "early_stopping")
+    assert training["best_epoch"] == unhurried["best_epoch"]  # every epoch stays a candidate for the best
+
+
+def test_balanced_class_weights_reach_the_loss_and_the_record(tmp_path):
+    from sklearn.utils.class_weight import compute_class_weight
+
+    rows = separable_rows(200)
+    rows = [row for i, row in enumerate(rows) if row[1] == "positive" or i % 4 == 1]  # 100 positive, 50 negative
+    train_file = write_csv(tmp_path / "train.csv", rows)
+    run = read_run_json(train_tiny_run(tmp_path / "weighted", train_file, class_weight="balanced", max_steps=12))
+    assert run["hyperparameters"]["class_weight"] == "balanced"
+    from core.args import DataArguments
+    from core.data import load_task
+
+    train = load_task(DataArguments(**run["data"]["options"])).label_ids("train")
+    expected = compute_class_weight("balanced", classes=np.array([0, 1]), y=train)
+    np.testing.assert_allclose(run["training"]["class_weights"], expected)
+    assert expected[0] > 1 > expected[1]  # the rarer negative class weighs more
 
 
 def test_batches_keep_each_text_with_its_label():
@@ -108,23 +155,24 @@ def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
             if epoch == 1:
                 raise KeyboardInterrupt
 
-    real_fit = training.fit
+    def interrupted(*args, **kwargs):
+        *others, backup = make_callbacks(*args, **kwargs)
+        return [*others, Interrupt(), backup]  # epoch 2 is logged, then interrupted before its backup
 
-    def interrupted_fit(classifier, *args, **kwargs):
-        original = classifier.fit
-        classifier.fit = lambda *a, callbacks, **k: original(*a, callbacks=[*callbacks, Interrupt()], **k)
-        return real_fit(classifier, *args, **kwargs)
-
-    monkeypatch.setattr(training, "fit", interrupted_fit)
+    make_callbacks = callbacks.make_callbacks
+    monkeypatch.setattr(callbacks, "make_callbacks", interrupted)
     with pytest.raises(KeyboardInterrupt):
         main(tiny_argv(tmp_path / "run", train_file, **settings))
     partial = tmp_path / "run.partial"
-    assert [row["epoch"] for row in read_history(partial / "history.csv")] == [1, 2]
-    monkeypatch.setattr(training, "fit", real_fit)
-    run_dir = main(tiny_argv(tmp_path / "run", train_file, resume=True, **settings))
-    record = json.loads((run_dir / "run.json").read_text())
+    assert [row["epoch"] for row in read_history(partial / "history.jsonl")] == [1, 2]
+    monkeypatch.setattr(callbacks, "make_callbacks", make_callbacks)
+    main(tiny_argv(tmp_path / "run", train_file, resume=True, **settings))
+    record = json.loads((tmp_path / "run" / "run.json").read_text())
     assert [row["epoch"] for row in record["training"]["history"]] == [1, 2, 3]
     assert record["training"]["steps"] >= 3 * 11  # at least 11 batches of 16 per epoch: the step count was restored
-    epochs = [json.loads(line) for line in (run_dir / "epoch_seconds.jsonl").read_text().splitlines()]
-    assert [row["epoch"] for row in epochs] == [1, 2, 3]  # the two before the interruption count
-    assert record["training"]["seconds"] == pytest.approx(sum(row["seconds"] for row in epochs), abs=1e-3)
+    lines = [json.loads(line) for line in (tmp_path / "run" / "history.jsonl").read_text().splitlines()]
+    # Epoch 2 was interrupted after it was logged but before its backup, so it ran again: it counts once.
+    assert [row["epoch"] for row in lines] == [1, 2, 2, 3]
+    once = {row["epoch"]: row["train_seconds"] for row in lines}
+    assert record["training"]["seconds"] == pytest.approx(sum(once.values()), abs=2e-3)
+    assert [row["train_seconds"] for row in record["training"]["history"]] == [once[1], once[2], once[3]]

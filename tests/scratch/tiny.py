@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scratch.train import main
+from scratch.__main__ import main
 from tests.conftest import separable_rows, write_csv
 
 # The tiny preset learns the separable fixture within these settings: at most 200 optimizer steps.
@@ -39,4 +39,5 @@ def train_tiny_run(output_dir: Path, train_file: Path, **overrides) -> Path:
     if not train_file.exists():
         train_file.parent.mkdir(parents=True, exist_ok=True)
         write_csv(train_file, separable_rows(200))
-    return main(tiny_argv(Path(output_dir), train_file, **overrides))
+    main(tiny_argv(Path(output_dir), train_file, **overrides))
+    return Path(output_dir)

@@ -1,0 +1,82 @@
+"""The shape of the from-scratch network: its configuration dataclass and the presets, free of TensorFlow.
+
+The command line's options (`scratch.args`) build and check a `ModelConfig` before TensorFlow loads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+NORMS = ("post", "pre")
+ACTIVATIONS = ("gelu", "relu")
+TOKENIZERS = ("words", "wordpiece")
+PAD = ""
+WORD_UNKNOWN = "[UNK]"
+WORD_RESERVED = (PAD, WORD_UNKNOWN)  # ids 0 and 1 of a word vocabulary
+
+
+@dataclass
+class ModelConfig:
+    """Shape of the network. `vocab_size` is the requested word vocabulary (WordPiece brings its own)."""
+
+    num_labels: int = 2
+    vocab_size: int = 20000
+    num_layers: int = 2
+    d_model: int = 128
+    num_heads: int = 4
+    d_ff: int = 512
+    dropout: float = 0.1
+    activation: str = "gelu"
+    norm: str = "post"
+    causal: bool = False
+    tokenizer: str = "words"
+
+    def __post_init__(self) -> None:
+        for name in ("num_labels", "vocab_size", "num_layers", "d_model", "num_heads", "d_ff"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)}.")
+        if self.num_labels < 2:
+            raise ValueError(f"A classifier needs at least 2 labels, got num_labels={self.num_labels}.")
+        if self.d_model % self.num_heads:
+            raise ValueError(
+                f"d_model {self.d_model} is not divisible by num_heads {self.num_heads}: each head gets "
+                f"d_model / num_heads dimensions. Choose e.g. --num-heads {_divisor_near(self.d_model, self.num_heads)}."
+            )
+        if self.vocab_size <= len(WORD_RESERVED):
+            raise ValueError(
+                f"vocab_size {self.vocab_size} is not larger than the {len(WORD_RESERVED)} reserved tokens "
+                f"(padding and unknown); use at least {len(WORD_RESERVED) + 1}."
+            )
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}.")
+        if self.norm not in NORMS:
+            raise ValueError(f"norm must be one of {', '.join(NORMS)}, got {self.norm!r}.")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}.")
+        if self.tokenizer not in TOKENIZERS:
+            raise ValueError(f"tokenizer must be one of {', '.join(TOKENIZERS)}, got {self.tokenizer!r}.")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _divisor_near(d_model: int, num_heads: int) -> int:
+    return min((h for h in range(1, d_model + 1) if d_model % h == 0), key=lambda h: abs(h - num_heads))
+
+
+# Presets are data: the fields they set, everything else from ModelConfig's defaults.
+PRESETS: dict[str, dict] = {
+    "tiny": {"vocab_size": 1000, "num_layers": 2, "d_model": 32, "num_heads": 2, "d_ff": 64, "dropout": 0.0},
+    "small": {"vocab_size": 20000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 512, "dropout": 0.2},
+    "base": {"vocab_size": 30000, "num_layers": 4, "d_model": 256, "num_heads": 8, "d_ff": 1024, "dropout": 0.1},
+}
+DEFAULT_PRESET = "small"
+
+
+def config_from_preset(preset: str = DEFAULT_PRESET, **overrides) -> ModelConfig:
+    """The preset's configuration with every override that is not None applied."""
+    if preset not in PRESETS:
+        raise ValueError(f"Unknown preset {preset!r}; choose one of {', '.join(PRESETS)}.")
+    fields = {**PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
+    return ModelConfig(**fields)

@@ -1,0 +1,92 @@
+"""Input pipeline: tokenise each split once, then batch texts of similar length, each batch padded to its own
+longest text, so short sentences do not pay for `--max-length` positions.
+
+The training batches come from `bucket_by_sequence_length` with an unknown sequence length, so the model is
+traced once; validation logits are computed over length-sorted batches the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+
+from core.budget import bucketed_steps
+
+
+def tokenize(tokenizer: tf.keras.layers.Layer, texts: list[str], chunk: int = 2048) -> list[np.ndarray]:
+    """Each text's token ids without padding (at least one id; at most the tokenizer's max_length)."""
+    rows: list[np.ndarray] = []
+    for start in range(0, len(texts), chunk):
+        ids = tokenizer(tf.constant(texts[start : start + chunk], tf.string)).numpy()  # (B, T)
+        lengths = (ids != 0).sum(axis=1)
+        rows.extend(row[:n] for row, n in zip(ids, lengths))
+    return rows
+
+
+def mean_length(ids: list[np.ndarray]) -> float:
+    return float(np.mean([len(row) for row in ids])) if ids else 0.0
+
+
+def bucket_boundaries(max_length: int) -> list[int]:
+    """Length limits of the batching buckets: fine for short texts, coarser for long ones."""
+    bounds, edge = [], 4
+    while edge < max_length:
+        bounds.append(edge)
+        edge += max(2, edge // 4)
+    return bounds
+
+
+def steps_per_epoch(ids: list[np.ndarray], batch_size: int, max_length: int) -> int:
+    """Batches per epoch of `length_grouped_batches` over `ids`: every length bucket ends with a partial batch."""
+    lengths = np.array([len(row) for row in ids], dtype=np.int64)
+    return bucketed_steps(lengths, bucket_boundaries(max_length), batch_size)
+
+
+def length_grouped_batches(
+    ids: list[np.ndarray],
+    labels: np.ndarray,
+    num_labels: int,
+    batch_size: int,
+    max_length: int,
+    shuffle_seed: int | None = None,
+) -> tf.data.Dataset:
+    """Batches of texts of similar length, each padded (with id 0) to its own longest text.
+
+    With `shuffle_seed`, the texts are reshuffled every epoch (seeded) before being grouped by length.
+    Yields (token ids (B, T), one-hot labels (B, K)).
+    """
+    lengths = np.array([len(row) for row in ids], dtype=np.int32)
+    padded = np.zeros([len(ids), max(lengths, default=1)], np.int64)  # (N, T_max), cut per text below
+    for i, row in enumerate(ids):
+        padded[i, : len(row)] = row
+    targets = np.eye(num_labels, dtype=np.float32)[np.asarray(labels, np.int64)]  # (N, K)
+    dataset = tf.data.Dataset.from_tensor_slices((padded, lengths, targets))
+    dataset = dataset.map(lambda row, length, target: (row[:length], target))  # (T_i,), (K,)
+    if shuffle_seed is not None:
+        dataset = dataset.shuffle(len(ids), seed=shuffle_seed, reshuffle_each_iteration=True)
+    bounds = bucket_boundaries(max_length)
+    dataset = dataset.bucket_by_sequence_length(
+        lambda row, _: tf.shape(row)[0], bounds, [batch_size] * (len(bounds) + 1), pad_to_bucket_boundary=False
+    )
+    # A known epoch length lets Keras end each epoch without a last, failing call to the train step, which
+    # would still advance the optimizer's step count (and so the schedule and the step budget) by one.
+    dataset = dataset.apply(tf.data.experimental.assert_cardinality(steps_per_epoch(ids, batch_size, max_length)))
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def predict_logits(classifier: tf.keras.Model, ids: list[np.ndarray], batch_size: int = 64) -> np.ndarray:
+    """Logits (n, K) in the order of `ids`, computed on length-sorted batches padded to their own length."""
+    forward = tf.function(
+        lambda batch: classifier(batch, training=False),
+        input_signature=[tf.TensorSpec([None, None], tf.int64)],
+    )
+    order = np.argsort([len(row) for row in ids], kind="stable")
+    logits = np.zeros([len(ids), classifier.output_shape[-1]], np.float32)
+    for start in range(0, len(ids), batch_size):
+        chosen = order[start : start + batch_size]
+        width = max(len(ids[i]) for i in chosen)
+        batch = np.zeros([len(chosen), width], np.int64)
+        for row, i in enumerate(chosen):
+            batch[row, : len(ids[i])] = ids[i]
+        logits[chosen] = forward(tf.constant(batch)).numpy()
+    return logits

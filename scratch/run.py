@@ -1,0 +1,138 @@
+"""One from-scratch run, from the parsed options to a finished run directory.
+
+The stages: load the shared splits, build the tokenizer on train, tokenise once, group texts of similar
+length into batches padded to their own length, fit with AdamW under the warmup / inverse-square-root
+schedule, keep the best validation epoch, save one end-to-end `.keras` model that takes raw strings, and
+write `run.json` and the model card.
+
+The run directory (`docs/formats.md`): `model.keras`, `run.json`, the model card `README.md`, the training
+log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
+`seconds` (the epochs' training time, validation excluded), `epochs_run`, `best_epoch`, `steps` (optimizer
+steps run, resumed ones included), `budget` {`min_steps`, `max_steps`}, `stop_reason` (`early_stopping`,
+`budget` or `max_epochs`), `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}],
+`examples_per_second` and, with `--class-weight balanced`, `class_weights` (per label id);
+`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch`, `total_steps`,
+`class_weight`, `min_steps` and `max_steps`; `validation` holds accuracy and macro-F1 of the restored
+best epoch (`core.metrics`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import shutil
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+from core.args import DataArguments, RunArguments
+from core.callbacks import BACKUP_DIR, fit
+from core.data import TaskData, load_task
+from core.metrics import classification_scores
+from core.rundir import finish_run, start_run, write_run_json
+from core.runtime import is_chief, make_strategy, set_seed
+from scratch.args import ScratchArguments
+from scratch.card import write_card
+from scratch.model import ModelConfig, build_classifier, build_end_to_end
+from scratch.pipeline import length_grouped_batches, mean_length, predict_logits, steps_per_epoch, tokenize
+from scratch.tokenizer import make_tokenizer
+from scratch.train import compile_classifier
+
+logger = logging.getLogger(__name__)
+
+MODEL_FILE = "model.keras"
+
+
+def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArguments) -> Path:
+    """Trains the from-scratch Transformer on the task and returns the finished run directory."""
+    set_seed(data_args.seed)
+    data = load_task(data_args)
+    config = args.model_config(num_labels=len(data.labels))
+    strategy = make_strategy(run_args.strategy)
+    chief = is_chief(strategy)
+    partial = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume, chief=chief)
+
+    tokenizer = make_tokenizer(config.tokenizer, data.texts("train"), config.vocab_size, data_args.max_length)
+    train_ids, validation_ids = tokenize(tokenizer, data.texts("train")), tokenize(tokenizer, data.texts("validation"))
+    logger.info(
+        "Vocabulary %d tokens; train texts average %.1f tokens", len(tokenizer.vocabulary), mean_length(train_ids)
+    )
+    train_batches = length_grouped_batches(
+        train_ids, data.label_ids("train"), len(data.labels), args.batch_size, data_args.max_length, data_args.seed
+    )
+    validation_batches = length_grouped_batches(
+        validation_ids, data.label_ids("validation"), len(data.labels), args.batch_size, data_args.max_length
+    )
+    plan = args.plan(steps_per_epoch(train_ids, args.batch_size, data_args.max_length))
+    warmup_steps = args.warmup(plan.total_steps)
+    with strategy.scope():
+        classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
+        compile_classifier(classifier, args, warmup_steps)
+    labels = data.label_ids("train")
+    training = fit(classifier, train_batches, validation_batches, partial, args, plan, labels, len(data.labels))
+
+    predicted = predict_logits(classifier, validation_ids, args.batch_size).argmax(axis=1)
+    validation = classification_scores(data.label_ids("validation"), predicted, len(data.labels))
+    logger.info("Validation accuracy %.4f, macro F1 %.4f", validation["accuracy"], validation["macro_f1"])
+    build_end_to_end(tokenizer, classifier).save(partial / MODEL_FILE)
+    record = run_record(  # with the warmup the ratio gave and the epochs the budget gave
+        data,
+        data_args,
+        run_args,
+        dataclasses.replace(args, warmup_steps=warmup_steps, epochs=plan.epochs),
+        config,
+        classifier,
+        len(tokenizer.vocabulary),
+        training,
+        validation,
+        {
+            "replicas": strategy.num_replicas_in_sync,
+            "steps_per_epoch": plan.steps_per_epoch,
+            "total_steps": plan.total_steps,
+        },
+    )
+    write_card(partial, write_run_json(partial, record))
+    shutil.rmtree(partial / BACKUP_DIR, ignore_errors=True)
+    return finish_run(partial, run_args.output_dir, chief=chief)
+
+
+def run_record(
+    data: TaskData,
+    data_args: DataArguments,
+    run_args: RunArguments,
+    args: ScratchArguments,
+    config: ModelConfig,
+    classifier: tf.keras.Model,
+    vocab_size: int,
+    training: dict,
+    validation: dict,
+    plan: dict,
+) -> dict:
+    """The run.json record (core.rundir adds schema version, environment and time)."""
+    params = int(classifier.count_params())
+    trainable = int(sum(np.prod(w.shape) for w in classifier.trainable_weights))
+    norm = "pre-LN" if config.norm == "pre" else "post-LN"
+    kind = "causal decoder" if config.causal else "encoder"
+    return {
+        "side": "scratch",
+        "model": {
+            "name": f"Transformer {kind}, {config.num_layers} layers, d_model {config.d_model}, "
+            f"{config.num_heads} heads, {norm}, {config.tokenizer} tokens",
+            "source": "random initialisation (trained from scratch)",
+            "params": params,
+            "trainable_params": trainable,
+            "file": MODEL_FILE,
+            "config": {**config.to_dict(), "tokenizer_vocab_size": vocab_size, "max_length": data_args.max_length},
+        },
+        "data": data.describe(data_args),
+        "hyperparameters": {
+            **args.to_dict(),
+            "strategy": run_args.strategy,
+            **plan,
+            "optimizer": "AdamW",
+            "schedule": "warmup then 1/sqrt(step)",
+        },
+        "training": training,
+        "validation": validation,
+    }

@@ -1,0 +1,128 @@
+"""Bad data, each case once: the data options that load it and the error message it must give.
+
+`tests/core/test_data.py` checks each case through `load_task`, `tests/core/test_cli.py` through both sides'
+command lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import separable_rows, write_csv
+
+Case = Callable[[Path], tuple[dict, str]]  # tmp_path -> (DataArguments fields, regex of the message)
+
+
+def missing_file(tmp: Path) -> tuple[dict, str]:
+    return {"train_file": str(tmp / "nope.csv")}, r"nope\.csv does not exist"
+
+
+def unknown_task(tmp: Path) -> tuple[dict, str]:
+    return {"task": "sst3"}, r"Unknown task 'sst3'.*sst2"
+
+
+def unknown_column(tmp: Path) -> tuple[dict, str]:
+    train = write_csv(tmp / "train.csv", separable_rows(40))
+    return {"train_file": str(train), "text_column": ["review"]}, r"no column 'review'.*columns are: text, label"
+
+
+def nothing_left_after_dropping_empty_texts(tmp: Path) -> tuple[dict, str]:
+    return {"train_file": str(write_csv(tmp / "t.csv", [("", "a"), (" ", "b")]))}, "every row has empty or missing text"
+
+
+def label_outside_the_label_set(tmp: Path) -> tuple[dict, str]:
+    rows = separable_rows(20)
+    rows[4] = (rows[4][0], "neutral")
+    labels = tmp / "labels.txt"
+    labels.write_text("negative\npositive\n")
+    options = {"train_file": str(write_csv(tmp / "t.csv", rows)), "labels_file": str(labels)}
+    return options, r"row 5 has label 'neutral'"
+
+
+def train_split_with_one_class(tmp: Path) -> tuple[dict, str]:
+    path = write_csv(tmp / "t.csv", [(f"text {i}", "positive") for i in range(30)])
+    return {"train_file": str(path)}, r"one class only \('positive'\)"
+
+
+def file_that_is_not_utf8(tmp: Path) -> tuple[dict, str]:
+    path = tmp / "latin1.csv"
+    path.write_bytes("text,label\ncaf\xe9 cr\xe8me,positive\n".encode("latin-1"))
+    return {"train_file": str(path)}, r"latin1\.csv is not UTF-8"
+
+
+def empty_file(tmp: Path) -> tuple[dict, str]:
+    path = tmp / "empty.csv"
+    path.write_text("")
+    return {"train_file": str(path)}, r"empty\.csv is empty"
+
+
+def header_only_file(tmp: Path) -> tuple[dict, str]:
+    path = tmp / "header.csv"
+    path.write_text("text,label\n")
+    return {"train_file": str(path)}, r"header\.csv has no rows"
+
+
+def same_text_column_twice(tmp: Path) -> tuple[dict, str]:
+    train = write_csv(tmp / "train.csv", separable_rows(40))
+    return {"train_file": str(train), "text_column": ["text", "text"]}, "--text-column names 'text' more than once"
+
+
+def validation_label_never_seen_in_train(tmp: Path) -> tuple[dict, str]:
+    train = write_csv(tmp / "train.csv", separable_rows(40))
+    valid = write_csv(tmp / "valid.csv", [*separable_rows(4), ("meh", "neutral")])
+    labels = tmp / "labels.txt"
+    labels.write_text("negative\npositive\nneutral\n")
+    options = {"train_file": str(train), "validation_file": str(valid), "labels_file": str(labels)}
+    return options, "validation split has label 'neutral', which the train split never has"
+
+
+def unseen_string_label_without_labels_file(tmp: Path) -> tuple[dict, str]:
+    train = write_csv(tmp / "train.csv", separable_rows(40))
+    test = write_csv(tmp / "test.csv", [*separable_rows(4), ("meh", "neutral")])
+    return {"train_file": str(train), "test_file": str(test)}, r"test\.csv: row 5 has label 'neutral'"
+
+
+def missing_label(tmp: Path) -> tuple[dict, str]:
+    rows = separable_rows(20)
+    rows[2] = (rows[2][0], "")
+    return {"train_file": str(write_csv(tmp / "t.csv", rows))}, "row 3 of the train split has no label"
+
+
+def task_and_files_together(tmp: Path) -> tuple[dict, str]:
+    train = write_csv(tmp / "train.csv", separable_rows(40))
+    return {"task": "sst2", "train_file": str(train)}, "exactly one of --task NAME or --train-file"
+
+
+def offline_hub_failure(tmp: Path) -> tuple[dict, str]:
+    return {"task": "trec", "data_dir": str(tmp)}, r"Could not load task 'trec'.*--data-dir.*--train-file"
+
+
+CASES: dict[str, Case] = {
+    case.__name__: case
+    for case in (
+        missing_file,
+        unknown_task,
+        unknown_column,
+        nothing_left_after_dropping_empty_texts,
+        label_outside_the_label_set,
+        train_split_with_one_class,
+        file_that_is_not_utf8,
+        empty_file,
+        header_only_file,
+        same_text_column_twice,
+        validation_label_never_seen_in_train,
+        unseen_string_label_without_labels_file,
+        missing_label,
+        task_and_files_together,
+        offline_hub_failure,
+    )
+}
+
+
+def as_flags(options: dict) -> list[str]:
+    """DataArguments fields as command-line flags."""
+    flags = []
+    for key, value in options.items():
+        flags += ["--" + key.replace("_", "-"), *(value if isinstance(value, list) else [str(value)])]
+    return flags

@@ -1,0 +1,77 @@
+"""`--strategy multiworker` for real: two worker processes on loopback ports train each side's tiny model.
+
+Both workers train; the chief (worker 0) writes the one finished run, the other worker writes into a
+temporary directory that it removes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.rundir import read_run_json
+from tests.conftest import ROOT, separable_rows, write_csv
+
+
+def free_ports(n: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def side_flags(side: str, tmp_path: Path) -> list[str]:
+    if side == "finetune":
+        from tests.finetune.tiny import make_tiny_bert
+
+        model = make_tiny_bert(tmp_path / "tiny-bert")
+        return ["--model", str(model), "--epochs", "1", "--batch-size", "8", "--learning-rate", "5e-3"]
+    return ["--preset", "tiny", "--epochs", "2", "--batch-size", "16", "--warmup-steps", "5", "--max-steps", "12"]
+
+
+@pytest.mark.parametrize("side", ["finetune", "scratch"])
+def test_two_workers_train_and_the_chief_writes_one_run(side: str, tmp_path: Path) -> None:
+    train_file = write_csv(tmp_path / "train.csv", separable_rows(100))
+    output = tmp_path / "run"
+    argv = [
+        sys.executable, "-m", side, "--train-file", str(train_file), "--output-dir", str(output),
+        "--max-length", "16", "--seed", "0", "--strategy", "multiworker", *side_flags(side, tmp_path),
+    ]  # fmt: skip
+    cluster = {"worker": [f"127.0.0.1:{port}" for port in free_ports(2)]}
+    scratch_space = tmp_path / "tmp"
+    scratch_space.mkdir()
+    workers = []
+    for index in range(2):
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "TMPDIR": str(scratch_space),
+            "TF_CONFIG": json.dumps({"cluster": cluster, "task": {"type": "worker", "index": index}}),
+        }
+        log = (tmp_path / f"worker{index}.log").open("w")
+        workers.append((subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT), log))
+    try:
+        codes = [process.wait(timeout=900) for process, _ in workers]
+    finally:
+        for process, log in workers:
+            if process.poll() is None:
+                process.kill()
+            log.close()
+    logs = [(tmp_path / f"worker{i}.log").read_text(errors="replace")[-3000:] for i in range(2)]
+    assert codes == [0, 0], logs
+
+    run = read_run_json(output)
+    assert run["hyperparameters"]["strategy"] == "multiworker"
+    assert run["hyperparameters"]["replicas"] == 2
+    assert run["training"]["epochs_run"] >= 1 and run["validation"]["accuracy"] > 0
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("run")) == ["run"]  # no .partial
+    assert not [p for p in scratch_space.iterdir() if p.name.startswith("textcls-worker-")]  # removed by worker 1
