@@ -32,6 +32,7 @@ os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0" if "--verbose" in sys.argv[1:] else os.
 import gradio as gr  # noqa: E402 - the environment above must be set before Gradio and TensorFlow load
 
 from core.args import parse_args  # noqa: E402
+from core.cli import quiet_tensorflow  # noqa: E402
 from demo.page import CSS, THEME, build_demo  # noqa: E402
 from demo.prediction import DEFAULT_MAX_CHARS, warm_up  # noqa: E402
 from demo.sources import CREATE_COMMAND, Example, Report, live_examples, load_models, load_report, resolve_sources  # noqa: E402
@@ -124,6 +125,7 @@ def serve(demo: gr.Blocks, args: AppArguments, block: bool = True) -> gr.Blocks:
 def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     (args,) = parse_args((AppArguments,), argv)
+    quiet_tensorflow(args.verbose)
     try:
         demo = create_demo(args)
     except (OSError, ValueError) as error:

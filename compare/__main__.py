@@ -1,12 +1,14 @@
 """`python -m compare run|report|predict|curve|bench ... [--verbose]`: one module per subcommand, each with `main(argv)`.
 
-`--verbose` (anywhere on the line) lets TensorFlow's start-up notices through (see `compare/__init__.py`).
+`--verbose` (anywhere on the line) lets TensorFlow's start-up notices through (`core.cli.quiet_tensorflow`).
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
+
+from core.cli import quiet_tensorflow
 
 COMMANDS = {
     "run": "compare.run.command",
@@ -18,10 +20,13 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = [arg for arg in (sys.argv[1:] if argv is None else argv) if arg != "--verbose"]
+    argv = sys.argv[1:] if argv is None else list(argv)
+    verbose = "--verbose" in argv
+    argv = [arg for arg in argv if arg != "--verbose"]
     if not argv or argv[0] not in COMMANDS:
         print(f"usage: python -m compare {{{','.join(COMMANDS)}}} [options] [--verbose]   (add --help to a command)")
         return 2
+    quiet_tensorflow(verbose)
     module = importlib.import_module(COMMANDS[argv[0]])
     return module.main(argv[1:]) or 0
 
