@@ -17,6 +17,7 @@ from scratch.embedding import TokenAndPositionEmbedding
 from scratch.encoder import ACTIVATIONS, NORMS, TransformerEncoderBlock
 from scratch.positional_encoding import sinusoid
 from scratch.translation.decoder import TransformerDecoderBlock
+from scratch.translation.losses import masked_accuracy, masked_loss
 from scratch.translation.tokenizer import MIN_VOCAB_SIZE
 
 ARCHS = ("encoder-decoder", "decoder-only")
@@ -110,6 +111,34 @@ class TranslationModel(tf.keras.Model):
             if c.tie_embeddings
             else tf.keras.layers.Dense(c.vocab_size, name="output_projection")
         )
+        self.label_smoothing = 0.0  # set by the trainer; evaluation reports the unsmoothed cross-entropy
+        self.loss_tracker = tf.keras.metrics.Mean(name="loss")
+        self.accuracy_tracker = tf.keras.metrics.Mean(name="accuracy")
+
+    @property
+    def metrics(self):
+        return [self.loss_tracker, self.accuracy_tracker]
+
+    def _track(self, labels, logits, loss):
+        correct, counted = masked_accuracy(labels, logits)
+        self.loss_tracker.update_state(loss, sample_weight=counted)  # averages over tokens, not batches
+        self.accuracy_tracker.update_state(correct / tf.maximum(counted, 1.0), sample_weight=counted)
+        return {m.name: m.result() for m in self.metrics}
+
+    def train_step(self, data):
+        inputs, labels = data
+        with tf.GradientTape() as tape:
+            logits = self(inputs, training=True)
+            loss = masked_loss(labels, logits, self.label_smoothing)
+            replicas = tf.distribute.get_strategy().num_replicas_in_sync  # gradients are summed over replicas
+            scaled = loss / replicas
+        self.optimizer.minimize(scaled, self.trainable_variables, tape=tape)
+        return self._track(labels, logits, loss)
+
+    def test_step(self, data):
+        inputs, labels = data
+        logits = self(inputs, training=False)
+        return self._track(labels, logits, masked_loss(labels, logits))
 
     def _blocks(self, block_class, prefix: str, **kwargs) -> list:
         c = self.config

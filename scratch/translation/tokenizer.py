@@ -1,7 +1,9 @@
 """One joint, cased, exactly reversible subword vocabulary for both languages (SentencePiece).
 
-Identity normalisation, no dummy prefix, whitespace kept as written and byte fallback for characters the
-vocabulary lacks, so `detokenize(tokenize(s)) == s` for every string. Trained in Python on the train split,
+Identity normalisation, whitespace kept as written and byte fallback for characters the vocabulary lacks,
+so `detokenize(tokenize(s)) == s` for every string. SentencePiece's own dummy prefix would lose a text's
+leading spaces, so the tokenizer adds one space itself and removes exactly that one when detokenizing: every
+word then starts with the word-boundary mark, the first included. Trained in Python on the train split,
 applied inside the graph by `tensorflow_text.SentencepieceTokenizer`, so a saved model takes raw strings.
 """
 
@@ -17,6 +19,7 @@ PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 RESERVED = 4
 BYTE_PIECES = 256  # byte fallback reserves one piece per byte value
 MIN_VOCAB_SIZE = RESERVED + BYTE_PIECES + 1
+PREFIX = " "
 
 
 class VocabularyError(ValueError):
@@ -38,7 +41,7 @@ def train_sentencepiece(texts: list[str], vocab_size: int) -> bytes:
     model = io.BytesIO()
     try:
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(texts),
+            sentence_iterator=(PREFIX + text for text in texts),
             model_writer=model,
             vocab_size=vocab_size,
             model_type="unigram",
@@ -75,6 +78,7 @@ class SubwordTokenizer(tf.Module):
 
     def tokenize(self, texts: tf.Tensor) -> tf.RaggedTensor:
         """(B,) strings -> (B, None) int32 piece ids, without start or end ids."""
+        texts = tf.strings.join([tf.fill(tf.shape(texts), PREFIX), texts])
         return tf.cast(self.sentencepiece.tokenize(texts), tf.int32)
 
     def detokenize(self, ids: tf.Tensor) -> tf.Tensor:
@@ -82,7 +86,8 @@ class SubwordTokenizer(tf.Module):
         ids = tf.convert_to_tensor(ids, tf.int32)
         before_end = tf.equal(tf.cumsum(tf.cast(tf.equal(ids, EOS_ID), tf.int32), axis=1), 0)  # (B, T)
         keep = tf.logical_and(before_end, ids >= RESERVED)
-        return self.sentencepiece.detokenize(tf.ragged.boolean_mask(ids, keep))
+        texts = self.sentencepiece.detokenize(tf.ragged.boolean_mask(ids, keep))
+        return tf.strings.regex_replace(texts, "^" + PREFIX, "", replace_global=False)
 
     def pieces(self, ids: tf.Tensor) -> tf.Tensor:
         """The piece string of each id, same shape."""
