@@ -80,7 +80,9 @@ def beam_search(
     scores = tf.concat([tf.zeros([batch, 1]), tf.fill([batch, beam - 1], NEG)], axis=1)  # (B, K): one live beam
     sequences = tf.zeros([batch * beam, 0], tf.int32)
     for t in tf.range(steps):
-        tf.autograph.experimental.set_loop_options(shape_invariants=[(sequences, tf.TensorShape([None, None]))])
+        tf.autograph.experimental.set_loop_options(
+            shape_invariants=[(sequences, tf.TensorShape([None, None])), (scores, tf.TensorShape([None, None]))]
+        )
         logits, cache = model.step(token, t, cache)  # (B*K, V)
         log_probs = tf.nn.log_softmax(tf.cast(logits, tf.float32))
         vocab = tf.shape(log_probs)[1]

@@ -166,6 +166,13 @@ class TranslationModel(tf.keras.Model):
         table = sinusoid(position + 1, d_model, x.dtype)  # (position + 1, C)
         return x + table[position][None, None, :]
 
+    def dummy_inputs(self):
+        """A one-sentence batch that creates every weight when the model is called on it."""
+        raise NotImplementedError
+
+    def build_from_config(self, config):
+        self(self.dummy_inputs())  # two inputs: Keras's recorded input shape cannot rebuild the model
+
     def get_config(self):
         return {"config": self.config.to_dict(), "name": self.name}
 
@@ -184,6 +191,9 @@ class EncoderDecoder(TranslationModel):
         self.decoder_blocks = self._blocks(TransformerDecoderBlock, "decoder")
         self.encoder_norm = self._final_norm("encoder_norm")
         self.decoder_norm = self._final_norm("decoder_norm")
+
+    def dummy_inputs(self):
+        return (tf.ones([1, 2], tf.int32), tf.ones([1, 2], tf.int32))
 
     def call(self, inputs, training=None):
         source, target = inputs
@@ -252,6 +262,9 @@ class DecoderOnly(TranslationModel):
         self.blocks = self._blocks(TransformerEncoderBlock, "decoder", causal=True)
         self.final_norm = self._final_norm("final_norm")
 
+    def dummy_inputs(self):
+        return tf.ones([1, 2], tf.int32)
+
     def call(self, sequence, training=None):
         mask = tf.not_equal(sequence, 0)  # (B, T)
         x = self.embedding(sequence, training=training)  # (B, T, C)
@@ -264,10 +277,7 @@ class DecoderOnly(TranslationModel):
 
 def build_model(config: TranslationConfig) -> TranslationModel:
     """The model of `config.arch`, built on a dummy batch so that its weights exist."""
-    if config.arch == "encoder-decoder":
-        model = EncoderDecoder(config, name="encoder_decoder")
-        model((tf.ones([1, 2], tf.int32), tf.ones([1, 2], tf.int32)))
-    else:
-        model = DecoderOnly(config, name="decoder_only")
-        model(tf.ones([1, 2], tf.int32))
+    model_class = EncoderDecoder if config.arch == "encoder-decoder" else DecoderOnly
+    model = model_class(config, name=config.arch.replace("-", "_"))
+    model(model.dummy_inputs())
     return model

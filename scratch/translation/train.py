@@ -23,11 +23,12 @@ from core.data import DataError
 from core.pairs import PairData, PairDataArguments, load_pairs
 from core.rundir import partial_path, start_run, write_json
 from core.runtime import make_strategy, set_seed
+from core.translator import read_translation_run
 from scratch.schedule import WarmupInverseSqrt
 from scratch.translation.args import TranslationArguments
 from scratch.translation.batching import make_dataset, tokenize_pairs
 from scratch.translation.export import TranslationModule, save
-from scratch.translation.model import TranslationModel, build_model
+from scratch.translation.model import TranslationConfig, TranslationModel, build_model
 from scratch.translation.record import finish_translation_run, score, write_translation_run_json
 from scratch.translation.tokenizer import SubwordTokenizer, train_sentencepiece
 
@@ -36,7 +37,8 @@ logger = logging.getLogger(__name__)
 TOKENIZER_FILE = "sentencepiece.model"
 STATE_FILE = "state.json"
 CHECKPOINT_DIR = "checkpoints"
-BEST_DIR = "best"
+WEIGHTS_DIR = "weights"  # the best epoch's Keras weights, kept for Python-side use
+WEIGHTS = "model"
 NO_DECAY = ["bias", "gamma", "beta"]
 
 
@@ -74,7 +76,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     )
     training["replicas"] = strategy.num_replicas_in_sync
 
-    model.load_weights(str(partial / BEST_DIR / "weights"))
+    model.load_weights(str(partial / WEIGHTS_DIR / WEIGHTS))
     hypotheses = translate_all(module, validation.sources, beam=args.beam)
     scores = score(hypotheses, validation.targets)
     evaluation = model.evaluate(
@@ -84,10 +86,19 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     save(module, partial)
     record = run_record(data, data_args, args, model, tokenizer, training, scores, evaluation)
     write_translation_run_json(partial, record)
-    for leftover in (CHECKPOINT_DIR, BEST_DIR, STATE_FILE):
-        target = partial / leftover
-        shutil.rmtree(target, ignore_errors=True) if target.is_dir() else target.unlink(missing_ok=True)
+    for leftover in (CHECKPOINT_DIR, STATE_FILE):
+        path = partial / leftover
+        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
     return finish_translation_run(partial, Path(run_args.output_dir))
+
+
+def load_trained(run_dir: str | Path) -> tuple[TranslationModel, SubwordTokenizer, dict]:
+    """A finished run's Keras model (best epoch), its tokenizer and its run.json, for Python-side use."""
+    run_dir = Path(run_dir)
+    record = read_translation_run(run_dir)
+    model = build_model(TranslationConfig(**record["model"]["config"]))
+    model.load_weights(str(run_dir / WEIGHTS_DIR / WEIGHTS)).expect_partial()
+    return model, SubwordTokenizer((run_dir / TOKENIZER_FILE).read_bytes()), record
 
 
 def _tokenizer_proto(data: PairData, args: TranslationArguments, run_args: RunArguments) -> bytes:
@@ -165,7 +176,7 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
         logger.info("Epoch %d: %s", epoch, ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "epoch"))
         if state["best_score"] is None or current > state["best_score"]:
             state.update(best_score=current, best_epoch=epoch, stale=0)
-            model.save_weights(str(partial / BEST_DIR / "weights"))
+            model.save_weights(str(partial / WEIGHTS_DIR / WEIGHTS))
         else:
             state["stale"] += 1
         checkpoint.save()
