@@ -141,15 +141,15 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
     checkpoint = tf.train.CheckpointManager(
         tf.train.Checkpoint(model=model, optimizer=model.optimizer), str(partial / CHECKPOINT_DIR), max_to_keep=1
     )
-    state = {"epoch": 0, "steps": 0, "history": [], "best_epoch": None, "best_score": None, "stale": 0}
+    state = {"epoch": 0, "steps": 0, "history": [], "best_epoch": None, "best_score": None, "stale": 0, "stop": None}
     if resume and (partial / STATE_FILE).is_file():
         state = json.loads((partial / STATE_FILE).read_text(encoding="utf-8"))
         checkpoint.checkpoint.restore(checkpoint.latest_checkpoint).expect_partial()
         logger.info("Resuming after epoch %d (%d steps)", state["epoch"], state["steps"])
     arch = model.config.arch
     validation_set, _ = make_dataset(arch, *validation_pairs, args.max_tokens)
-    stop_reason = "max_epochs"
-    for epoch in range(state["epoch"] + 1, args.epochs + 1):
+    first = args.epochs + 1 if state["stop"] else state["epoch"] + 1  # a run that had stopped stays stopped
+    for epoch in range(first, args.epochs + 1):
         dataset, sizes = make_dataset(arch, *train_pairs, args.max_tokens, np.random.default_rng([seed, epoch]))
         steps = len(sizes) if args.max_steps is None else min(len(sizes), args.max_steps - state["steps"])
         started = time.perf_counter()
@@ -179,13 +179,13 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
             model.save_weights(str(partial / WEIGHTS_DIR / WEIGHTS))
         else:
             state["stale"] += 1
+        if state["stale"] >= args.patience:
+            state["stop"] = "early_stopping"
+        elif args.max_steps is not None and state["steps"] >= args.max_steps:
+            state["stop"] = "budget"
         checkpoint.save()
         write_json(partial / STATE_FILE, state)
-        if state["stale"] >= args.patience:
-            stop_reason = "early_stopping"
-            break
-        if args.max_steps is not None and state["steps"] >= args.max_steps:
-            stop_reason = "budget"
+        if state["stop"]:
             break
     history = state["history"]
     seconds = sum(row["train_seconds"] for row in history)
@@ -196,7 +196,7 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
         "steps": state["steps"],
         "history": history,
         "examples_per_second": sum(row["pairs"] for row in history) / seconds if seconds else 0.0,
-        "stop_reason": stop_reason,
+        "stop_reason": state["stop"] or "max_epochs",
         "budget": {"max_steps": args.max_steps, "max_epochs": args.epochs},
         "early_stopping": "chrf++ of greedy validation translations" if args.early_stopping == "chrf" else "val_loss",
     }
