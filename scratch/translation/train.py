@@ -84,7 +84,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     )
     logger.info("Validation BLEU %.2f, chrF++ %.2f", scores["bleu"], scores["chrf"])
     save(module, partial)
-    record = run_record(data, data_args, args, model, tokenizer, training, scores, evaluation)
+    record = run_record(data, data_args, run_args, args, model, tokenizer, training, scores, evaluation)
     write_translation_run_json(partial, record)
     for leftover in (CHECKPOINT_DIR, STATE_FILE):
         path = partial / leftover
@@ -202,7 +202,10 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
     }
 
 
-def run_record(data, data_args, args, model: TranslationModel, tokenizer, training, scores, evaluation) -> dict:
+def run_record(
+    data, data_args, run_args, args, model: TranslationModel, tokenizer, training, scores, evaluation
+) -> dict:
+    """The run.json record: model, data, tokenizer, options, training history and validation scores."""
     params = int(sum(np.prod(w.shape) for w in model.weights))
     trainable = int(sum(np.prod(w.shape) for w in model.trainable_weights))
     return {
@@ -217,7 +220,12 @@ def run_record(data, data_args, args, model: TranslationModel, tokenizer, traini
         },
         "data": data.describe(data_args),
         "tokenizer": {"kind": "sentencepiece-unigram", "vocab_size": tokenizer.vocab_size, "file": TOKENIZER_FILE},
-        "hyperparameters": {**dataclasses.asdict(args), "max_length": data_args.max_length, "seed": data_args.seed},
+        "hyperparameters": {
+            **dataclasses.asdict(args),
+            "max_length": data_args.max_length,
+            "seed": data_args.seed,
+            "strategy": run_args.strategy,
+        },
         "training": training,
         "validation": {
             "bleu": scores["bleu"],
