@@ -14,7 +14,11 @@ def test_the_preset_fills_model_and_budget_and_flags_win():
     args = TranslationArguments(preset="small", epochs=3)
     assert args.epochs == 3 and args.max_tokens == PRESET_TRAINING["small"]["max_tokens"]
     config = args.model_config(vocab_size=1234)
-    assert (config.d_model, config.num_layers, config.vocab_size) == (PRESETS["small"]["d_model"], 3, 1234)
+    assert (config.d_model, config.num_layers, config.vocab_size) == (
+        PRESETS["small"]["d_model"],
+        PRESETS["small"]["num_layers"],
+        1234,
+    )
 
 
 def test_base_is_the_tutorial_shape_and_every_size_is_reachable_by_flags():
