@@ -11,7 +11,7 @@ from scratch.translation.model import ARCHS, DEFAULT_PRESET, PRESETS, Translatio
 # Training budgets that go with each preset; a flag given on the command line wins.
 PRESET_TRAINING: dict[str, dict[str, Any]] = {
     "tiny": {"epochs": 30, "max_tokens": 1024, "warmup_steps": 50, "learning_rate": 3e-3},
-    "small": {"epochs": 4, "max_tokens": 3072, "warmup_steps": 300, "learning_rate": 2e-3},
+    "small": {"epochs": 6, "max_tokens": 2048, "warmup_steps": 400, "learning_rate": 2e-3},
     "base": {"epochs": 30, "max_tokens": 4096, "warmup_steps": 4000, "learning_rate": 1e-3},
 }
 EARLY_STOPPING = ("chrf", "loss")
