@@ -82,20 +82,34 @@ def config_from_preset(preset: str = DEFAULT_PRESET, **overrides) -> Translation
     return TranslationConfig(**values)
 
 
-class _TiedOutput(tf.keras.layers.Layer):
-    """Logits from the embedding table (transposed) plus a bias: x (B, T, C) -> (B, T, V)."""
+@tf.keras.saving.register_keras_serializable(package="scratch")
+class TiedOutput(tf.keras.layers.Layer):
+    """Logits from the embedding table, transposed, plus a bias of its own: x (B, T, C) -> (B, T, V).
 
-    def __init__(self, embedding: TokenAndPositionEmbedding, **kwargs):
+    Args:
+        vocab_size: V, the rows of the table it is called with.
+
+    Call args:
+        inputs: (B, T, C).
+        table: (V, C), the token embedding matrix.
+    """
+
+    def __init__(self, vocab_size: int, **kwargs):
         super().__init__(**kwargs)
-        self.embedding = embedding
+        self.vocab_size = vocab_size
 
     def build(self, input_shape):
-        self.bias = self.add_weight(name="bias", shape=[self.embedding.vocab_size], initializer="zeros")
+        self.bias = self.add_weight(name="bias", shape=[self.vocab_size], initializer="zeros")
         super().build(input_shape)
 
-    def call(self, x):
-        table = self.embedding.token_embedding.embeddings  # (V, C)
-        return tf.matmul(x, tf.cast(table, x.dtype), transpose_b=True) + tf.cast(self.bias, x.dtype)  # (B, T, V)
+    def call(self, inputs: tf.Tensor, table: tf.Tensor) -> tf.Tensor:
+        return tf.matmul(inputs, tf.cast(table, inputs.dtype), transpose_b=True) + tf.cast(self.bias, inputs.dtype)
+
+    def compute_output_shape(self, input_shape):
+        return tf.TensorShape(input_shape)[:-1].concatenate([self.vocab_size])
+
+    def get_config(self):
+        return {**super().get_config(), "vocab_size": self.vocab_size}
 
 
 class TranslationModel(tf.keras.Model):
@@ -107,7 +121,7 @@ class TranslationModel(tf.keras.Model):
         c = self.config
         self.embedding = TokenAndPositionEmbedding(c.vocab_size, c.d_model, dropout=c.dropout, name="embedding")
         self.output_projection = (
-            _TiedOutput(self.embedding, name="tied_output")
+            TiedOutput(c.vocab_size, name="tied_output")
             if c.tie_embeddings
             else tf.keras.layers.Dense(c.vocab_size, name="output_projection")
         )
@@ -139,6 +153,12 @@ class TranslationModel(tf.keras.Model):
         inputs, labels = data
         logits = self(inputs, training=False)
         return self._track(labels, logits, masked_loss(labels, logits))
+
+    def logits(self, x: tf.Tensor) -> tf.Tensor:
+        """(B, T, C) final hidden states -> (B, T, V) next-token logits."""
+        if self.config.tie_embeddings:
+            return self.output_projection(x, self.embedding.token_embedding.embeddings)
+        return self.output_projection(x)
 
     def _blocks(self, block_class, prefix: str, **kwargs) -> list:
         c = self.config
@@ -227,7 +247,7 @@ class EncoderDecoder(TranslationModel):
             weights.append(w)
         if self.decoder_norm is not None:
             x = self.decoder_norm(x)
-        logits = self.output_projection(x)
+        logits = self.logits(x)
         return (logits, tf.stack(weights)) if return_attention else logits
 
     def start_cache(self, memory: tf.Tensor, source_mask: tf.Tensor, max_length: tf.Tensor) -> dict:
@@ -250,7 +270,7 @@ class EncoderDecoder(TranslationModel):
             updated.append(layer_cache)
         if self.decoder_norm is not None:
             x = self.decoder_norm(x)
-        return self.output_projection(x)[:, 0], {**cache, "self": updated}
+        return self.logits(x)[:, 0], {**cache, "self": updated}
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
@@ -272,7 +292,7 @@ class DecoderOnly(TranslationModel):
             x = block(x, padding_mask=mask, training=training)
         if self.final_norm is not None:
             x = self.final_norm(x)
-        return self.output_projection(x)  # (B, T, V)
+        return self.logits(x)  # (B, T, V)
 
 
 def build_model(config: TranslationConfig) -> TranslationModel:

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from scratch.translation.model import DecoderOnly, EncoderDecoder, build_model, config_from_preset
+from scratch.translation.model import DecoderOnly, EncoderDecoder, TiedOutput, build_model, config_from_preset
+from tests.scratch.layer_checks import check_layer
 
 SOURCE = np.array([[5, 6, 7, 8, 3], [9, 10, 3, 0, 0]], np.int32)
 TARGET = np.array([[2, 11, 12, 13], [2, 14, 15, 0]], np.int32)
@@ -58,8 +59,20 @@ def test_tied_embeddings_share_the_table_with_the_output():
     assert untied.count_params() - tied.count_params() == c.vocab_size * c.d_model
     hidden = tf.random.normal([1, 1, c.d_model])
     table = tied.embedding.token_embedding.embeddings
-    np.testing.assert_allclose(
-        tied.output_projection(hidden)[0, 0], tf.linalg.matvec(table, hidden[0, 0]) + 0.0, atol=1e-5
+    bias = np.random.default_rng(0).normal(size=c.vocab_size).astype(np.float32)
+    tied.output_projection.bias.assign(bias)
+    np.testing.assert_allclose(tied.logits(hidden)[0, 0], tf.linalg.matvec(table, hidden[0, 0]) + bias, atol=1e-5)
+
+
+def test_the_tied_output_layer_round_trips_its_config():
+    table = tf.random.normal([50, 8])
+    check_layer(
+        TiedOutput,
+        {"vocab_size": 50},
+        np.random.default_rng(0).normal(size=[2, 3, 8]).astype(np.float32),
+        expected_shape=(2, 3, 50),
+        expected_weights=50,
+        call_kwargs={"table": table},
     )
 
 
