@@ -23,7 +23,9 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 EXIT_USER_ERROR = 2
 
 
-def side_command(arguments: type, run_module: str) -> Callable[[list[str] | None], int]:
+def side_command(
+    arguments: type, run_module: str, data_arguments: type = DataArguments
+) -> Callable[[list[str] | None], int]:
     """The `main` of `python -m <side>`: data, run and `arguments` options, then `run_module`'s `train`.
 
     `run_module` imports TensorFlow, so it is imported only once the command line has set how verbose
@@ -34,7 +36,7 @@ def side_command(arguments: type, run_module: str) -> Callable[[list[str] | None
         return importlib.import_module(run_module).train(*parsed)
 
     def main(argv: list[str] | None = None) -> int:
-        return run_command(argv, (DataArguments, RunArguments, arguments), train)
+        return run_command(argv, (data_arguments, RunArguments, arguments), train)
 
     return main
 

@@ -1,14 +1,45 @@
 """`python -m scratch <data options> --output-dir DIR [--preset ...] [--epochs N] ...`: one from-scratch run.
 
-Bad data, options and output directories end in one `error:` line and exit status 2 (`core.cli`).
+A classification task trains the encoder classifier (`scratch.run`); a translation task (`--task pt_en`, or
+own files with `--source-column`) trains the translator (`scratch.translation.train`). Bad data, options and
+output directories end in one `error:` line and exit status 2 (`core.cli`).
 """
+
+from __future__ import annotations
 
 import sys
 
-from core.cli import side_command
+from core.cli import quiet_tensorflow, side_command
+from core.pairs import PAIR_TASKS, PairDataArguments
 from scratch.args import ScratchArguments
 
-main = side_command(ScratchArguments, "scratch.run")
+classify = side_command(ScratchArguments, "scratch.run")
+
+
+def is_translation(argv: list[str]) -> bool:
+    """Whether the command line names a translation task or parallel-text columns."""
+    for i, arg in enumerate(argv):
+        name, _, value = arg.partition("=")
+        if name in ("--source-column", "--source_column", "--target-column", "--target_column"):
+            return True
+        if name == "--task" and (value or (argv[i + 1] if i + 1 < len(argv) else "")) in PAIR_TASKS:
+            return True
+    return False
+
+
+def translate(argv: list[str] | None = None) -> int:
+    """`python -m scratch` on a translation task: the translator's options, then `scratch.translation.train`."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    quiet_tensorflow("--verbose" in argv)  # the translator's options module imports TensorFlow
+    from scratch.translation.args import TranslationArguments
+
+    return side_command(TranslationArguments, "scratch.translation.train", PairDataArguments)(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return translate(argv) if is_translation(argv) else classify(argv)
+
 
 if __name__ == "__main__":
     sys.exit(main())

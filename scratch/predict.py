@@ -11,8 +11,11 @@ import tensorflow as tf
 from core.rundir import RunError
 from scratch.embedding import PAD_ID
 from scratch.encoder import TransformerEncoderBlock
-from scratch.model import build_end_to_end  # noqa: F401 - registers every layer of the saved model
+
+# Imported for what they register: every layer class a saved end-to-end model names.
+from scratch.model import build_end_to_end  # noqa: F401
 from scratch.schedule import WarmupInverseSqrt  # noqa: F401
+from scratch.tokenizer import WordPieceTokenizer, WordTokenizer  # noqa: F401
 
 DEFAULT_MODEL_FILE = "model.keras"
 

@@ -1,9 +1,11 @@
-"""`python -m scratch.translation <pair data options> --output-dir DIR [...]`: trains a translation model."""
+"""`python -m scratch.translation <pair data options> --output-dir DIR [...]`: trains a translation model.
 
-import logging
+The same command as `python -m scratch --task pt_en ...`, through `core.cli` (one `error:` line, exit 2).
+"""
 
-from scratch.translation.train import main
+import sys
+
+from scratch.__main__ import translate
 
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    main()
+    sys.exit(translate())

@@ -10,10 +10,13 @@ applied inside the graph by `tensorflow_text.SentencepieceTokenizer`, so a saved
 from __future__ import annotations
 
 import io
+import re
 
 import sentencepiece as spm
 import tensorflow as tf
 import tensorflow_text as tf_text
+
+from core.errors import UserError
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 RESERVED = 4
@@ -22,7 +25,7 @@ MIN_VOCAB_SIZE = RESERVED + BYTE_PIECES + 1
 PREFIX = " "
 
 
-class VocabularyError(ValueError):
+class VocabularyError(UserError):
     """A vocabulary size the training text cannot support, with the size to use instead."""
 
 
@@ -59,7 +62,11 @@ def train_sentencepiece(texts: list[str], vocab_size: int) -> bytes:
             minloglevel=2,
         )
     except RuntimeError as error:
-        raise VocabularyError(f"SentencePiece could not build a {vocab_size}-piece vocabulary: {error}") from None
+        needed = re.search(r"required_chars\. \d+ vs (\d+)", str(error))
+        advice = f"pass --vocab-size {int(needed.group(1)) + 64} or more" if needed else "pass a larger --vocab-size"
+        raise VocabularyError(
+            f"SentencePiece could not build a {vocab_size}-piece vocabulary from the train split ({error}); {advice}."
+        ) from None
     return model.getvalue()
 
 

@@ -1,3 +1,7 @@
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -8,6 +12,7 @@ from core.data import load_task
 from core.rundir import RunError, read_run_json
 from scratch import predict
 from scratch.pipeline import predict_logits, tokenize
+from tests.conftest import ROOT
 
 TEXTS = ["a great film superb acting", "i hated it", "", "words never seen before", "a dull mess " * 30]
 
@@ -68,3 +73,22 @@ def test_explain_gives_tokens_and_one_attention_map_per_layer_and_head(model):
 def test_a_run_without_its_model_file_is_refused(tiny_run, tmp_path):
     with pytest.raises(RunError, match="has no model.keras"):
         predict.load(tmp_path, read_run_json(tiny_run))
+
+
+def test_a_fresh_process_that_imports_only_core_loads_the_run_and_gives_the_same_probabilities(model, tiny_run):
+    # What compare, the app and a user's script do: no training module is imported before the load.
+    script = (
+        "import json, sys; from core.classifier import load; "
+        "print(json.dumps(load(sys.argv[1]).predict_proba(json.loads(sys.argv[2])).tolist()))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tiny_run), json.dumps(TEXTS)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=str(ROOT),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    np.testing.assert_allclose(
+        np.array(json.loads(done.stdout.strip().splitlines()[-1])), model.predict_proba(TEXTS), atol=1e-6
+    )
