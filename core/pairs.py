@@ -1,0 +1,249 @@
+"""Parallel text for translation: a named task or a user's files, cut into fingerprinted splits.
+
+The translation counterpart of `core.data`: the same file formats, split rules (a missing validation or
+test split is carved from train, 10%, seeded), `--max-train-samples`, SHA-256 fingerprints per split and a
+leakage count, with a source and a target column (and optionally a domain column) instead of text and label.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from core.args import DATA_DIR_ENV
+from core.data import HELD_OUT_FRACTION, SPLITS, DataError, _as_text, _read_table
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PairTaskSpec:
+    """A named parallel corpus: `<data dir>/<name>/{train,validation,test}.tsv` with these columns."""
+
+    name: str
+    source_column: str
+    target_column: str
+    domain_column: str | None
+
+
+PAIR_TASKS = {"pt_en": PairTaskSpec("pt_en", "pt", "en", "source")}
+
+
+@dataclass
+class PairDataArguments:
+    """Which parallel text to train on and how to cut it."""
+
+    task: str | None = field(
+        default=None, metadata={"help": f"A named translation task ({', '.join(PAIR_TASKS)}). Or use --train-file."}
+    )
+    train_file: str | None = field(
+        default=None, metadata={"help": "Your own sentence pairs: .tsv (no quoting), .csv, .json, .jsonl or .parquet."}
+    )
+    validation_file: str | None = field(
+        default=None, metadata={"help": "Validation pairs; when absent, 10%% of train is held out (seeded)."}
+    )
+    test_file: str | None = field(
+        default=None, metadata={"help": "Test pairs; when absent, 10%% of train is held out (seeded)."}
+    )
+    source_column: str | None = field(default=None, metadata={"help": "Column of the sentences to translate."})
+    target_column: str | None = field(default=None, metadata={"help": "Column of their reference translations."})
+    domain_column: str | None = field(
+        default=None, metadata={"help": "Optional column naming each pair's domain, for per-domain scores."}
+    )
+    data_dir: str | None = field(
+        default=None,
+        metadata={"help": f"Folder of local task mirrors (<dir>/<task>/train.tsv ...); default ${DATA_DIR_ENV}."},
+    )
+    max_train_samples: int | None = field(
+        default=None, metadata={"help": "Train on a seeded random subset of this many pairs."}
+    )
+    max_length: int = field(default=128, metadata={"help": "Source and target are each cut to this many tokens."})
+    seed: int = field(default=42, metadata={"help": "Seed for splitting, subsetting, initialisation and shuffling."})
+
+    def __post_init__(self) -> None:
+        if (self.task is None) == (self.train_file is None):
+            raise ValueError("Give exactly one of --task NAME or --train-file FILE.")
+        if self.task is not None:
+            if self.task not in PAIR_TASKS:
+                raise ValueError(f"Unknown translation task {self.task!r}; known: {', '.join(PAIR_TASKS)}.")
+            if self.validation_file or self.test_file:
+                raise ValueError("--validation-file/--test-file go with --train-file, not with --task.")
+        elif not (self.source_column and self.target_column):
+            raise ValueError("--train-file needs --source-column and --target-column.")
+        columns = [c for c in (self.source_column, self.target_column, self.domain_column) if c]
+        if len(set(columns)) != len(columns):
+            raise ValueError(f"--source-column, --target-column and --domain-column must differ, got {columns}.")
+        if self.max_train_samples is not None and self.max_train_samples < 1:
+            raise ValueError(f"--max-train-samples must be at least 1, got {self.max_train_samples}.")
+        if not 2 <= self.max_length <= 4096:
+            raise ValueError(f"--max-length must be between 2 and 4096 tokens, got {self.max_length}.")
+        if self.data_dir is None and os.environ.get(DATA_DIR_ENV):
+            self.data_dir = os.environ[DATA_DIR_ENV]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class PairSplit:
+    """Aligned sentence pairs; `domains` is None when the data names no domain."""
+
+    sources: list[str]
+    targets: list[str]
+    domains: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+    def select(self, rows: np.ndarray) -> PairSplit:
+        pick = [int(i) for i in rows]
+        domains = None if self.domains is None else [self.domains[i] for i in pick]
+        return PairSplit([self.sources[i] for i in pick], [self.targets[i] for i in pick], domains)
+
+    def fingerprint(self) -> str:
+        """SHA-256 over the rows in order (source, tab, target[, tab, domain], newline)."""
+        digest = hashlib.sha256()
+        for row in range(len(self)):
+            domain = "" if self.domains is None else f"\t{self.domains[row]}"
+            digest.update(f"{self.sources[row]}\t{self.targets[row]}{domain}\n".encode())
+        return digest.hexdigest()
+
+
+@dataclass
+class PairData:
+    """The splits of one translation task, where they came from, and which were carved from train."""
+
+    splits: dict[str, PairSplit]
+    source: str
+    columns: dict[str, str | None]
+    carved: list[str] = field(default_factory=list)
+
+    @property
+    def fingerprints(self) -> dict[str, str]:
+        return {name: split.fingerprint() for name, split in self.splits.items()}
+
+    def leakage(self) -> dict[str, int]:
+        """How many validation and test sources also occur as a train source."""
+        train = set(self.splits["train"].sources)
+        return {name: sum(s in train for s in self.splits[name].sources) for name in ("validation", "test")}
+
+    def describe(self, args: PairDataArguments) -> dict:
+        """The `data` section of run.json."""
+        return {
+            "options": args.to_dict(),
+            "source": self.source,
+            "columns": dict(self.columns),
+            "labels": [],
+            "splits": {name: len(split) for name, split in self.splits.items()},
+            "carved_from_train": list(self.carved),
+            "fingerprints": self.fingerprints,
+            "leakage": self.leakage(),
+        }
+
+
+def load_pairs(args: PairDataArguments) -> PairData:
+    """Loads the task or files named by `args` into complete, fingerprinted splits.
+
+    Raises:
+        DataError: with the file, column or value at fault and what to do instead.
+    """
+    if args.task is not None:
+        spec = PAIR_TASKS[args.task]
+        if not args.data_dir:
+            raise DataError(
+                f"Task {spec.name!r} is read from a local mirror: pass --data-dir (or set {DATA_DIR_ENV}) to a "
+                f"folder holding {spec.name}/train.tsv, validation.tsv and test.tsv."
+            )
+        folder = Path(args.data_dir) / spec.name
+        if not (folder / "train.tsv").is_file():
+            raise DataError(f"No {spec.name} mirror under {args.data_dir}: {folder / 'train.tsv'} does not exist.")
+        columns = {"source": spec.source_column, "target": spec.target_column, "domain": spec.domain_column}
+        paths = {split: folder / f"{split}.tsv" for split in SPLITS if (folder / f"{split}.tsv").is_file()}
+        origin = f"{spec.name} (local mirror {folder})"
+    else:
+        columns = {"source": args.source_column, "target": args.target_column, "domain": args.domain_column}
+        given = {"train": args.train_file, "validation": args.validation_file, "test": args.test_file}
+        paths = {split: Path(path) for split, path in given.items() if path}
+        origin = f"files ({args.train_file})"
+    splits = {split: read_pairs(path, **columns) for split, path in paths.items()}
+    splits, carved = _complete_splits(splits, args.seed)
+    if args.max_train_samples is not None and args.max_train_samples < len(splits["train"]):
+        rng = np.random.default_rng(args.seed)
+        splits["train"] = splits["train"].select(
+            np.sort(rng.choice(len(splits["train"]), args.max_train_samples, replace=False))
+        )
+    data = PairData(splits, origin, columns, carved)
+    for name, shared in data.leakage().items():
+        if shared:
+            logger.warning("%d of %d %s sources also occur in train.", shared, len(splits[name]), name)
+    logger.info("Loaded %s: %s", origin, ", ".join(f"{name} {len(split):,}" for name, split in splits.items()))
+    return data
+
+
+def read_pairs(path: Path, source: str, target: str, domain: str | None = None) -> PairSplit:
+    """Reads one file of pairs, dropping (and counting) rows whose source or target is empty."""
+    frame = _read_tsv(path) if path.suffix.lower() == ".tsv" else _read_table(path)
+    present = [str(c) for c in frame.columns]
+    for flag, column in (("--source-column", source), ("--target-column", target), ("--domain-column", domain)):
+        if column is not None and column not in present:
+            raise DataError(
+                f"{path} has no column {column!r}. Its columns are: {', '.join(present)}. Choose with {flag}."
+            )
+    if frame.empty:
+        raise DataError(f"{path} has no rows; it needs at least one sentence pair.")
+    sources = [_as_text(v) for v in frame[source].to_numpy(dtype=object)]
+    targets = [_as_text(v) for v in frame[target].to_numpy(dtype=object)]
+    domains = None if domain is None else [_as_text(v) for v in frame[domain].to_numpy(dtype=object)]
+    keep = [row for row in range(len(frame)) if sources[row].strip() and targets[row].strip()]
+    dropped = len(frame) - len(keep)
+    if not keep:
+        raise DataError(f"{path}: every one of its {len(frame)} rows has an empty {source!r} or {target!r}.")
+    if dropped:
+        logger.warning("%s: dropped %d row(s) with an empty %r or %r.", path, dropped, source, target)
+    return PairSplit(sources, targets, domains).select(np.asarray(keep))
+
+
+def _read_tsv(path: Path) -> pd.DataFrame:
+    """Tab-separated with no quoting: a field may begin with a quote character that is part of the text."""
+    if not path.is_file():
+        raise DataError(f"Data file {path} does not exist.")
+    if path.stat().st_size == 0:
+        raise DataError(f"{path} is empty; it needs a header row and at least one sentence pair.")
+    try:
+        return pd.read_csv(
+            path, sep="\t", quoting=csv.QUOTE_NONE, encoding="utf-8", dtype=object, keep_default_na=False
+        )
+    except UnicodeDecodeError as error:
+        raise DataError(f"{path} is not UTF-8 ({error.reason} at byte {error.start}); re-save it as UTF-8.") from None
+    except pd.errors.ParserError as error:
+        raise DataError(f"{path} could not be read as tab-separated text: {error}") from None
+
+
+def _complete_splits(splits: dict[str, PairSplit], seed: int) -> tuple[dict[str, PairSplit], list[str]]:
+    """Carves missing validation and test splits out of train (10% each, seeded)."""
+    if "train" not in splits:
+        raise DataError("No train split was found; pass --train-file or a task whose mirror has train.tsv.")
+    carved = [name for name in ("validation", "test") if name not in splits]
+    train = splits["train"]
+    for offset, name in enumerate(carved):
+        if len(train) < 10:
+            raise DataError(
+                f"The train split has {len(train)} pairs, too few to hold out a {name} split; "
+                f"pass --{name}-file or more training data."
+            )
+        size = max(1, round(len(train) * HELD_OUT_FRACTION))
+        keep, held = train_test_split(np.arange(len(train)), test_size=size, random_state=seed + offset)
+        train, splits[name] = train.select(np.sort(keep)), train.select(np.sort(held))
+        logger.info("No %s split given: held out %d training pairs.", name, size)
+    splits["train"] = train
+    return {name: splits[name] for name in SPLITS}, carved

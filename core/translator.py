@@ -1,0 +1,131 @@
+"""Loads a finished translation run into a `Translator`, through its `saved_model/` alone (no side's code).
+
+A translation run's `run.json` has `task_kind: "translation"` and `validation` {`bleu`, `chrf`} on sacrebleu's
+0-100 scale; its `saved_model/` exposes `translate`, `translate_beam` and `attention` (see docs/formats.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.rundir import RUN_JSON, SCHEMA_VERSION, SIDES, RunError, partial_path
+
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+
+TASK_KIND = "translation"
+SAVED_MODEL_DIR = "saved_model"
+REQUIRED = {
+    "side": str,
+    "task_kind": str,
+    "model": dict,
+    "data": dict,
+    "hyperparameters": dict,
+    "training": dict,
+    "validation": dict,
+    "environment": dict,
+}
+REQUIRED_NESTED = {
+    "model": ("name", "source", "arch", "params", "trainable_params"),
+    "data": ("splits", "fingerprints", "options", "columns"),
+    "training": ("seconds", "epochs_run", "best_epoch", "history", "examples_per_second", "stop_reason"),
+    "validation": ("bleu", "chrf"),
+}
+
+
+def validate_translation_run(record: Any, path: Path) -> None:
+    """Raises `RunError` naming what `record` (the run.json at `path`) lacks."""
+    if not isinstance(record, dict):
+        raise RunError(f"{path} must hold a JSON object.")
+    if record.get("schema_version") != SCHEMA_VERSION:
+        raise RunError(
+            f"{path} has schema_version {record.get('schema_version')!r}; this suite reads {SCHEMA_VERSION}."
+        )
+    for key, kind in REQUIRED.items():
+        if not isinstance(record.get(key), kind):
+            raise RunError(f"{path} lacks {key!r} (a {kind.__name__}); the run is incomplete, train it again.")
+    if record["task_kind"] != TASK_KIND:
+        raise RunError(f"{path} is a {record['task_kind']!r} run, not a translation run.")
+    for key, fields in REQUIRED_NESTED.items():
+        missing = [f for f in fields if f not in record[key]]
+        if missing:
+            raise RunError(f"{path}: {key!r} lacks {', '.join(missing)}; the run is incomplete, train it again.")
+    if record["side"] not in SIDES:
+        raise RunError(f"{path}: side {record['side']!r} is not one of {', '.join(SIDES)}.")
+
+
+def read_translation_run(run_dir: str | Path) -> dict[str, Any]:
+    """Reads and validates `run_dir/run.json` of a translation run."""
+    run_dir = Path(run_dir)
+    path = run_dir / RUN_JSON
+    if not path.is_file():
+        partial = partial_path(run_dir)
+        hint = f" An unfinished run is in {partial}; rerun its command with --resume." if partial.is_dir() else ""
+        raise RunError(f"{run_dir} is not a finished run: it has no {RUN_JSON}.{hint}")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise RunError(f"{path} is not valid JSON ({error}); the run is damaged, train it again.") from None
+    validate_translation_run(record, path)
+    return record
+
+
+class Translator:
+    """A trained translation model behind strings in, strings out.
+
+    Attributes:
+        name: the run directory's name.
+        side: `run.json`'s side.
+        run: the parsed run.json.
+    """
+
+    def __init__(self, run_dir: str | Path):
+        import tensorflow as tf
+        import tensorflow_text  # noqa: F401 - registers the SentencePiece ops the saved model uses
+
+        self.path = Path(run_dir)
+        self.run = read_translation_run(self.path)
+        self.name = self.path.name
+        self.side = self.run["side"]
+        saved = self.path / SAVED_MODEL_DIR
+        if not saved.is_dir():
+            raise RunError(f"{self.path} has no {SAVED_MODEL_DIR}/; the run is incomplete, train it again.")
+        self._tf = tf
+        self._module = tf.saved_model.load(str(saved))
+
+    def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
+        """Translations of `texts`, greedy (`beam=1`) or by beam search, in the order given."""
+        if beam < 1:
+            raise ValueError(f"beam must be at least 1 (1 is greedy decoding), got {beam}.")
+        if beam > 1 and self.run["model"]["arch"] != "encoder-decoder":
+            raise ValueError(f"{self.name} is a {self.run['model']['arch']} model; beam search needs encoder-decoder.")
+        tf = self._tf
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch
+        out: list[str] = [""] * len(texts)
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            batch = tf.constant([texts[i] for i in rows], tf.string)
+            if beam == 1:
+                result = self._module.translate(batch)
+            else:
+                result = self._module.translate_beam(batch, tf.constant(beam, tf.int32))
+            for i, text in zip(rows, result.numpy()):
+                out[i] = text.decode("utf-8")
+        return out
+
+    def attention(self, text: str) -> tuple[list[str], list[str], np.ndarray]:
+        """One sentence's source pieces, output pieces and cross-attention (layers, heads, target, source)."""
+        if self.run["model"]["arch"] != "encoder-decoder":
+            raise ValueError(f"{self.name} is a {self.run['model']['arch']} model; it has no cross-attention.")
+        result = self._module.attention(self._tf.constant(text, self._tf.string))
+        pieces = lambda key: [p.decode("utf-8") for p in result[key].numpy()]  # noqa: E731
+        return pieces("source_tokens"), pieces("target_tokens"), result["weights"].numpy()
+
+
+def load(run_dir: str | Path) -> Translator:
+    """The `Translator` of a finished translation run."""
+    return Translator(run_dir)

@@ -1,0 +1,106 @@
+"""Command-line options of `python -m scratch.translation`: the model shape (a preset plus overrides) and training."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from scratch.translation.model import ARCHS, DEFAULT_PRESET, PRESETS, TranslationConfig, config_from_preset
+
+# Training budgets that go with each preset; a flag given on the command line wins.
+PRESET_TRAINING: dict[str, dict[str, Any]] = {
+    "tiny": {"epochs": 30, "max_tokens": 1024, "warmup_steps": 50, "learning_rate": 3e-3},
+    "small": {"epochs": 6, "max_tokens": 2048, "warmup_steps": 400, "learning_rate": 2e-3},
+    "base": {"epochs": 30, "max_tokens": 4096, "warmup_steps": 4000, "learning_rate": 1e-3},
+}
+EARLY_STOPPING = ("chrf", "loss")
+
+
+@dataclass
+class TranslationArguments:
+    """Model, training and decoding options. Fields left unset come from `--preset`."""
+
+    preset: str = field(default=DEFAULT_PRESET, metadata={"help": f"Model size and budget: {', '.join(PRESETS)}."})
+    arch: str = field(
+        default="encoder-decoder",
+        metadata={"help": f"{' or '.join(ARCHS)}: source and target in one causal sequence (GPT-style)."},
+    )
+    num_layers: int | None = field(default=None, metadata={"help": "Blocks per stack (overrides the preset)."})
+    d_model: int | None = field(default=None, metadata={"help": "Width of the token vectors (overrides the preset)."})
+    num_heads: int | None = field(default=None, metadata={"help": "Attention heads; must divide --d-model."})
+    d_ff: int | None = field(default=None, metadata={"help": "Hidden width of the feed-forward blocks."})
+    vocab_size: int | None = field(
+        default=None, metadata={"help": "Most pieces of the joint SentencePiece vocabulary, reserved ids included."}
+    )
+    dropout: float | None = field(default=None, metadata={"help": "Dropout rate (overrides the preset)."})
+    norm: str = field(default="post", metadata={"help": "post: LayerNorm after each residual (original); pre: before."})
+    activation: str = field(default="relu", metadata={"help": "Feed-forward activation: relu or gelu."})
+    tie_embeddings: bool = field(
+        default=True, metadata={"help": "Share the embedding table with the output projection (--no-tie-embeddings)."}
+    )
+    epochs: int | None = field(default=None, metadata={"help": "Most epochs to train; early stopping may end sooner."})
+    max_tokens: int | None = field(
+        default=None, metadata={"help": "Tokens per batch (padded source or target, whichever is longer)."}
+    )
+    learning_rate: float | None = field(default=None, metadata={"help": "Peak learning rate, reached after warmup."})
+    warmup_steps: int | None = field(default=None, metadata={"help": "Linear warmup steps before the 1/sqrt decay."})
+    weight_decay: float = field(default=0.01, metadata={"help": "AdamW decoupled weight decay (not on norms, biases)."})
+    label_smoothing: float = field(default=0.1, metadata={"help": "Label smoothing of the cross-entropy, in [0, 1)."})
+    clip_norm: float = field(default=1.0, metadata={"help": "Clip the global gradient norm to this value."})
+    early_stopping: str = field(
+        default="chrf",
+        metadata={"help": "chrf: chrF++ of greedy validation translations; loss: validation cross-entropy."},
+    )
+    patience: int = field(default=3, metadata={"help": "Stop after this many epochs without a better score."})
+    max_steps: int | None = field(default=None, metadata={"help": "Stop after this many optimizer steps in total."})
+    beam: int = field(default=1, metadata={"help": "Beam width of the final validation translations (1: greedy)."})
+    length_penalty: float = field(default=0.6, metadata={"help": "GNMT length penalty exponent of beam search."})
+
+    def __post_init__(self) -> None:
+        for name, value in PRESET_TRAINING.get(self.preset, {}).items():
+            if getattr(self, name) is None:
+                setattr(self, name, value)
+        self.model_config()  # fails now, with the bad value named, rather than after loading data
+        for name in ("epochs", "max_tokens", "warmup_steps", "patience"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
+        if self.max_tokens < 16:
+            raise ValueError(f"--max-tokens must be at least 16, got {self.max_tokens}.")
+        if self.beam < 1:
+            raise ValueError(f"--beam must be at least 1 (1 is greedy decoding), got {self.beam}.")
+        if self.beam > 1 and self.arch != "encoder-decoder":
+            raise ValueError("--beam above 1 is implemented for --arch encoder-decoder only; use --beam 1.")
+        if self.learning_rate <= 0:
+            raise ValueError(f"--learning-rate must be positive, got {self.learning_rate}.")
+        if not 0.0 <= self.label_smoothing < 1.0:
+            raise ValueError(f"--label-smoothing must be in [0, 1), got {self.label_smoothing}.")
+        if self.weight_decay < 0 or self.clip_norm <= 0:
+            raise ValueError("--weight-decay must be >= 0 and --clip-norm > 0.")
+        if self.early_stopping not in EARLY_STOPPING:
+            raise ValueError(
+                f"--early-stopping must be one of {', '.join(EARLY_STOPPING)}, got {self.early_stopping!r}."
+            )
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ValueError(f"--max-steps must be at least 1, got {self.max_steps}.")
+        if self.length_penalty < 0:
+            raise ValueError(f"--length-penalty must be >= 0, got {self.length_penalty}.")
+
+    def model_config(self, vocab_size: int | None = None) -> TranslationConfig:
+        """The preset's shape with this command line's overrides; `vocab_size` is the trained tokenizer's."""
+        return config_from_preset(
+            self.preset,
+            vocab_size=vocab_size or self.vocab_size,
+            arch=self.arch,
+            num_layers=self.num_layers,
+            d_model=self.d_model,
+            num_heads=self.num_heads,
+            d_ff=self.d_ff,
+            dropout=self.dropout,
+            norm=self.norm,
+            activation=self.activation,
+            tie_embeddings=self.tie_embeddings,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)

@@ -1,0 +1,100 @@
+"""Token-count batches: pairs of similar length grouped so that each padded batch holds about `max_tokens`.
+
+Pairs are sorted by length (ties broken at random per epoch), cut into batches whose row count times longest
+row stays within the budget, and the batches shuffled; short sentences thus travel in large batches and
+nothing is padded to a global maximum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tensorflow as tf
+
+from scratch.translation.tokenizer import BOS_ID, EOS_ID, PAD_ID, SubwordTokenizer, encode_source
+
+
+def tokenize_pairs(
+    tokenizer: SubwordTokenizer, sources: list[str], targets: list[str], max_length: int, chunk: int = 4096
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Source rows ending in the end id (at most `max_length`), target pieces (at most `max_length - 1`)."""
+    source_rows: list[np.ndarray] = []
+    target_rows: list[np.ndarray] = []
+    for start in range(0, len(sources), chunk):
+        ids = encode_source(tokenizer, tf.constant(sources[start : start + chunk]), max_length).numpy()
+        source_rows.extend(row[row != PAD_ID] for row in ids)
+        pieces = tokenizer.tokenize(tf.constant(targets[start : start + chunk]))[:, : max_length - 1]
+        target_rows.extend(np.asarray(row, np.int32) for row in pieces.to_list())
+    return source_rows, target_rows
+
+
+def pad(rows: list[np.ndarray]) -> np.ndarray:
+    """Rows of ids -> (B, T) int32, padded with 0 to the longest row."""
+    out = np.zeros([len(rows), max(len(r) for r in rows)], np.int32)
+    for i, row in enumerate(rows):
+        out[i, : len(row)] = row
+    return out
+
+
+def token_batches(lengths: np.ndarray, max_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
+    """Row indices per batch, each batch's rows * longest length <= max_tokens (a longer row goes alone).
+
+    Without `rng` the batches come in length order, as evaluation wants; with it, ties are broken at
+    random and the batch order is shuffled.
+    """
+    noise = rng.random(len(lengths)) if rng is not None else np.zeros(len(lengths))
+    order = np.lexsort((noise, lengths))
+    batches, current, longest = [], [], 0
+    for index in order:
+        longest_if_added = max(longest, int(lengths[index]))
+        if current and longest_if_added * (len(current) + 1) > max_tokens:
+            batches.append(np.asarray(current))
+            current, longest_if_added = [], int(lengths[index])
+        current.append(index)
+        longest = longest_if_added
+    if current:
+        batches.append(np.asarray(current))
+    if rng is not None:
+        rng.shuffle(batches)
+    return batches
+
+
+def encoder_decoder_example(sources: list[np.ndarray], targets: list[np.ndarray]):
+    """((source (B, Ts), target input (B, Tt)), labels (B, Tt)): the target shifted right behind the start id."""
+    inputs = pad([np.concatenate([[BOS_ID], t]) for t in targets])
+    labels = pad([np.concatenate([t, [EOS_ID]]) for t in targets])
+    return (pad(sources), inputs), labels
+
+
+def decoder_only_example(sources: list[np.ndarray], targets: list[np.ndarray]):
+    """(sequence input (B, T), labels (B, T)) of `source, start id, target, end id`; labels 0 over the source."""
+    sequences = [np.concatenate([s, [BOS_ID], t, [EOS_ID]]) for s, t in zip(sources, targets)]
+    labels = [np.concatenate([np.zeros(len(s), np.int32), t, [EOS_ID]]) for s, t in zip(sources, targets)]
+    return pad([q[:-1] for q in sequences]), pad(labels)
+
+
+def pair_lengths(arch: str, sources: list[np.ndarray], targets: list[np.ndarray]) -> np.ndarray:
+    """The padded width each pair needs in a batch of `arch`."""
+    if arch == "decoder-only":
+        return np.asarray([len(s) + len(t) + 1 for s, t in zip(sources, targets)])
+    return np.asarray([max(len(s), len(t) + 1) for s, t in zip(sources, targets)])
+
+
+def make_dataset(
+    arch: str,
+    sources: list[np.ndarray],
+    targets: list[np.ndarray],
+    max_tokens: int,
+    rng: np.random.Generator | None = None,
+) -> tuple[tf.data.Dataset, list[int]]:
+    """The batches of one pass over the pairs as a `tf.data.Dataset`, and the row count of each."""
+    batches = token_batches(pair_lengths(arch, sources, targets), max_tokens, rng)
+    example = decoder_only_example if arch == "decoder-only" else encoder_decoder_example
+    ids = tf.TensorSpec([None, None], tf.int32)
+    signature = (ids, ids) if arch == "decoder-only" else ((ids, ids), ids)
+
+    def generate():
+        for rows in batches:
+            yield example([sources[i] for i in rows], [targets[i] for i in rows])
+
+    dataset = tf.data.Dataset.from_generator(generate, output_signature=signature)
+    return dataset.prefetch(2), [len(rows) for rows in batches]

@@ -1,0 +1,202 @@
+"""One Transformer decoder block: causal self-attention, cross-attention over the encoder output, feed-forward.
+
+Besides the teacher-forced `call`, the block decodes one position at a time (`step`) against a key/value cache
+of its own earlier positions and a once-computed projection of the encoder output.
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from scratch.attention import MultiHeadAttention, masked_fill_value
+from scratch.encoder import ACTIVATIONS, NORMS, attention_mask
+
+
+def project_keys_values(attention: MultiHeadAttention, x: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """The attention layer's keys and values of `x` (B, T, C), split into heads: two (B, H, T, D)."""
+    return attention._split_heads(attention.key_dense(x)), attention._split_heads(attention.value_dense(x))
+
+
+def attend(
+    attention: MultiHeadAttention, query: tf.Tensor, keys: tf.Tensor, values: tf.Tensor, keep: tf.Tensor
+) -> tuple[tf.Tensor, tf.Tensor]:
+    """`attention` applied to already projected keys and values, as `MultiHeadAttention.call` computes it.
+
+    Args:
+        query: (B, Tq, C) inputs; keys, values: (B, H, Tk, D); keep: bool broadcastable to (B, H, Tq, Tk).
+
+    Returns:
+        (B, Tq, C) outputs and (B, H, Tq, Tk) weights.
+    """
+    q = attention._split_heads(attention.query_dense(query))  # (B, H, Tq, D)
+    scores = tf.matmul(q, keys, transpose_b=True) * tf.cast(attention.d_head**-0.5, q.dtype)  # (B, H, Tq, Tk)
+    scores = tf.where(keep, scores, tf.cast(masked_fill_value(scores.dtype), scores.dtype))
+    weights = tf.nn.softmax(scores, axis=-1)  # (B, H, Tq, Tk)
+    context = tf.transpose(tf.matmul(weights, values), [0, 2, 1, 3])  # (B, Tq, H, D)
+    shape = tf.shape(context)
+    context = tf.reshape(context, [shape[0], shape[1], attention.num_heads * attention.d_head])  # (B, Tq, C)
+    return attention.output_dense(context), weights
+
+
+@tf.keras.saving.register_keras_serializable(package="scratch")
+class TransformerDecoderBlock(tf.keras.layers.Layer):
+    """Causal self-attention, cross-attention and feed-forward, each with dropout, residual and LayerNorm.
+
+    Args:
+        num_heads: attention heads; the input width must be divisible by it.
+        d_ff: width of the feed-forward hidden layer.
+        dropout: dropout rate after each sub-layer and inside the feed-forward network.
+        activation: `relu` (the original) or `gelu` in the feed-forward network.
+        norm: `post` normalises after each residual sum; `pre` normalises each sub-layer's input
+            (stack a final LayerNorm after the last block).
+        layer_norm_epsilon: epsilon of the LayerNorms.
+
+    Call args:
+        inputs: (B, Tt, C) target-side vectors.
+        memory: (B, Ts, C) encoder output.
+        memory_mask: bool (B, Ts), True at real source tokens.
+        padding_mask: bool (B, Tt), True at real target tokens; defaults to the Keras mask of `inputs`.
+        return_attention_scores: also return the cross-attention weights (B, H, Tt, Ts).
+    """
+
+    def __init__(
+        self,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        activation: str = "relu",
+        norm: str = "post",
+        layer_norm_epsilon: float = 1e-5,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if norm not in NORMS:
+            raise ValueError(f"norm must be one of {', '.join(NORMS)}, got {norm!r}.")
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}.")
+        self.num_heads = num_heads
+        self.d_ff = d_ff
+        self.dropout = dropout
+        self.activation = activation
+        self.norm = norm
+        self.layer_norm_epsilon = layer_norm_epsilon
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        input_shape = tf.TensorShape(input_shape)
+        d_model = input_shape[-1]
+        self.self_attention = MultiHeadAttention(self.num_heads, dropout=self.dropout, name="self_attention")
+        self.self_attention.build(input_shape)
+        self.cross_attention = MultiHeadAttention(self.num_heads, dropout=self.dropout, name="cross_attention")
+        self.cross_attention.build(input_shape)
+        self.self_norm, self.cross_norm, self.ff_norm = (
+            tf.keras.layers.LayerNormalization(epsilon=self.layer_norm_epsilon, name=name)
+            for name in ("self_attention_norm", "cross_attention_norm", "ff_norm")
+        )
+        for norm in (self.self_norm, self.cross_norm, self.ff_norm):
+            norm.build(input_shape)
+        self.ff_inner = tf.keras.layers.Dense(self.d_ff, activation=self.activation, name="ff_inner")
+        self.ff_inner.build(input_shape)
+        self.ff_output = tf.keras.layers.Dense(d_model, name="ff_output")
+        self.ff_output.build(input_shape[:-1].concatenate([self.d_ff]))
+        self.dropout_layer = tf.keras.layers.Dropout(self.dropout)
+        super().build(input_shape)
+
+    def _sublayers(self, x, self_attend, cross_attend, training):
+        """The block's three residual sub-layers in `norm` order; the attentions are passed in as functions."""
+        drop = lambda y: self.dropout_layer(y, training=training)  # noqa: E731
+        feed_forward = lambda y: drop(self.ff_output(drop(self.ff_inner(y))))  # noqa: E731
+        if self.norm == "pre":
+            x = x + drop(self_attend(self.self_norm(x)))  # (B, Tt, C)
+            attended, weights = cross_attend(self.cross_norm(x))
+            x = x + drop(attended)
+            x = x + feed_forward(self.ff_norm(x))
+        else:
+            x = self.self_norm(x + drop(self_attend(x)))
+            attended, weights = cross_attend(x)
+            x = self.cross_norm(x + drop(attended))
+            x = self.ff_norm(x + feed_forward(x))
+        return x, weights
+
+    def call(
+        self,
+        inputs: tf.Tensor,
+        memory: tf.Tensor,
+        memory_mask: tf.Tensor | None = None,
+        padding_mask: tf.Tensor | None = None,
+        training: bool | None = None,
+        return_attention_scores: bool = False,
+        mask: tf.Tensor | None = None,
+    ):
+        padding_mask = mask if padding_mask is None else padding_mask
+        causal = attention_mask(padding_mask, tf.shape(inputs)[1], causal=True)  # (B or 1, Tt, Tt)
+        cross = None if memory_mask is None else tf.cast(memory_mask, tf.bool)[:, None, :]  # (B, 1, Ts)
+
+        def self_attend(query):
+            return self.self_attention(query, attention_mask=causal, training=training)
+
+        def cross_attend(query):
+            return self.cross_attention(
+                query, value=memory, attention_mask=cross, training=training, return_attention_scores=True
+            )
+
+        x, weights = self._sublayers(inputs, self_attend, cross_attend, training)
+        return (x, weights) if return_attention_scores else x
+
+    def memory_cache(self, memory: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        """Cross-attention keys and values of the encoder output, computed once per source batch."""
+        return project_keys_values(self.cross_attention, memory)
+
+    def step(
+        self,
+        x: tf.Tensor,
+        position: tf.Tensor,
+        cache: tuple[tf.Tensor, tf.Tensor],
+        memory_cache: tuple[tf.Tensor, tf.Tensor],
+        memory_mask: tf.Tensor,
+    ) -> tuple[tf.Tensor, tuple[tf.Tensor, tf.Tensor], tf.Tensor]:
+        """Decodes position `position` alone, in inference mode.
+
+        Args:
+            x: (B, 1, C) the position's input vector.
+            position: scalar int, where this position sits in the target.
+            cache: self-attention keys and values, two (B, H, Tmax, D); rows past `position` are unused.
+            memory_cache: `memory_cache(memory)`.
+            memory_mask: bool (B, Ts), True at real source tokens.
+
+        Returns:
+            (B, 1, C) output, the cache with this position written in, cross-attention weights (B, H, 1, Ts).
+        """
+        keys, values = cache
+        slots = tf.shape(keys)[2]
+        here = tf.cast(tf.equal(tf.range(slots), position), keys.dtype)[None, None, :, None]  # (1, 1, Tmax, 1)
+        seen = tf.range(slots)[None, None, None, :] <= position  # (1, 1, 1, Tmax)
+        written = []
+
+        def self_attend(query):
+            new_keys, new_values = project_keys_values(self.self_attention, query)  # (B, H, 1, D)
+            written.extend([keys + here * new_keys, values + here * new_values])  # slot `position` was zero
+            return attend(self.self_attention, query, written[0], written[1], seen)[0]
+
+        def cross_attend(query):
+            return attend(self.cross_attention, query, *memory_cache, tf.cast(memory_mask, tf.bool)[:, None, None, :])
+
+        y, weights = self._sublayers(x, self_attend, cross_attend, training=False)
+        return y, (written[0], written[1]), weights
+
+    def compute_mask(self, inputs, mask=None):
+        return mask
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "num_heads": self.num_heads,
+            "d_ff": self.d_ff,
+            "dropout": self.dropout,
+            "activation": self.activation,
+            "norm": self.norm,
+            "layer_norm_epsilon": self.layer_norm_epsilon,
+        }

@@ -1,0 +1,303 @@
+"""The translation models: the encoder-decoder Transformer and its GPT-style decoder-only variant.
+
+Both share one embedding table for every token of the joint vocabulary and, by default, use it again
+(transposed) as the output projection. Presets are data: `tiny` for tests, `small` for a short run on a
+CPU, `base` the tutorial's 4 layers, d_model 128, d_ff 512, 8 heads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import tensorflow as tf
+
+from scratch.embedding import TokenAndPositionEmbedding
+from scratch.encoder import ACTIVATIONS, NORMS, TransformerEncoderBlock
+from scratch.positional_encoding import sinusoid
+from scratch.translation.decoder import TransformerDecoderBlock
+from scratch.translation.losses import masked_accuracy, masked_loss
+from scratch.translation.tokenizer import MIN_VOCAB_SIZE
+
+ARCHS = ("encoder-decoder", "decoder-only")
+
+
+@dataclass
+class TranslationConfig:
+    """The shape of a translation model; `vocab_size` is the tokenizer's, reserved ids included."""
+
+    vocab_size: int = 8000
+    arch: str = "encoder-decoder"
+    num_layers: int = 4
+    d_model: int = 128
+    num_heads: int = 8
+    d_ff: int = 512
+    dropout: float = 0.1
+    norm: str = "post"
+    activation: str = "relu"
+    tie_embeddings: bool = True
+
+    def __post_init__(self) -> None:
+        if self.arch not in ARCHS:
+            raise ValueError(f"--arch must be one of {', '.join(ARCHS)}, got {self.arch!r}.")
+        if self.vocab_size < MIN_VOCAB_SIZE:
+            raise ValueError(
+                f"--vocab-size {self.vocab_size} is smaller than the reserved ids and byte pieces; "
+                f"use at least {MIN_VOCAB_SIZE}."
+            )
+        for name in ("num_layers", "d_model", "num_heads", "d_ff"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
+        if self.d_model % self.num_heads:
+            divisors = [h for h in range(1, self.d_model + 1) if self.d_model % h == 0 and h <= 32]
+            raise ValueError(
+                f"--d-model {self.d_model} is not divisible by --num-heads {self.num_heads}; "
+                f"choose a head count among {divisors}."
+            )
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"--dropout must be in [0, 1), got {self.dropout}.")
+        if self.norm not in NORMS:
+            raise ValueError(f"--norm must be one of {', '.join(NORMS)}, got {self.norm!r}.")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}.")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+PRESETS: dict[str, dict] = {
+    "tiny": {"vocab_size": 300, "num_layers": 2, "d_model": 64, "num_heads": 4, "d_ff": 128, "dropout": 0.0},
+    "small": {"vocab_size": 3000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 256, "dropout": 0.0},
+    "base": {},
+}
+DEFAULT_PRESET = "base"
+
+
+def config_from_preset(preset: str = DEFAULT_PRESET, **overrides) -> TranslationConfig:
+    """The preset's shape with every override that is not None."""
+    if preset not in PRESETS:
+        raise ValueError(f"--preset must be one of {', '.join(PRESETS)}, got {preset!r}.")
+    values = {**PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
+    return TranslationConfig(**values)
+
+
+@tf.keras.saving.register_keras_serializable(package="scratch")
+class TiedOutput(tf.keras.layers.Layer):
+    """Logits from the embedding table, transposed, plus a bias of its own: x (B, T, C) -> (B, T, V).
+
+    Args:
+        vocab_size: V, the rows of the table it is called with.
+
+    Call args:
+        inputs: (B, T, C).
+        table: (V, C), the token embedding matrix.
+    """
+
+    def __init__(self, vocab_size: int, **kwargs):
+        super().__init__(**kwargs)
+        self.vocab_size = vocab_size
+
+    def build(self, input_shape):
+        self.bias = self.add_weight(name="bias", shape=[self.vocab_size], initializer="zeros")
+        super().build(input_shape)
+
+    def call(self, inputs: tf.Tensor, table: tf.Tensor) -> tf.Tensor:
+        return tf.matmul(inputs, tf.cast(table, inputs.dtype), transpose_b=True) + tf.cast(self.bias, inputs.dtype)
+
+    def compute_output_shape(self, input_shape):
+        return tf.TensorShape(input_shape)[:-1].concatenate([self.vocab_size])
+
+    def get_config(self):
+        return {**super().get_config(), "vocab_size": self.vocab_size}
+
+
+class TranslationModel(tf.keras.Model):
+    """What both architectures share: the embedding, the output projection and the config round trip."""
+
+    def __init__(self, config: TranslationConfig | dict, **kwargs):
+        super().__init__(**kwargs)
+        self.config = config if isinstance(config, TranslationConfig) else TranslationConfig(**config)
+        c = self.config
+        self.embedding = TokenAndPositionEmbedding(c.vocab_size, c.d_model, dropout=c.dropout, name="embedding")
+        self.output_projection = (
+            TiedOutput(c.vocab_size, name="tied_output")
+            if c.tie_embeddings
+            else tf.keras.layers.Dense(c.vocab_size, name="output_projection")
+        )
+        self.label_smoothing = 0.0  # set by the trainer; evaluation reports the unsmoothed cross-entropy
+        self.loss_tracker = tf.keras.metrics.Mean(name="loss")
+        self.accuracy_tracker = tf.keras.metrics.Mean(name="accuracy")
+
+    @property
+    def metrics(self):
+        return [self.loss_tracker, self.accuracy_tracker]
+
+    def _track(self, labels, logits, loss):
+        correct, counted = masked_accuracy(labels, logits)
+        self.loss_tracker.update_state(loss, sample_weight=counted)  # averages over tokens, not batches
+        self.accuracy_tracker.update_state(correct / tf.maximum(counted, 1.0), sample_weight=counted)
+        return {m.name: m.result() for m in self.metrics}
+
+    def train_step(self, data):
+        inputs, labels = data
+        with tf.GradientTape() as tape:
+            logits = self(inputs, training=True)
+            loss = masked_loss(labels, logits, self.label_smoothing)
+            replicas = tf.distribute.get_strategy().num_replicas_in_sync  # gradients are summed over replicas
+            scaled = loss / replicas
+        self.optimizer.minimize(scaled, self.trainable_variables, tape=tape)
+        return self._track(labels, logits, loss)
+
+    def test_step(self, data):
+        inputs, labels = data
+        logits = self(inputs, training=False)
+        return self._track(labels, logits, masked_loss(labels, logits))
+
+    def logits(self, x: tf.Tensor) -> tf.Tensor:
+        """(B, T, C) final hidden states -> (B, T, V) next-token logits."""
+        if self.config.tie_embeddings:
+            return self.output_projection(x, self.embedding.token_embedding.embeddings)
+        return self.output_projection(x)
+
+    def _blocks(self, block_class, prefix: str, **kwargs) -> list:
+        c = self.config
+        return [
+            block_class(
+                c.num_heads,
+                c.d_ff,
+                dropout=c.dropout,
+                activation=c.activation,
+                norm=c.norm,
+                name=f"{prefix}_{i}",
+                **kwargs,
+            )
+            for i in range(c.num_layers)
+        ]
+
+    def _final_norm(self, name: str):
+        """pre-LN leaves the residual stream unnormalised; one LayerNorm closes the stack."""
+        return tf.keras.layers.LayerNormalization(epsilon=1e-5, name=name) if self.config.norm == "pre" else None
+
+    def embed_position(self, token_ids: tf.Tensor, position: tf.Tensor) -> tf.Tensor:
+        """(B, 1) ids standing at `position` -> (B, 1, C), as the embedding layer computes it in inference."""
+        d_model = self.config.d_model
+        x = self.embedding.token_embedding(token_ids) * tf.cast(math.sqrt(d_model), self.embedding.compute_dtype)
+        table = sinusoid(position + 1, d_model, x.dtype)  # (position + 1, C)
+        return x + table[position][None, None, :]
+
+    def dummy_inputs(self):
+        """A one-sentence batch that creates every weight when the model is called on it."""
+        raise NotImplementedError
+
+    def build_from_config(self, config):
+        self(self.dummy_inputs())  # two inputs: Keras's recorded input shape cannot rebuild the model
+
+    def get_config(self):
+        return {"config": self.config.to_dict(), "name": self.name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+@tf.keras.saving.register_keras_serializable(package="scratch")
+class EncoderDecoder(TranslationModel):
+    """Source ids (B, Ts) and shifted target ids (B, Tt) -> next-token logits (B, Tt, V)."""
+
+    def __init__(self, config: TranslationConfig | dict, **kwargs):
+        super().__init__(config, **kwargs)
+        self.encoder_blocks = self._blocks(TransformerEncoderBlock, "encoder")
+        self.decoder_blocks = self._blocks(TransformerDecoderBlock, "decoder")
+        self.encoder_norm = self._final_norm("encoder_norm")
+        self.decoder_norm = self._final_norm("decoder_norm")
+
+    def dummy_inputs(self):
+        return (tf.ones([1, 2], tf.int32), tf.ones([1, 2], tf.int32))
+
+    def call(self, inputs, training=None):
+        source, target = inputs
+        memory, source_mask = self.encode(source, training=training)
+        return self.decode(target, memory, source_mask, training=training)
+
+    def encode(self, source: tf.Tensor, training=None) -> tuple[tf.Tensor, tf.Tensor]:
+        """(B, Ts) ids -> encoder output (B, Ts, C) and the source padding mask (B, Ts)."""
+        source_mask = tf.not_equal(source, 0)  # (B, Ts)
+        x = self.embedding(source, training=training)  # (B, Ts, C)
+        for block in self.encoder_blocks:
+            x = block(x, padding_mask=source_mask, training=training)
+        if self.encoder_norm is not None:
+            x = self.encoder_norm(x)
+        return x, source_mask
+
+    def decode(self, target, memory, source_mask, training=None, return_attention=False):
+        """(B, Tt) target ids -> logits (B, Tt, V); with `return_attention`, also (L, B, H, Tt, Ts) cross weights."""
+        target_mask = tf.not_equal(target, 0)  # (B, Tt)
+        x = self.embedding(target, training=training)  # (B, Tt, C)
+        weights = []
+        for block in self.decoder_blocks:
+            x, w = block(
+                x,
+                memory,
+                memory_mask=source_mask,
+                padding_mask=target_mask,
+                training=training,
+                return_attention_scores=True,
+            )
+            weights.append(w)
+        if self.decoder_norm is not None:
+            x = self.decoder_norm(x)
+        logits = self.logits(x)
+        return (logits, tf.stack(weights)) if return_attention else logits
+
+    def start_cache(self, memory: tf.Tensor, source_mask: tf.Tensor, max_length: tf.Tensor) -> dict:
+        """Empty self-attention caches for `max_length` positions and the cross-attention projections."""
+        batch = tf.shape(memory)[0]
+        c = self.config
+        empty = tf.zeros([batch, c.num_heads, max_length, c.d_model // c.num_heads], memory.dtype)
+        return {
+            "self": [(empty, empty) for _ in self.decoder_blocks],
+            "memory": [block.memory_cache(memory) for block in self.decoder_blocks],
+            "source_mask": source_mask,
+        }
+
+    def step(self, token_ids: tf.Tensor, position: tf.Tensor, cache: dict) -> tuple[tf.Tensor, dict]:
+        """One decoding step: (B,) ids at `position` -> (B, V) logits of the next token and the updated cache."""
+        x = self.embed_position(token_ids[:, None], position)  # (B, 1, C)
+        updated = []
+        for block, layer_cache, memory_cache in zip(self.decoder_blocks, cache["self"], cache["memory"]):
+            x, layer_cache, _ = block.step(x, position, layer_cache, memory_cache, cache["source_mask"])
+            updated.append(layer_cache)
+        if self.decoder_norm is not None:
+            x = self.decoder_norm(x)
+        return self.logits(x)[:, 0], {**cache, "self": updated}
+
+
+@tf.keras.saving.register_keras_serializable(package="scratch")
+class DecoderOnly(TranslationModel):
+    """One causal sequence (source, start id, target) (B, T) -> next-token logits (B, T, V)."""
+
+    def __init__(self, config: TranslationConfig | dict, **kwargs):
+        super().__init__(config, **kwargs)
+        self.blocks = self._blocks(TransformerEncoderBlock, "decoder", causal=True)
+        self.final_norm = self._final_norm("final_norm")
+
+    def dummy_inputs(self):
+        return tf.ones([1, 2], tf.int32)
+
+    def call(self, sequence, training=None):
+        mask = tf.not_equal(sequence, 0)  # (B, T)
+        x = self.embedding(sequence, training=training)  # (B, T, C)
+        for block in self.blocks:
+            x = block(x, padding_mask=mask, training=training)
+        if self.final_norm is not None:
+            x = self.final_norm(x)
+        return self.logits(x)  # (B, T, V)
+
+
+def build_model(config: TranslationConfig) -> TranslationModel:
+    """The model of `config.arch`, built on a dummy batch so that its weights exist."""
+    model_class = EncoderDecoder if config.arch == "encoder-decoder" else DecoderOnly
+    model = model_class(config, name=config.arch.replace("-", "_"))
+    model(model.dummy_inputs())
+    return model

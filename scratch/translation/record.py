@@ -1,0 +1,61 @@
+"""Scores and the run record of a translation run: sacreBLEU and chrF++, `run.json`, and finishing the run."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.metadata as metadata
+import logging
+import shutil
+from pathlib import Path
+from typing import Any
+
+import sacrebleu
+
+from core.rundir import RUN_JSON, SCHEMA_VERSION, environment, write_json
+from core.translator import TASK_KIND, read_translation_run, validate_translation_run
+
+logger = logging.getLogger(__name__)
+
+
+def score(hypotheses: list[str], references: list[str]) -> dict[str, Any]:
+    """Corpus sacreBLEU (13a tokenisation, cased) and chrF++ (chrF with word order 2), on the 0-100 scale."""
+    bleu = sacrebleu.BLEU(tokenize="13a", lowercase=False)
+    chrf = sacrebleu.CHRF(word_order=2)
+    return {
+        "bleu": bleu.corpus_score(hypotheses, [references]).score,
+        "chrf": chrf.corpus_score(hypotheses, [references]).score,
+        "signatures": {"bleu": str(bleu.get_signature()), "chrf": str(chrf.get_signature())},
+    }
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def write_translation_run_json(run_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
+    """Completes `record` (schema version, task kind, environment, time), checks it and writes run.json."""
+    env = {**environment(), **{p: _version(p) for p in ("tensorflow-text", "sentencepiece", "sacrebleu")}}
+    record = {"schema_version": SCHEMA_VERSION, "task_kind": TASK_KIND, **record}
+    record.setdefault("environment", env)
+    record.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
+    validate_translation_run(record, Path(run_dir) / RUN_JSON)
+    write_json(Path(run_dir) / RUN_JSON, record)
+    return record
+
+
+def finish_translation_run(partial: Path, output_dir: Path) -> Path:
+    """Checks run.json in `partial` and renames it to `output_dir`, replacing an older run there."""
+    read_translation_run(partial)
+    if output_dir.exists():
+        old = output_dir.with_name(output_dir.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        output_dir.rename(old)
+        partial.rename(output_dir)
+        shutil.rmtree(old)
+    else:
+        partial.rename(output_dir)
+    logger.info("Run complete: %s", output_dir)
+    return output_dir

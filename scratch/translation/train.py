@@ -1,0 +1,238 @@
+"""Trains a translation model from scratch and writes a finished run directory.
+
+The stages, in `train` order: load the shared parallel splits, train the joint SentencePiece vocabulary on
+the train split, tokenise once, batch pairs of similar length by token count, fit with AdamW under the
+warmup / inverse-square-root schedule, score the validation split after every epoch (chrF++ of greedy
+translations, or the validation loss), keep the best epoch, export `saved_model/`, write `run.json`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+from core.args import RunArguments, parse_args
+from core.data import DataError
+from core.pairs import PairData, PairDataArguments, load_pairs
+from core.rundir import partial_path, start_run, write_json
+from core.runtime import make_strategy, set_seed
+from core.translator import read_translation_run
+from scratch.schedule import WarmupInverseSqrt
+from scratch.translation.args import TranslationArguments
+from scratch.translation.batching import make_dataset, tokenize_pairs
+from scratch.translation.export import TranslationModule, save
+from scratch.translation.model import TranslationConfig, TranslationModel, build_model
+from scratch.translation.record import finish_translation_run, score, write_translation_run_json
+from scratch.translation.tokenizer import SubwordTokenizer, train_sentencepiece
+
+logger = logging.getLogger(__name__)
+
+TOKENIZER_FILE = "sentencepiece.model"
+STATE_FILE = "state.json"
+CHECKPOINT_DIR = "checkpoints"
+WEIGHTS_DIR = "weights"  # the best epoch's Keras weights, kept for Python-side use
+WEIGHTS = "model"
+NO_DECAY = ["bias", "gamma", "beta"]
+
+
+def main(argv: list[str] | None = None) -> Path:
+    """`python -m scratch.translation ...`: parses the options, trains, and returns the finished run directory."""
+    data_args, run_args, args = parse_args((PairDataArguments, RunArguments, TranslationArguments), argv)
+    return train(data_args, run_args, args)
+
+
+def train(data_args: PairDataArguments, run_args: RunArguments, args: TranslationArguments) -> Path:
+    set_seed(data_args.seed)
+    data = load_pairs(data_args)
+    if len(data.splits["validation"]) == 0:
+        raise DataError("The validation split is empty; it needs at least one sentence pair.")
+    proto = _tokenizer_proto(data, args, run_args)
+    tokenizer = SubwordTokenizer(proto)
+    config = args.model_config(vocab_size=tokenizer.vocab_size)
+    strategy = make_strategy(run_args.strategy)
+    partial = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume)
+    (partial / TOKENIZER_FILE).write_bytes(proto)
+
+    train_pairs = tokenize_pairs(
+        tokenizer, data.splits["train"].sources, data.splits["train"].targets, data_args.max_length
+    )
+    validation = data.splits["validation"]
+    validation_pairs = tokenize_pairs(tokenizer, validation.sources, validation.targets, data_args.max_length)
+    logger.info("Vocabulary %d pieces; %d training pairs", tokenizer.vocab_size, len(train_pairs[0]))
+    with strategy.scope():
+        model = build_model(config)
+        model.label_smoothing = args.label_smoothing
+        model.compile(optimizer=make_optimizer(args))
+    module = TranslationModule(model, proto, data_args.max_length, args.length_penalty)
+    training = fit(
+        model, module, train_pairs, validation_pairs, validation, args, data_args.seed, partial, run_args.resume
+    )
+    training["replicas"] = strategy.num_replicas_in_sync
+
+    model.load_weights(str(partial / WEIGHTS_DIR / WEIGHTS))
+    hypotheses = translate_all(module, validation.sources, beam=args.beam)
+    scores = score(hypotheses, validation.targets)
+    evaluation = model.evaluate(
+        make_dataset(config.arch, *validation_pairs, args.max_tokens)[0], return_dict=True, verbose=0
+    )
+    logger.info("Validation BLEU %.2f, chrF++ %.2f", scores["bleu"], scores["chrf"])
+    save(module, partial)
+    record = run_record(data, data_args, run_args, args, model, tokenizer, training, scores, evaluation)
+    write_translation_run_json(partial, record)
+    for leftover in (CHECKPOINT_DIR, STATE_FILE):
+        path = partial / leftover
+        shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
+    return finish_translation_run(partial, Path(run_args.output_dir))
+
+
+def load_trained(run_dir: str | Path) -> tuple[TranslationModel, SubwordTokenizer, dict]:
+    """A finished run's Keras model (best epoch), its tokenizer and its run.json, for Python-side use."""
+    run_dir = Path(run_dir)
+    record = read_translation_run(run_dir)
+    model = build_model(TranslationConfig(**record["model"]["config"]))
+    model.load_weights(str(run_dir / WEIGHTS_DIR / WEIGHTS)).expect_partial()
+    return model, SubwordTokenizer((run_dir / TOKENIZER_FILE).read_bytes()), record
+
+
+def _tokenizer_proto(data: PairData, args: TranslationArguments, run_args: RunArguments) -> bytes:
+    """The SentencePiece model: the unfinished run's when resuming, else trained on both sides of train."""
+    saved = partial_path(run_args.output_dir) / TOKENIZER_FILE
+    if run_args.resume and saved.is_file():
+        return saved.read_bytes()
+    train = data.splits["train"]
+    return train_sentencepiece(train.sources + train.targets, args.model_config().vocab_size)
+
+
+def make_optimizer(args: TranslationArguments) -> tf.keras.optimizers.Optimizer:
+    """AdamW (beta_2 0.98, as the original Transformer) under the warmup / 1/sqrt(step) schedule."""
+    optimizer = tf.keras.optimizers.AdamW(
+        learning_rate=WarmupInverseSqrt(args.learning_rate, args.warmup_steps),
+        weight_decay=args.weight_decay,
+        beta_2=0.98,
+        epsilon=1e-9,
+        global_clipnorm=args.clip_norm,
+    )
+    optimizer.exclude_from_weight_decay(var_names=NO_DECAY)
+    return optimizer
+
+
+def translate_all(module: TranslationModule, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
+    """Translations of `texts` in order, decoded in batches of similar length."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out = [""] * len(texts)
+    for start in range(0, len(order), batch_size):
+        rows = order[start : start + batch_size]
+        batch = tf.constant([texts[i] for i in rows])
+        result = module.translate(batch) if beam == 1 else module.translate_beam(batch, tf.constant(beam))
+        for i, text in zip(rows, result.numpy()):
+            out[i] = text.decode("utf-8")
+    return out
+
+
+def fit(model, module, train_pairs, validation_pairs, validation, args, seed, partial, resume) -> dict:
+    """The epoch loop: train, score validation, keep the best weights, checkpoint for `--resume`, stop early."""
+    checkpoint = tf.train.CheckpointManager(
+        tf.train.Checkpoint(model=model, optimizer=model.optimizer), str(partial / CHECKPOINT_DIR), max_to_keep=1
+    )
+    state = {"epoch": 0, "steps": 0, "history": [], "best_epoch": None, "best_score": None, "stale": 0, "stop": None}
+    if resume and (partial / STATE_FILE).is_file():
+        state = json.loads((partial / STATE_FILE).read_text(encoding="utf-8"))
+        checkpoint.checkpoint.restore(checkpoint.latest_checkpoint).expect_partial()
+        logger.info("Resuming after epoch %d (%d steps)", state["epoch"], state["steps"])
+    arch = model.config.arch
+    validation_set, _ = make_dataset(arch, *validation_pairs, args.max_tokens)
+    first = args.epochs + 1 if state["stop"] else state["epoch"] + 1  # a run that had stopped stays stopped
+    for epoch in range(first, args.epochs + 1):
+        dataset, sizes = make_dataset(arch, *train_pairs, args.max_tokens, np.random.default_rng([seed, epoch]))
+        steps = len(sizes) if args.max_steps is None else min(len(sizes), args.max_steps - state["steps"])
+        started = time.perf_counter()
+        trained = model.fit(dataset.take(steps), epochs=1, verbose=2).history
+        seconds = time.perf_counter() - started
+        evaluated = model.evaluate(validation_set, return_dict=True, verbose=0)
+        row = {
+            "epoch": epoch,
+            "loss": trained["loss"][0],
+            "accuracy": trained["accuracy"][0],
+            "val_loss": evaluated["loss"],
+            "val_accuracy": evaluated["accuracy"],
+            "train_seconds": seconds,
+            "steps": steps,
+            "pairs": sum(sizes[:steps]),
+        }
+        if args.early_stopping == "chrf":
+            hypotheses = translate_all(module, validation.sources)
+            row["val_chrf"] = score(hypotheses, validation.targets)["chrf"]
+        current = row["val_chrf"] if args.early_stopping == "chrf" else -row["val_loss"]
+        state["steps"] += steps
+        state["history"].append(row)
+        state["epoch"] = epoch
+        logger.info("Epoch %d: %s", epoch, ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "epoch"))
+        if state["best_score"] is None or current > state["best_score"]:
+            state.update(best_score=current, best_epoch=epoch, stale=0)
+            model.save_weights(str(partial / WEIGHTS_DIR / WEIGHTS))
+        else:
+            state["stale"] += 1
+        if state["stale"] >= args.patience:
+            state["stop"] = "early_stopping"
+        elif args.max_steps is not None and state["steps"] >= args.max_steps:
+            state["stop"] = "budget"
+        checkpoint.save()
+        write_json(partial / STATE_FILE, state)
+        if state["stop"]:
+            break
+    history = state["history"]
+    seconds = sum(row["train_seconds"] for row in history)
+    return {
+        "seconds": seconds,
+        "epochs_run": len(history),
+        "best_epoch": state["best_epoch"],
+        "steps": state["steps"],
+        "history": history,
+        "examples_per_second": sum(row["pairs"] for row in history) / seconds if seconds else 0.0,
+        "stop_reason": state["stop"] or "max_epochs",
+        "budget": {"max_steps": args.max_steps, "max_epochs": args.epochs},
+        "early_stopping": "chrf++ of greedy validation translations" if args.early_stopping == "chrf" else "val_loss",
+    }
+
+
+def run_record(
+    data, data_args, run_args, args, model: TranslationModel, tokenizer, training, scores, evaluation
+) -> dict:
+    """The run.json record: model, data, tokenizer, options, training history and validation scores."""
+    params = int(sum(np.prod(w.shape) for w in model.weights))
+    trainable = int(sum(np.prod(w.shape) for w in model.trainable_weights))
+    return {
+        "side": "scratch",
+        "model": {
+            "name": f"scratch-{model.config.arch}",
+            "source": "trained from scratch",
+            "arch": model.config.arch,
+            "params": params,
+            "trainable_params": trainable,
+            "config": model.config.to_dict(),
+        },
+        "data": data.describe(data_args),
+        "tokenizer": {"kind": "sentencepiece-unigram", "vocab_size": tokenizer.vocab_size, "file": TOKENIZER_FILE},
+        "hyperparameters": {
+            **dataclasses.asdict(args),
+            "max_length": data_args.max_length,
+            "seed": data_args.seed,
+            "strategy": run_args.strategy,
+        },
+        "training": training,
+        "validation": {
+            "bleu": scores["bleu"],
+            "chrf": scores["chrf"],
+            "loss": evaluation["loss"],
+            "token_accuracy": evaluation["accuracy"],
+            "beam": args.beam,
+            "signatures": scores["signatures"],
+        },
+    }

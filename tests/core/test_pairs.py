@@ -1,0 +1,144 @@
+"""Parallel-text loading: the pt_en mirror, own files in every format, split carving and bad input."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from core.data import DataError
+from core.pairs import PairDataArguments, load_pairs, read_pairs
+from tests.conftest import ROOT
+from tests.scratch.translation.toy import toy_pairs, write_tsv
+
+PT_EN = ROOT.parent / "shared" / "data" / "pt_en"
+
+
+@pytest.fixture
+def pt_en_dir() -> Path:
+    if not (PT_EN / "train.tsv").is_file():
+        pytest.skip("no pt_en mirror under ../shared/data")
+    return PT_EN.parent
+
+
+def _own(path: Path, **kwargs) -> PairDataArguments:
+    return PairDataArguments(train_file=str(path), source_column="pt", target_column="en", **kwargs)
+
+
+def test_pt_en_mirror_loads_every_pair_unquoted(pt_en_dir):
+    data = load_pairs(PairDataArguments(task="pt_en", data_dir=str(pt_en_dir)))
+    assert {name: len(split) for name, split in data.splits.items()} == {
+        "train": 17623,
+        "validation": 1065,
+        "test": 1597,
+    }
+    assert data.carved == []
+    lines = (PT_EN / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    rows = [line.split("\t") for line in lines]
+    assert data.splits["test"].sources == [r[0] for r in rows]  # quote characters stay part of the text
+    assert any(s.startswith('"') for s in data.splits["test"].sources + data.splits["test"].targets)
+    expected = hashlib.sha256("".join(f"{pt}\t{en}\t{src}\n" for pt, en, src in rows).encode()).hexdigest()
+    assert data.fingerprints["test"] == expected
+    assert data.leakage() == {"validation": 0, "test": 0}
+    assert set(data.splits["test"].domains) == {"tatoeba", "tico19", "flores200", "ntrex_ptBR", "ntrex_ptPT"}
+
+
+def test_missing_splits_are_carved_from_train_seeded_and_disjoint(tmp_path):
+    train = write_tsv(tmp_path / "train.tsv", toy_pairs(200))
+    first, again = load_pairs(_own(train)), load_pairs(_own(train))
+    assert {n: len(s) for n, s in first.splits.items()} == {"train": 162, "validation": 20, "test": 18}
+    assert first.carved == ["validation", "test"]
+    assert first.fingerprints == again.fingerprints
+    other = load_pairs(_own(train, seed=7))
+    assert other.fingerprints["validation"] != first.fingerprints["validation"]
+    rows = list(zip(first.splits["train"].sources, first.splits["train"].targets))
+    held = list(zip(first.splits["validation"].sources, first.splits["validation"].targets))
+    assert sorted(rows + held + list(zip(first.splits["test"].sources, first.splits["test"].targets))) == sorted(
+        toy_pairs(200)
+    )
+
+
+def test_leakage_counts_test_sources_seen_in_train(tmp_path, caplog):
+    pairs = toy_pairs(30)
+    train = write_tsv(tmp_path / "train.tsv", pairs)
+    test = write_tsv(tmp_path / "test.tsv", pairs[:4] + toy_pairs(6, seed=9))
+    validation = write_tsv(tmp_path / "validation.tsv", toy_pairs(5, seed=3))
+    with caplog.at_level(logging.WARNING):
+        data = load_pairs(_own(train, validation_file=str(validation), test_file=str(test)))
+    expected = sum(s in {p[0] for p in pairs} for s, _ in pairs[:4] + toy_pairs(6, seed=9))
+    assert data.leakage()["test"] == expected >= 4
+    assert f"{expected} of 10 test sources also occur in train" in caplog.text
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".json", ".jsonl", ".parquet"])
+def test_every_core_data_format_reads_the_same_pairs(tmp_path, suffix):
+    pairs = toy_pairs(12)
+    frame = pd.DataFrame({"src": [p[0] for p in pairs], "tgt": [p[1] for p in pairs], "dom": ["a", "b"] * 6})
+    path = tmp_path / f"pairs{suffix}"
+    if suffix == ".csv":
+        frame.to_csv(path, index=False, quoting=csv.QUOTE_ALL)
+    elif suffix == ".json":
+        path.write_text(json.dumps(frame.to_dict(orient="records")), encoding="utf-8")
+    elif suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path)
+    split = read_pairs(path, "src", "tgt", "dom")
+    assert list(zip(split.sources, split.targets)) == pairs
+    assert split.domains == ["a", "b"] * 6
+
+
+def test_empty_rows_are_dropped_with_a_count(tmp_path, caplog):
+    rows = toy_pairs(10) + [("", "cat"), ("gato", " "), ("", "")]
+    path = write_tsv(tmp_path / "train.tsv", rows)
+    with caplog.at_level(logging.WARNING):
+        split = read_pairs(path, "pt", "en")
+    assert len(split) == 10
+    assert "dropped 3 row(s) with an empty 'pt' or 'en'" in caplog.text
+
+
+def test_nothing_left_is_an_error(tmp_path):
+    path = write_tsv(tmp_path / "train.tsv", [("", "cat"), ("gato", "")])
+    with pytest.raises(DataError, match="every one of its 2 rows has an empty 'pt' or 'en'"):
+        read_pairs(path, "pt", "en")
+
+
+def test_a_missing_column_lists_the_columns_there_are(tmp_path):
+    path = write_tsv(tmp_path / "train.tsv", toy_pairs(5), header=("portuguese", "english"))
+    with pytest.raises(DataError, match=r"no column 'pt'\. Its columns are: portuguese, english\. .*--source-column"):
+        load_pairs(_own(path))
+
+
+def test_max_train_samples_takes_a_seeded_subset_in_order(tmp_path):
+    path = write_tsv(tmp_path / "train.tsv", toy_pairs(100))
+    data = load_pairs(_own(path, max_train_samples=30))
+    assert len(data.splits["train"]) == 30
+    full = load_pairs(_own(path))
+    index = [full.splits["train"].sources.index(s) for s in data.splits["train"].sources]
+    assert index == sorted(index)
+    assert load_pairs(_own(path, max_train_samples=30)).fingerprints == data.fingerprints
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"train_file": "x.tsv"}, "--source-column and --target-column"),
+        ({"task": "pt_en", "train_file": "x.tsv"}, "exactly one of"),
+        ({"task": "klingon"}, "Unknown translation task 'klingon'"),
+        ({"train_file": "x.tsv", "source_column": "a", "target_column": "a"}, "must differ"),
+    ],
+)
+def test_argument_errors_name_the_problem(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        PairDataArguments(**kwargs)
+
+
+def test_task_without_a_data_dir_says_where_to_point(monkeypatch):
+    monkeypatch.delenv("TEXTCLS_DATA_DIR", raising=False)
+    with pytest.raises(DataError, match="pass --data-dir"):
+        load_pairs(PairDataArguments(task="pt_en"))

@@ -1,0 +1,53 @@
+"""Command-line options: presets fill what is not given; bad values are named."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.args import RunArguments, parse_args
+from core.pairs import PairDataArguments
+from scratch.translation.args import PRESET_TRAINING, TranslationArguments
+from scratch.translation.model import PRESETS
+
+
+def test_the_preset_fills_model_and_budget_and_flags_win():
+    args = TranslationArguments(preset="small", epochs=3)
+    assert args.epochs == 3 and args.max_tokens == PRESET_TRAINING["small"]["max_tokens"]
+    config = args.model_config(vocab_size=1234)
+    assert (config.d_model, config.num_layers, config.vocab_size) == (
+        PRESETS["small"]["d_model"],
+        PRESETS["small"]["num_layers"],
+        1234,
+    )
+
+
+def test_base_is_the_tutorial_shape_and_every_size_is_reachable_by_flags():
+    config = TranslationArguments().model_config()
+    assert (config.num_layers, config.d_model, config.d_ff, config.num_heads) == (4, 128, 512, 8)
+    custom = TranslationArguments(preset="tiny", num_layers=6, d_model=96, num_heads=6, d_ff=384).model_config()
+    assert (custom.num_layers, custom.d_model, custom.num_heads, custom.d_ff) == (6, 96, 6, 384)
+
+
+def test_the_command_line_parses_into_the_three_dataclasses():
+    data, run, args = parse_args(
+        (PairDataArguments, RunArguments, TranslationArguments),
+        ["--task", "pt_en", "--output-dir", "out", "--arch", "decoder-only", "--no-tie-embeddings", "--norm", "pre"],
+    )
+    assert data.task == "pt_en" and run.output_dir == "out"
+    assert (args.arch, args.tie_embeddings, args.norm) == ("decoder-only", False, "pre")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"beam": 0}, "--beam must be at least 1"),
+        ({"arch": "decoder-only", "beam": 4}, "encoder-decoder only"),
+        ({"early_stopping": "bleu"}, "--early-stopping must be one of chrf, loss"),
+        ({"preset": "huge"}, "--preset must be one of tiny, small, base"),
+        ({"num_heads": 5}, "not divisible by --num-heads 5"),
+        ({"label_smoothing": 1.0}, "--label-smoothing must be in [0, 1)"),
+    ],
+)
+def test_bad_values_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
+        TranslationArguments(**kwargs)

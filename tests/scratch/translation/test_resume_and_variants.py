@@ -1,0 +1,49 @@
+"""`--resume` continues an interrupted run where it stopped, shown on the decoder-only variant, which then
+trains, exports and translates like the encoder-decoder."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import scratch.translation.train as train_module
+from core.translator import load, read_translation_run
+from tests.scratch.translation.conftest import tiny_command
+from tests.scratch.translation.toy import toy_pairs, write_tsv
+
+
+def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, monkeypatch):
+    toy = write_tsv(tmp_path / "train.tsv", toy_pairs(400, seed=5))
+    output = tmp_path / "run"
+    flags = ["--arch", "decoder-only", "--early-stopping", "loss", "--patience", "5"]
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_module, "save", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train_module.main(tiny_command(toy, output, "--epochs", "1", *flags))
+    partial = output.with_name("run.partial")
+    first = json.loads((partial / train_module.STATE_FILE).read_text())
+    assert first["epoch"] == 1 and not output.exists()
+
+    monkeypatch.undo()
+    run = train_module.main(tiny_command(toy, output, "--epochs", "2", "--resume", *flags))
+    record = read_translation_run(run)
+    history = record["training"]["history"]
+    assert [row["epoch"] for row in history] == [1, 2]
+    assert history[0] == first["history"][0]  # epoch 1 was not trained again
+    assert record["training"]["steps"] == history[0]["steps"] + history[1]["steps"]
+    assert history[1]["val_loss"] < history[0]["val_loss"]
+    assert not partial.exists()
+
+    assert record["model"]["arch"] == "decoder-only"
+    assert record["training"]["early_stopping"] == "val_loss"
+    translator = load(run)
+    out = translator.translate(["gato sol", "rio mar casa"])
+    assert len(out) == 2 and all(isinstance(t, str) for t in out)
+    with pytest.raises(ValueError, match="beam search needs encoder-decoder"):
+        translator.translate(["gato"], beam=2)
+    with pytest.raises(ValueError, match="no cross-attention"):
+        translator.attention("gato")

@@ -1,0 +1,147 @@
+"""End to end on the toy task: the tiny preset learns it, the run directory holds what the contract says,
+the saved model translates alone, and bad input stops before any run directory exists."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from core.pairs import PairDataArguments, load_pairs
+from core.translator import load, read_translation_run
+from scratch.translation import decoding
+from scratch.translation.tokenizer import EOS_ID, encode_source
+from scratch.translation.train import load_trained, main
+from tests.scratch.translation.conftest import tiny_command
+from tests.scratch.translation.toy import WORDS, write_tsv
+
+
+def _test_split(run: Path):
+    options = read_translation_run(run)["data"]["options"]
+    return load_pairs(PairDataArguments(**options)).splits["test"]
+
+
+def test_the_tiny_preset_learns_the_toy_task_within_a_few_hundred_steps(tiny_translation_run):
+    record = read_translation_run(tiny_translation_run)
+    training = record["training"]
+    best = training["history"][training["best_epoch"] - 1]
+    assert best["val_accuracy"] >= 0.95
+    assert sum(row["steps"] for row in training["history"][: training["best_epoch"]]) <= 400
+    assert record["validation"]["chrf"] > 90
+
+
+def test_the_run_directory_follows_the_contract(tiny_translation_run):
+    run = tiny_translation_run
+    assert not run.with_name(run.name + ".partial").exists()
+    assert {p.name for p in run.iterdir()} == {"run.json", "saved_model", "sentencepiece.model", "weights"}
+    record = json.loads((run / "run.json").read_text())
+    assert (record["side"], record["task_kind"], record["model"]["arch"]) == (
+        "scratch",
+        "translation",
+        "encoder-decoder",
+    )
+    assert set(record["data"]["fingerprints"]) == {"train", "validation", "test"}
+    assert record["data"]["splits"] == {"train": 2430, "validation": 300, "test": 270}
+    for row in record["training"]["history"]:
+        assert {"epoch", "loss", "val_loss", "val_accuracy", "val_chrf", "train_seconds"} <= set(row)
+        assert row["train_seconds"] > 0
+    assert record["training"]["stop_reason"] in ("early_stopping", "max_epochs")
+    assert 0 <= record["validation"]["bleu"] <= 100 and 0 <= record["validation"]["chrf"] <= 100
+    assert "nrefs:1|case:mixed|eff:no|tok:13a" in record["validation"]["signatures"]["bleu"]
+    assert "nw:2" in record["validation"]["signatures"]["chrf"]
+
+
+def test_the_saved_model_translates_in_a_fresh_process_as_the_run_does(tiny_translation_run, tmp_path):
+    sources = _test_split(tiny_translation_run).sources
+    script = textwrap.dedent(
+        """
+        import json, sys
+        import tensorflow as tf
+        import tensorflow_text  # noqa: F401
+        module = tf.saved_model.load(sys.argv[1])
+        texts = json.load(open(sys.argv[2]))
+        print(json.dumps([t.decode() for t in module.translate(tf.constant(texts)).numpy()]))
+        """
+    )
+    (tmp_path / "sources.json").write_text(json.dumps(sources))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TF_USE_LEGACY_KERAS")}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tiny_translation_run / "saved_model"), str(tmp_path / "sources.json")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    fresh = json.loads(done.stdout.strip().splitlines()[-1])
+
+    model, tokenizer, record = load_trained(tiny_translation_run)
+    ids = decoding.greedy_decode(model, encode_source(tokenizer, tf.constant(sources), 32), 32)
+    eager = [t.decode() for t in tokenizer.detokenize(ids).numpy()]
+    assert fresh == eager
+    correct = sum(f == " ".join(WORDS[w] for w in s.split()) for f, s in zip(fresh, sources))
+    assert correct / len(sources) > 0.5
+
+
+def test_cached_and_uncached_greedy_agree_on_the_trained_model(tiny_translation_run):
+    model, tokenizer, _ = load_trained(tiny_translation_run)
+    source = encode_source(tokenizer, tf.constant(_test_split(tiny_translation_run).sources[:40]), 32)
+    cached = decoding.greedy_decode(model, source, 32).numpy()
+    np.testing.assert_array_equal(cached, decoding.greedy_decode_uncached(model, source, 32).numpy())
+    ends = [list(row).index(EOS_ID) for row in cached]
+    assert len(set(ends)) > 2  # sentences stopped at different steps
+
+
+def test_the_translator_gives_greedy_beam_and_attention(tiny_translation_run):
+    translator = load(tiny_translation_run)
+    sources = _test_split(tiny_translation_run).sources[:30]
+    greedy = translator.translate(sources)
+    assert translator.translate(sources, beam=1) == greedy
+    assert translator.translate(sources[::-1]) == greedy[::-1]  # order kept whatever the batching
+    beam = translator.translate(sources, beam=3)
+    assert len(beam) == 30 and all(isinstance(t, str) for t in beam)
+    assert np.mean([a == b for a, b in zip(beam, greedy)]) > 0.8  # a well-trained toy model mostly agrees
+    source_tokens, target_tokens, weights = translator.attention(sources[0])
+    assert source_tokens[-1] == "</s>" and target_tokens[-1] == "</s>"
+    assert "".join(source_tokens[:-1]).replace("\u2581", " ").strip() == sources[0]
+    assert weights.shape == (2, 4, len(target_tokens), len(source_tokens))
+    np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="beam must be at least 1"):
+        translator.translate(sources, beam=0)
+
+
+def _refused(argv: list[str], output: Path, capsys, message: str, error=SystemExit):
+    with pytest.raises(error) as raised:
+        main(argv)
+    shown = str(raised.value) if error is not SystemExit else capsys.readouterr().err
+    assert message in shown
+    assert not output.exists() and not output.with_name(output.name + ".partial").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--vocab-size", "3"], "smaller than the reserved ids"),
+        (["--d-model", "30", "--num-heads", "4"], "--d-model 30 is not divisible by --num-heads 4"),
+        (["--beam", "0"], "--beam must be at least 1"),
+    ],
+)
+def test_bad_options_are_refused_before_training(toy_file, tmp_path, capsys, extra, message):
+    _refused(tiny_command(toy_file, tmp_path / "run", *extra), tmp_path / "run", capsys, message)
+
+
+def test_bad_data_is_refused_before_training(tmp_path, capsys):
+    from core.data import DataError
+
+    empty = write_tsv(tmp_path / "empty.tsv", [("", "cat"), ("gato", "")])
+    _refused(tiny_command(empty, tmp_path / "run"), tmp_path / "run", capsys, "has an empty 'pt' or 'en'", DataError)
+    wrong = write_tsv(tmp_path / "wrong.tsv", [("gato", "cat")] * 20, header=("src", "tgt"))
+    _refused(tiny_command(wrong, tmp_path / "run"), tmp_path / "run", capsys, "Its columns are: src, tgt", DataError)
