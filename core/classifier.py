@@ -12,6 +12,7 @@ the app and user scripts never import training code, and each side stays importa
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -48,6 +49,8 @@ def load(run_dir: str | Path, name: str | None = None) -> Classifier:
         run_dir: a directory holding `run.json` and the side's model files.
         name: the name reports and the app show; defaults to the side.
     """
+    if _task_kind(Path(run_dir)) == "translation":
+        raise RunError(f"{run_dir} is a translation run, not a classifier; load it with core.translator.load.")
     run = read_run_json(run_dir)
     try:
         module = importlib.import_module(f"{run['side']}.predict")
@@ -58,6 +61,14 @@ def load(run_dir: str | Path, name: str | None = None) -> Classifier:
     model = module.load(Path(run_dir), run)
     model.name = name or run["side"]
     return model
+
+
+def _task_kind(run_dir: Path) -> str | None:
+    """`task_kind` of the run.json in `run_dir` (None when absent or unreadable: read_run_json says why)."""
+    try:
+        return json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("task_kind")
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def find_runs(paths: list[str | Path]) -> list[Path]:

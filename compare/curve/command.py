@@ -48,7 +48,10 @@ class CurveArguments(SideTrainingArguments):
     """Which train sizes, where the curve goes (its runs in output_dir/runs), and how the sides are trained."""
 
     profile: str = field(
-        default="full", metadata={"help": f"Model flags of the sides: {' or '.join(PROFILES)} (sizes replace subsets)."}
+        default="full",
+        metadata={
+            "help": f"Model flags of the sides: {' or '.join(PROFILES)} (the training budgets; the sizes set the train rows)."
+        },
     )
     sizes: str = field(default="500,2000,8000", metadata={"help": "Train-set sizes, comma-separated."})
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -23,3 +24,9 @@ def test_find_runs_expands_a_parent_directory(tmp_path: Path) -> None:
     assert find_runs([tmp_path / "scratch"]) == [tmp_path / "scratch"]
     with pytest.raises(RunError, match="no run.json"):
         find_runs([tmp_path / "notes"])
+
+
+def test_load_points_a_translation_run_to_the_translator(tmp_path: Path) -> None:
+    (tmp_path / "run.json").write_text(json.dumps({"schema_version": 1, "side": "scratch", "task_kind": "translation"}))
+    with pytest.raises(RunError, match="is a translation run, not a classifier; load it with core.translator.load"):
+        load(tmp_path)
