@@ -100,8 +100,8 @@ def stopped_while_improving(run: dict) -> dict | None:
     last = history[-1]["val_accuracy"]
     before = history[-2]["val_accuracy"] if len(history) > 1 else 1 / len(run["data"]["labels"])
     gain = last - before
-    if gain < MIN_LAST_EPOCH_GAIN:
-        return None
+    if gain < MIN_LAST_EPOCH_GAIN or last < max(row["val_accuracy"] for row in history):
+        return None  # not rising, or recovering towards an earlier, better epoch (the one kept)
     if stop_reason == "max_epochs":
         limit = run.get("hyperparameters", {}).get("epochs", len(history))
         ended, advice = (

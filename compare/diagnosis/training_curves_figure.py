@@ -26,7 +26,13 @@ def training_curves_figure(curves: dict[str, list[dict]]) -> plt.Figure:
     for i, (name, curve) in enumerate(curves.items()):
         seconds = [point["seconds"] for point in curve]
         accuracy = [point["val_accuracy"] for point in curve]
-        ax.plot(seconds, accuracy, marker="o", color=COLORS[i % len(COLORS)], label=f"{name} ({len(curve)} epochs)")
+        ax.plot(
+            seconds,
+            accuracy,
+            marker="o",
+            color=COLORS[i % len(COLORS)],
+            label=f"{name} ({len(curve)} epoch{'' if len(curve) == 1 else 's'})",
+        )
     ends = [curve[-1]["seconds"] for curve in curves.values() if curve]
     if ends and min(ends) > 0 and max(ends) / min(ends) > LOG_SCALE_RATIO:
         ax.set_xscale("log")
