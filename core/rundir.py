@@ -75,16 +75,17 @@ def start_run(output_dir: str | Path, overwrite: bool = False, resume: bool = Fa
     return partial
 
 
-def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True) -> Path:
+def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True, check: Any = None) -> Path:
     """Checks `run.json` in `partial` and renames it to `output_dir`, replacing an older run there.
 
-    On a non-chief worker, removes its temporary directory instead.
+    `check(partial)` validates the run (default `read_run_json`, a classification run). On a non-chief worker,
+    removes its temporary directory instead.
     """
     partial, output_dir = Path(partial), Path(output_dir)
     if not chief:
         shutil.rmtree(partial, ignore_errors=True)
         return output_dir
-    read_run_json(partial)
+    (check or read_run_json)(partial)
     if output_dir.exists():
         old = output_dir.with_name(output_dir.name + ".old")
         shutil.rmtree(old, ignore_errors=True)

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import importlib.metadata as metadata
-import logging
-import shutil
 from pathlib import Path
 from typing import Any
 
 import sacrebleu
 
-from core.rundir import RUN_JSON, SCHEMA_VERSION, environment, write_json
+from core.rundir import RUN_JSON, SCHEMA_VERSION, environment, finish_run, write_json
 from core.translator import TASK_KIND, read_translation_run, validate_translation_run
-
-logger = logging.getLogger(__name__)
 
 
 def score(hypotheses: list[str], references: list[str]) -> dict[str, Any]:
@@ -47,15 +43,5 @@ def write_translation_run_json(run_dir: Path, record: dict[str, Any]) -> dict[st
 
 
 def finish_translation_run(partial: Path, output_dir: Path) -> Path:
-    """Checks run.json in `partial` and renames it to `output_dir`, replacing an older run there."""
-    read_translation_run(partial)
-    if output_dir.exists():
-        old = output_dir.with_name(output_dir.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        output_dir.rename(old)
-        partial.rename(output_dir)
-        shutil.rmtree(old)
-    else:
-        partial.rename(output_dir)
-    logger.info("Run complete: %s", output_dir)
-    return output_dir
+    """Checks the translation run.json in `partial` and moves it into place as `core.rundir.finish_run` does."""
+    return finish_run(partial, output_dir, check=read_translation_run)
