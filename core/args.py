@@ -52,25 +52,31 @@ class DataArguments:
     seed: int = field(default=42, metadata={"help": "Seed for splitting, subsetting, initialisation and shuffling."})
 
     def __post_init__(self) -> None:
-        if (self.task is None) == (self.train_file is None):
-            raise ValueError("Give exactly one of --task NAME or --train-file FILE.")
-        if self.task is not None and (self.validation_file or self.test_file):
-            raise ValueError("--validation-file/--test-file go with --train-file, not with --task.")
+        check_data_source(self, min_train_samples=2)
         if self.text_column is not None:
             if not self.text_column:
                 raise ValueError("--text-column needs at least one column name.")
             repeated = sorted({c for c in self.text_column if self.text_column.count(c) > 1})
             if repeated:
                 raise ValueError(f"--text-column names {repeated[0]!r} more than once; give each column once.")
-        if self.max_train_samples is not None and self.max_train_samples < 2:
-            raise ValueError(f"--max-train-samples must be at least 2, got {self.max_train_samples}.")
-        if not 2 <= self.max_length <= 4096:
-            raise ValueError(f"--max-length must be between 2 and 4096 tokens, got {self.max_length}.")
-        if self.data_dir is None and os.environ.get(DATA_DIR_ENV):
-            self.data_dir = os.environ[DATA_DIR_ENV]
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def check_data_source(args: Any, min_train_samples: int) -> None:
+    """The checks every data-arguments class shares (classification's and translation's): one of --task or
+    --train-file, split files only with --train-file, the sizes in range; fills `data_dir` from $TEXTCLS_DATA_DIR."""
+    if (args.task is None) == (args.train_file is None):
+        raise ValueError("Give exactly one of --task NAME or --train-file FILE.")
+    if args.task is not None and (args.validation_file or args.test_file):
+        raise ValueError("--validation-file/--test-file go with --train-file, not with --task.")
+    if args.max_train_samples is not None and args.max_train_samples < min_train_samples:
+        raise ValueError(f"--max-train-samples must be at least {min_train_samples}, got {args.max_train_samples}.")
+    if not 2 <= args.max_length <= 4096:
+        raise ValueError(f"--max-length must be between 2 and 4096 tokens, got {args.max_length}.")
+    if args.data_dir is None and os.environ.get(DATA_DIR_ENV):
+        args.data_dir = os.environ[DATA_DIR_ENV]
 
 
 @dataclass

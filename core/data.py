@@ -10,8 +10,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import datasets
 import numpy as np
@@ -175,7 +177,7 @@ def _read_text(path: Path) -> str:
         raise DataError(f"{path} is not UTF-8 ({error.reason} at byte {error.start}); re-save it as UTF-8.") from None
 
 
-def _read_table(path: Path) -> pd.DataFrame:
+def read_table(path: Path) -> pd.DataFrame:
     if not path.is_file():
         raise DataError(f"Data file {path} does not exist.")
     kind = READERS.get(path.suffix.lower())
@@ -215,7 +217,7 @@ def _separator(path: Path) -> str:
 
 
 def _read_split(path: Path, text_columns: list[str], label_column: str) -> RawSplit:
-    return _frame_to_split(_read_table(path), text_columns, label_column, str(path))
+    return _frame_to_split(read_table(path), text_columns, label_column, str(path))
 
 
 def _frame_to_split(frame: pd.DataFrame, text_columns: list[str], label_column: str, origin: str) -> RawSplit:
@@ -231,7 +233,7 @@ def _frame_to_split(frame: pd.DataFrame, text_columns: list[str], label_column: 
     parts = [frame[c].to_numpy(dtype=object) for c in text_columns]
     texts, keep, dropped = [], [], []
     for row in range(len(frame)):
-        values = [_as_text(p[row]) for p in parts]
+        values = [as_text(p[row]) for p in parts]
         text = " ".join(v for v in values if v)
         if text.strip():
             texts.append(text)
@@ -248,7 +250,7 @@ def _frame_to_split(frame: pd.DataFrame, text_columns: list[str], label_column: 
     return RawSplit(texts, labels, f"{origin}")
 
 
-def _as_text(value: object) -> str:
+def as_text(value: object) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return ""
     return str(value)
@@ -334,17 +336,27 @@ def _label_id(value: object, row: int, split: RawSplit, name: str, labels: list[
 
 def _complete_splits(splits: dict[str, datasets.Dataset], seed: int) -> tuple[dict[str, datasets.Dataset], list[str]]:
     """Carves missing validation and test splits out of train (10% each, stratified, seeded)."""
+    return carve_missing_splits(splits, seed, _stratified_split, "stratified training rows")
+
+
+def carve_missing_splits(
+    splits: dict[str, Any], seed: int, hold_out: Callable[[Any, int, int], tuple[Any, Any]], unit: str
+) -> tuple[dict[str, Any], list[str]]:
+    """Fills in a missing validation or test split with `hold_out(train, size, seed) -> (rest, held)`, 10% of
+    train each (validation first, seeded with `seed`, then test with `seed + 1`); returns the splits in
+    `SPLITS` order and the names carved. `unit` names the rows in messages ("training pairs")."""
+    if "train" not in splits:
+        raise DataError("No train split was found; pass --train-file or a task whose mirror has a train file.")
     carved = [name for name in ("validation", "test") if name not in splits]
     train = splits["train"]
     for offset, name in enumerate(carved):
         if len(train) < 10:
             raise DataError(
-                f"The train split has {len(train)} rows, too few to hold out a {name} split; "
+                f"The train split has {len(train)} {unit.split()[-1]}, too few to hold out a {name} split; "
                 f"pass --{name}-file or more training data."
             )
-        train, held_out = _stratified_split(train, max(1, round(len(train) * HELD_OUT_FRACTION)), seed + offset)
-        splits[name] = held_out
-        logger.info("No %s split given: held out %d stratified training rows.", name, len(held_out))
+        train, splits[name] = hold_out(train, max(1, round(len(train) * HELD_OUT_FRACTION)), seed + offset)
+        logger.info("No %s split given: held out %d %s.", name, len(splits[name]), unit)
     splits["train"] = train
     return {name: splits[name] for name in SPLITS}, carved
 

@@ -11,7 +11,6 @@ import csv
 import dataclasses
 import hashlib
 import logging
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,8 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from core.args import DATA_DIR_ENV
-from core.data import HELD_OUT_FRACTION, SPLITS, DataError, _as_text, _read_table
+from core.args import DATA_DIR_ENV, check_data_source
+from core.data import SPLITS, DataError, as_text, carve_missing_splits, read_table
 
 logger = logging.getLogger(__name__)
 
@@ -71,24 +70,15 @@ class PairDataArguments:
     seed: int = field(default=42, metadata={"help": "Seed for splitting, subsetting, initialisation and shuffling."})
 
     def __post_init__(self) -> None:
-        if (self.task is None) == (self.train_file is None):
-            raise ValueError("Give exactly one of --task NAME or --train-file FILE.")
+        check_data_source(self, min_train_samples=1)
         if self.task is not None:
             if self.task not in PAIR_TASKS:
                 raise ValueError(f"Unknown translation task {self.task!r}; known: {', '.join(PAIR_TASKS)}.")
-            if self.validation_file or self.test_file:
-                raise ValueError("--validation-file/--test-file go with --train-file, not with --task.")
         elif not (self.source_column and self.target_column):
             raise ValueError("--train-file needs --source-column and --target-column.")
         columns = [c for c in (self.source_column, self.target_column, self.domain_column) if c]
         if len(set(columns)) != len(columns):
             raise ValueError(f"--source-column, --target-column and --domain-column must differ, got {columns}.")
-        if self.max_train_samples is not None and self.max_train_samples < 1:
-            raise ValueError(f"--max-train-samples must be at least 1, got {self.max_train_samples}.")
-        if not 2 <= self.max_length <= 4096:
-            raise ValueError(f"--max-length must be between 2 and 4096 tokens, got {self.max_length}.")
-        if self.data_dir is None and os.environ.get(DATA_DIR_ENV):
-            self.data_dir = os.environ[DATA_DIR_ENV]
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -192,7 +182,7 @@ def load_pairs(args: PairDataArguments) -> PairData:
 
 def read_pairs(path: Path, source: str, target: str, domain: str | None = None) -> PairSplit:
     """Reads one file of pairs, dropping (and counting) rows whose source or target is empty."""
-    frame = _read_tsv(path) if path.suffix.lower() == ".tsv" else _read_table(path)
+    frame = _read_tsv(path) if path.suffix.lower() == ".tsv" else read_table(path)
     present = [str(c) for c in frame.columns]
     for flag, column in (("--source-column", source), ("--target-column", target), ("--domain-column", domain)):
         if column is not None and column not in present:
@@ -201,9 +191,9 @@ def read_pairs(path: Path, source: str, target: str, domain: str | None = None) 
             )
     if frame.empty:
         raise DataError(f"{path} has no rows; it needs at least one sentence pair.")
-    sources = [_as_text(v) for v in frame[source].to_numpy(dtype=object)]
-    targets = [_as_text(v) for v in frame[target].to_numpy(dtype=object)]
-    domains = None if domain is None else [_as_text(v) for v in frame[domain].to_numpy(dtype=object)]
+    sources = [as_text(v) for v in frame[source].to_numpy(dtype=object)]
+    targets = [as_text(v) for v in frame[target].to_numpy(dtype=object)]
+    domains = None if domain is None else [as_text(v) for v in frame[domain].to_numpy(dtype=object)]
     keep = [row for row in range(len(frame)) if sources[row].strip() and targets[row].strip()]
     dropped = len(frame) - len(keep)
     if not keep:
@@ -231,19 +221,9 @@ def _read_tsv(path: Path) -> pd.DataFrame:
 
 def _complete_splits(splits: dict[str, PairSplit], seed: int) -> tuple[dict[str, PairSplit], list[str]]:
     """Carves missing validation and test splits out of train (10% each, seeded)."""
-    if "train" not in splits:
-        raise DataError("No train split was found; pass --train-file or a task whose mirror has train.tsv.")
-    carved = [name for name in ("validation", "test") if name not in splits]
-    train = splits["train"]
-    for offset, name in enumerate(carved):
-        if len(train) < 10:
-            raise DataError(
-                f"The train split has {len(train)} pairs, too few to hold out a {name} split; "
-                f"pass --{name}-file or more training data."
-            )
-        size = max(1, round(len(train) * HELD_OUT_FRACTION))
-        keep, held = train_test_split(np.arange(len(train)), test_size=size, random_state=seed + offset)
-        train, splits[name] = train.select(np.sort(keep)), train.select(np.sort(held))
-        logger.info("No %s split given: held out %d training pairs.", name, size)
-    splits["train"] = train
-    return {name: splits[name] for name in SPLITS}, carved
+    return carve_missing_splits(splits, seed, _hold_out, "training pairs")
+
+
+def _hold_out(train: PairSplit, size: int, seed: int) -> tuple[PairSplit, PairSplit]:
+    keep, held = train_test_split(np.arange(len(train)), test_size=size, random_state=seed)
+    return train.select(np.sort(keep)), train.select(np.sort(held))

@@ -13,6 +13,7 @@ import os
 import platform
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -124,8 +125,9 @@ def write_run_json(run_dir: str | Path, record: dict[str, Any]) -> dict[str, Any
     return record
 
 
-def read_run_json(run_dir: str | Path) -> dict[str, Any]:
-    """Reads and validates `run_dir/run.json`, with errors that say what is missing and what to do."""
+def read_run_json(run_dir: str | Path, validate: Callable[[Any, Path], None] | None = None) -> dict[str, Any]:
+    """Reads and validates `run_dir/run.json` (by `validate`, default `validate_run`), with errors that say what
+    is missing and what to do."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         partial = partial_path(run_dir)
@@ -141,21 +143,27 @@ def read_run_json(run_dir: str | Path) -> dict[str, Any]:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise RunError(f"{path} is not valid JSON ({error}); the run is damaged, train it again.") from None
-    validate_run(record, path)
+    (validate or validate_run)(record, path)
     return record
 
 
-def validate_run(record: Any, path: Path) -> None:
+def validate_run(
+    record: Any,
+    path: Path,
+    required: dict[str, type] = REQUIRED,
+    required_nested: dict[str, tuple[str, ...]] = REQUIRED_NESTED,
+) -> None:
+    """Raises `RunError` naming what `record` (the run.json at `path`) lacks of `required` and `required_nested`."""
     if not isinstance(record, dict):
         raise RunError(f"{path} must hold a JSON object.")
     if record.get("schema_version") != SCHEMA_VERSION:
         raise RunError(
             f"{path} has schema_version {record.get('schema_version')!r}; this suite reads {SCHEMA_VERSION}."
         )
-    for key, kind in REQUIRED.items():
+    for key, kind in required.items():
         if not isinstance(record.get(key), kind):
             raise RunError(f"{path} lacks {key!r} (a {kind.__name__}); the run is incomplete, train it again.")
-    for key, fields in REQUIRED_NESTED.items():
+    for key, fields in required_nested.items():
         missing = [f for f in fields if f not in record[key]]
         if missing:
             raise RunError(f"{path}: {key!r} lacks {', '.join(missing)}; the run is incomplete, train it again.")

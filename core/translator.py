@@ -6,14 +6,13 @@ A translation run's `run.json` has `task_kind: "translation"` and `validation` {
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from core.rundir import RUN_JSON, SCHEMA_VERSION, SIDES, RunError, partial_path
+from core.rundir import RunError, read_run_json, validate_run
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
@@ -39,39 +38,14 @@ REQUIRED_NESTED = {
 
 def validate_translation_run(record: Any, path: Path) -> None:
     """Raises `RunError` naming what `record` (the run.json at `path`) lacks."""
-    if not isinstance(record, dict):
-        raise RunError(f"{path} must hold a JSON object.")
-    if record.get("schema_version") != SCHEMA_VERSION:
-        raise RunError(
-            f"{path} has schema_version {record.get('schema_version')!r}; this suite reads {SCHEMA_VERSION}."
-        )
-    for key, kind in REQUIRED.items():
-        if not isinstance(record.get(key), kind):
-            raise RunError(f"{path} lacks {key!r} (a {kind.__name__}); the run is incomplete, train it again.")
+    validate_run(record, path, REQUIRED, REQUIRED_NESTED)
     if record["task_kind"] != TASK_KIND:
         raise RunError(f"{path} is a {record['task_kind']!r} run, not a translation run.")
-    for key, fields in REQUIRED_NESTED.items():
-        missing = [f for f in fields if f not in record[key]]
-        if missing:
-            raise RunError(f"{path}: {key!r} lacks {', '.join(missing)}; the run is incomplete, train it again.")
-    if record["side"] not in SIDES:
-        raise RunError(f"{path}: side {record['side']!r} is not one of {', '.join(SIDES)}.")
 
 
 def read_translation_run(run_dir: str | Path) -> dict[str, Any]:
     """Reads and validates `run_dir/run.json` of a translation run."""
-    run_dir = Path(run_dir)
-    path = run_dir / RUN_JSON
-    if not path.is_file():
-        partial = partial_path(run_dir)
-        hint = f" An unfinished run is in {partial}; rerun its command with --resume." if partial.is_dir() else ""
-        raise RunError(f"{run_dir} is not a finished run: it has no {RUN_JSON}.{hint}")
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise RunError(f"{path} is not valid JSON ({error}); the run is damaged, train it again.") from None
-    validate_translation_run(record, path)
-    return record
+    return read_run_json(run_dir, validate_translation_run)
 
 
 class Translator:

@@ -42,6 +42,7 @@ def write_translation_run_json(run_dir: Path, record: dict[str, Any]) -> dict[st
     return record
 
 
-def finish_translation_run(partial: Path, output_dir: Path) -> Path:
-    """Checks the translation run.json in `partial` and moves it into place as `core.rundir.finish_run` does."""
-    return finish_run(partial, output_dir, check=read_translation_run)
+def finish_translation_run(partial: Path, output_dir: Path, chief: bool = True) -> Path:
+    """Checks the translation run.json in `partial` and moves it into place as `core.rundir.finish_run` does
+    (on a non-chief worker, removes its temporary directory instead)."""
+    return finish_run(partial, output_dir, chief=chief, check=read_translation_run)

@@ -22,7 +22,7 @@ from core.args import RunArguments, parse_args
 from core.data import DataError
 from core.pairs import PairData, PairDataArguments, load_pairs
 from core.rundir import partial_path, start_run, write_json
-from core.runtime import make_strategy, set_seed
+from core.runtime import is_chief, make_strategy, set_seed
 from core.translator import read_translation_run
 from scratch.schedule import WarmupInverseSqrt
 from scratch.translation.args import TranslationArguments
@@ -50,14 +50,15 @@ def main(argv: list[str] | None = None) -> Path:
 
 def train(data_args: PairDataArguments, run_args: RunArguments, args: TranslationArguments) -> Path:
     set_seed(data_args.seed)
+    strategy = make_strategy(run_args.strategy)  # before any other TensorFlow op: multiworker needs it first
     data = load_pairs(data_args)
     if len(data.splits["validation"]) == 0:
         raise DataError("The validation split is empty; it needs at least one sentence pair.")
     proto = _tokenizer_proto(data, args, run_args)
     tokenizer = SubwordTokenizer(proto)
     config = args.model_config(vocab_size=tokenizer.vocab_size)
-    strategy = make_strategy(run_args.strategy)
-    partial = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume)
+    chief = is_chief(strategy)  # the other workers of `multiworker` train alike but write a temporary directory
+    partial = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume, chief=chief)
     (partial / TOKENIZER_FILE).write_bytes(proto)
 
     train_pairs = tokenize_pairs(
@@ -89,7 +90,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     for leftover in (CHECKPOINT_DIR, STATE_FILE):
         path = partial / leftover
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
-    return finish_translation_run(partial, Path(run_args.output_dir))
+    return finish_translation_run(partial, Path(run_args.output_dir), chief)
 
 
 def load_trained(run_dir: str | Path) -> tuple[TranslationModel, SubwordTokenizer, dict]:

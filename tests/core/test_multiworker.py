@@ -1,4 +1,5 @@
-"""`--strategy multiworker` for real: two worker processes on loopback ports train each side's tiny model.
+"""`--strategy multiworker` for real: two worker processes on loopback ports train each side's tiny model
+(and the from-scratch side's tiny translation model).
 
 Both workers train; the chief (worker 0) writes the one finished run, the other worker writes into a
 temporary directory that it removes.
@@ -16,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from core.rundir import read_run_json
+from core.translator import read_translation_run
 from tests.conftest import ROOT, separable_rows, write_csv
+from tests.scratch.translation.toy import toy_pairs, write_tsv
 
 
 def free_ports(n: int) -> list[int]:
@@ -35,15 +38,24 @@ def side_flags(side: str, tmp_path: Path) -> list[str]:
 
         model = make_tiny_bert(tmp_path / "tiny-bert")
         return ["--model", str(model), "--epochs", "1", "--batch-size", "8", "--learning-rate", "5e-3"]
+    if side == "translation":
+        train_file = write_tsv(tmp_path / "train.tsv", toy_pairs(200))
+        return [
+            "--train-file", str(train_file), "--source-column", "pt", "--target-column", "en", "--preset", "tiny",
+            "--epochs", "2", "--max-steps", "3", "--early-stopping", "loss",
+        ]  # fmt: skip
     return ["--preset", "tiny", "--epochs", "2", "--batch-size", "16", "--warmup-steps", "5", "--max-steps", "12"]
 
 
-@pytest.mark.parametrize("side", ["finetune", "scratch"])
+@pytest.mark.parametrize("side", ["finetune", "scratch", "translation"])
 def test_two_workers_train_and_the_chief_writes_one_run(side: str, tmp_path: Path) -> None:
-    train_file = write_csv(tmp_path / "train.csv", separable_rows(100))
+    command = "scratch" if side == "translation" else side
+    data = (
+        [] if side == "translation" else ["--train-file", str(write_csv(tmp_path / "train.csv", separable_rows(100)))]
+    )
     output = tmp_path / "run"
     argv = [
-        sys.executable, "-m", side, "--train-file", str(train_file), "--output-dir", str(output),
+        sys.executable, "-m", command, *data, "--output-dir", str(output),
         "--max-length", "16", "--seed", "0", "--strategy", "multiworker", *side_flags(side, tmp_path),
     ]  # fmt: skip
     cluster = {"worker": [f"127.0.0.1:{port}" for port in free_ports(2)]}
@@ -69,9 +81,14 @@ def test_two_workers_train_and_the_chief_writes_one_run(side: str, tmp_path: Pat
     logs = [(tmp_path / f"worker{i}.log").read_text(errors="replace")[-3000:] for i in range(2)]
     assert codes == [0, 0], logs
 
-    run = read_run_json(output)
-    assert run["hyperparameters"]["strategy"] == "multiworker"
-    assert run["hyperparameters"]["replicas"] == 2
-    assert run["training"]["epochs_run"] >= 1 and run["validation"]["accuracy"] > 0
+    if side == "translation":
+        run = read_translation_run(output)
+        assert run["hyperparameters"]["strategy"] == "multiworker" and run["training"]["replicas"] == 2
+        assert run["training"]["steps"] == 3 and (output / "saved_model").is_dir()
+    else:
+        run = read_run_json(output)
+        assert run["hyperparameters"]["strategy"] == "multiworker"
+        assert run["hyperparameters"]["replicas"] == 2
+        assert run["training"]["epochs_run"] >= 1 and run["validation"]["accuracy"] > 0
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("run")) == ["run"]  # no .partial
     assert not [p for p in scratch_space.iterdir() if p.name.startswith("textcls-worker-")]  # removed by worker 1
