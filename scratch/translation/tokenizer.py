@@ -10,6 +10,7 @@ applied inside the graph by `tensorflow_text.SentencepieceTokenizer`, so a saved
 from __future__ import annotations
 
 import io
+import logging
 import re
 
 import sentencepiece as spm
@@ -17,6 +18,8 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from core.errors import UserError
+
+logger = logging.getLogger(__name__)
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 RESERVED = 4
@@ -26,16 +29,36 @@ PREFIX = " "
 
 
 class VocabularyError(UserError):
-    """A vocabulary size the training text cannot support, with the size to use instead."""
+    """A vocabulary size the training text cannot support, with the size to use instead (`suggested`)."""
+
+    def __init__(self, message: str, suggested: int | None = None):
+        super().__init__(message)
+        self.suggested = suggested
 
 
-def train_sentencepiece(texts: list[str], vocab_size: int) -> bytes:
+def train_sentencepiece(texts: list[str], vocab_size: int, grow: bool = False) -> bytes:
     """A serialised unigram SentencePiece model of at most `vocab_size` pieces, reserved ids included.
 
     Args:
         texts: the training sentences of both languages.
         vocab_size: the most pieces; smaller when the text has fewer distinct pieces to offer.
+        grow: when the text has more distinct characters than `vocab_size` can hold, use the size that
+            holds them instead of failing (for a preset's size; a size the user gave fails with advice).
     """
+    try:
+        return _train_sentencepiece(texts, vocab_size)
+    except VocabularyError as error:
+        if not grow or error.suggested is None:
+            raise
+        logger.warning(
+            "%d pieces cannot hold the train split's distinct characters; training %d instead.",
+            vocab_size,
+            error.suggested,
+        )
+        return _train_sentencepiece(texts, error.suggested)
+
+
+def _train_sentencepiece(texts: list[str], vocab_size: int) -> bytes:
     if vocab_size < MIN_VOCAB_SIZE:
         raise VocabularyError(
             f"--vocab-size {vocab_size} is smaller than the {RESERVED} reserved ids (pad, unknown, start, end) "
@@ -63,9 +86,11 @@ def train_sentencepiece(texts: list[str], vocab_size: int) -> bytes:
         )
     except RuntimeError as error:
         needed = re.search(r"required_chars\. \d+ vs (\d+)", str(error))
-        advice = f"pass --vocab-size {int(needed.group(1)) + 64} or more" if needed else "pass a larger --vocab-size"
+        suggested = int(needed.group(1)) + 64 if needed else None
+        advice = f"pass --vocab-size {suggested} or more" if suggested else "pass a larger --vocab-size"
         raise VocabularyError(
-            f"SentencePiece could not build a {vocab_size}-piece vocabulary from the train split ({error}); {advice}."
+            f"SentencePiece could not build a {vocab_size}-piece vocabulary from the train split ({error}); {advice}.",
+            suggested,
         ) from None
     return model.getvalue()
 

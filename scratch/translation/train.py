@@ -108,7 +108,8 @@ def _tokenizer_proto(data: PairData, args: TranslationArguments, run_args: RunAr
     if run_args.resume and saved.is_file():
         return saved.read_bytes()
     train = data.splits["train"]
-    return train_sentencepiece(train.sources + train.targets, args.model_config().vocab_size)
+    texts = train.sources + train.targets
+    return train_sentencepiece(texts, args.model_config().vocab_size, grow=args.vocab_size is None)
 
 
 def make_optimizer(args: TranslationArguments) -> tf.keras.optimizers.Optimizer:

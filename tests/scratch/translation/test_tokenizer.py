@@ -68,6 +68,17 @@ def test_a_vocabulary_smaller_than_the_reserved_ids_is_refused():
         train_sentencepiece(["gato sol"], 3)
 
 
+def test_a_preset_size_grows_to_hold_every_character_and_a_given_size_fails_with_the_size_to_use():
+    # 400 distinct characters (CJK ideographs) need more pieces than 300.
+    texts = [" ".join(chr(0x4E00 + (i * 7 + j) % 400) for j in range(12)) for i in range(400)]
+    with pytest.raises(VocabularyError, match=r"pass --vocab-size (\d+) or more") as refused:
+        train_sentencepiece(texts, 300)
+    grown = SubwordTokenizer(train_sentencepiece(texts, 300, grow=True))
+    assert 300 < grown.vocab_size <= refused.value.suggested
+    ids = grown.tokenize(tf.constant(texts[:3]))
+    assert [t.decode() for t in grown.detokenize(ids.to_tensor()).numpy()] == texts[:3]
+
+
 def test_the_pt_en_test_sources_round_trip_exactly():
     if not (PT_EN / "train.tsv").is_file():
         pytest.skip("no pt_en mirror under ../shared/data")
