@@ -12,6 +12,7 @@ from demo.sources import TranslationExample
 from demo.translation import (
     ALL,
     MAX_BEAM,
+    MAX_CHARS,
     REFERENCE,
     WARM_UP_SENTENCE,
     Bergamot,
@@ -95,7 +96,7 @@ def translate_tab(
                     label="Portuguese text",
                     lines=4,
                     placeholder=PLACEHOLDER,
-                    info=f"At most {max_chars:,} characters.",
+                    info=f"At most {min(max_chars, MAX_CHARS):,} characters; translated sentence by sentence.",
                     elem_id="pt-text",
                 )
                 gold = gr.Textbox(label="Reference translation (test split)", interactive=False, visible=bool(examples))
@@ -136,7 +137,8 @@ def translate_tab(
                 label="Test sentences, those the systems differ most on first",
             )
         if attender is not None:
-            with gr.Accordion(f"Where {attender.name} looks while it translates (cross-attention)", open=True):
+            accordion = f"Where {attender.name} looks while it translates the first sentence (cross-attention)"
+            with gr.Accordion(accordion, open=True):
                 if probe is None:
                     gr.Markdown(f"{attender.name} did not return cross-attention weights.")
                 with gr.Row():

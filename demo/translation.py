@@ -2,7 +2,9 @@
 the `/translate` endpoint, and the cross-attention heatmap of a from-scratch translation.
 
 `translate` is what the endpoint returns, `{system: translation}` or `{"error": message}`: whatever a user
-types, it answers rather than raises. `warm_up_translators` translates one sentence with each from-scratch
+types, it answers rather than raises. Every system translates a text sentence by sentence (`segments`), the
+unit all of them were trained and scored on: Bergamot's output falls apart on a paragraph given whole
+(measured: garbage after about 500 characters, and minutes for one 5,000-character word). `warm_up_translators` translates one sentence with each from-scratch
 model before the server starts; `bergamot` loads once, on its first request.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+import re
 import threading
 import time
 from typing import Any
@@ -26,6 +29,10 @@ ALL = "all"
 REFERENCE = "bergamot"
 DIRECTION = "pt-en"
 MAX_BEAM = 8
+MAX_CHARS = 1000  # a few sentences; the from-scratch models read at most --max-length tokens of each anyway
+PIECE_CHARS = 300
+WORD_CHARS = 40
+SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 EMPTY = "Type or paste some Portuguese text to translate."
 WARM_UP_SENTENCE = "Uma primeira frase, para que o modelo trace a sua tradução antes do primeiro pedido."
 TRANSLATE_COMMAND = "python -m compare run --task pt_en --output-dir reports/pt_en"
@@ -97,6 +104,46 @@ def greedy_only(translators: dict[str, Any], beam: int) -> list[str]:
     return [name for name, t in translators.items() if beam > 1 and arch(t) == "decoder-only"]
 
 
+def check_translation_text(text: Any, max_chars: int = DEFAULT_MAX_CHARS) -> str | None:
+    """The message for a text the systems should not see, or None; at most `MAX_CHARS` (or `max_chars`)."""
+    limit = min(max_chars, MAX_CHARS)
+    if isinstance(text, str) and text.strip() and len(text) > limit:
+        return (
+            f"The text has {len(text):,} characters; this demo translates at most {limit:,} at a time "
+            "(a few sentences). Shorten it, or translate it in parts."
+        )
+    return check_text(text, limit, EMPTY)
+
+
+def segments(text: str) -> list[list[str]]:
+    """The text's non-blank lines, each as the pieces translated one at a time: its sentences, a sentence
+    longer than `PIECE_CHARS` cut between words, a word longer than `WORD_CHARS` cut into parts."""
+    lines = []
+    for line in text.splitlines():
+        pieces = []
+        for sentence in SENTENCE_END.split(line.strip()):
+            words = [w[i : i + WORD_CHARS] for w in sentence.split() for i in range(0, len(w), WORD_CHARS)]
+            piece: list[str] = []
+            for word in words:
+                if piece and len(" ".join([*piece, word])) > PIECE_CHARS:
+                    pieces.append(" ".join(piece))
+                    piece = []
+                piece.append(word)
+            if piece:
+                pieces.append(" ".join(piece))
+        if pieces:
+            lines.append(pieces)
+    return lines
+
+
+def _translate_pieces(
+    name: str, pieces: list[str], beam: int, translators: dict[str, Any], reference: Bergamot
+) -> list[str]:
+    if name == REFERENCE:
+        return [reference.translate(piece) for piece in pieces]
+    return translators[name].translate(pieces, beam=1 if name in greedy_only(translators, beam) else beam)
+
+
 def translate_timed(
     text: Any,
     system: Any,
@@ -106,9 +153,12 @@ def translate_timed(
     max_chars: int = DEFAULT_MAX_CHARS,
 ) -> tuple[dict[str, Any], dict[str, float]]:
     """`translate`, plus each system's latency in milliseconds."""
-    problem = check_text(text, max_chars, EMPTY)
+    problem = check_translation_text(text, max_chars)
     if problem:
         return {"error": problem}, {}
+    lines = segments(text)
+    if not lines:  # only characters str.split drops, such as "\x1c"
+        return {"error": EMPTY}, {}
     offered = systems(translators, reference)
     if system != ALL and system not in offered:
         choices = ", ".join([ALL, *offered])
@@ -126,11 +176,8 @@ def translate_timed(
     for name in chosen:
         start = time.perf_counter()
         try:
-            if name == REFERENCE:
-                result[name] = reference.translate(text)
-            else:
-                width_here = 1 if name in greedy_only(translators, width) else width
-                result[name] = translators[name].translate([text], beam=width_here)[0]
+            outputs = iter(_translate_pieces(name, [p for line in lines for p in line], width, translators, reference))
+            result[name] = "\n".join(" ".join(next(outputs) for _ in line) for line in lines)
         except Exception as error:  # noqa: BLE001 - whatever a user types, the page answers instead of failing
             if name == REFERENCE and reference.problem:
                 if system == ALL:
@@ -182,11 +229,14 @@ def cross_attention(
     translator: Any, text: Any, max_chars: int = DEFAULT_MAX_CHARS
 ) -> tuple[list[str], list[str], np.ndarray] | None:
     """Source pieces, output pieces and cross-attention `(layers, heads, target, source)` of the greedy
-    translation of `text`, or None when there is none to draw."""
-    if translator is None or arch(translator) != "encoder-decoder" or check_text(text, max_chars, EMPTY):
+    translation of the first sentence of `text` (`segments`), or None when there is none to draw."""
+    if translator is None or arch(translator) != "encoder-decoder" or check_translation_text(text, max_chars):
+        return None
+    lines = segments(text)
+    if not lines:
         return None
     try:
-        source, target, weights = translator.attention(text)
+        source, target, weights = translator.attention(lines[0][0])
     except Exception:  # noqa: BLE001 - the heatmap is optional; the translations above still stand
         logger.exception("attention failed on a %d-character text", len(text))
         return None

@@ -4,6 +4,7 @@ written by compare itself over the tiny runs."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +165,7 @@ class FakeTranslator:
         if beam > 1 and self.run["model"]["arch"] != "encoder-decoder":
             raise ValueError(f"{self.name} is a decoder-only model; beam search needs encoder-decoder.")
         self.calls.append((list(texts), beam))
-        return [" ".join(TOY_WORDS.get(w, w) for w in text.lower().split()) for text in texts]
+        return [re.sub(r"\w+", lambda m: TOY_WORDS.get(m[0].lower(), m[0].lower()), " ".join(t.split())) for t in texts]
 
     def attention(self, text: str) -> tuple[list[str], list[str], np.ndarray]:
         source = ["▁" + w for w in text.split()] + ["</s>"]

@@ -48,8 +48,14 @@ def test_bad_input_is_answered_with_a_message(translators: dict) -> None:
 
     for empty in ("", "  \n\t", None, 42):
         assert error(empty) == "Type or paste some Portuguese text to translate."
-    assert error("a" * 101, max_chars=100).startswith("The text has 101 characters; this demo accepts at most 100.")
+    assert error("a" * 101, max_chars=100).startswith("The text has 101 characters; this demo translates at most 100 ")
     assert "scratch" in translation.translate("a" * 100, "scratch", 1, translators, MISSING, max_chars=100)
+    huge = "gato " * 20_000
+    assert error(huge) == (
+        f"The text has {len(huge):,} characters; this demo translates at most {translation.MAX_CHARS:,} at a time "
+        "(a few sentences). Shorten it, or translate it in parts."
+    )
+    assert error("\x1c\x1d") == "Type or paste some Portuguese text to translate."  # whitespace to str.split
     assert error("gato", "google") == (
         "Unknown system 'google'; choose one of all, scratch, scratch-decoder-only, bergamot."
     )
@@ -62,6 +68,20 @@ def test_bad_input_is_answered_with_a_message(translators: dict) -> None:
         "scratch-decoder-only is a decoder-only model: it decodes greedily only. Choose beam 1"
     )
     assert error("gato", system=REFERENCE) == MISSING.problem
+
+
+def test_a_text_is_translated_sentence_by_sentence_and_line_by_line(translators: dict) -> None:
+    text = "gato sol. casa lua!  mar?\n\n  lua casa\n"
+    assert translation.segments(text) == [["gato sol.", "casa lua!", "mar?"], ["lua casa"]]
+    assert translation.translate(text, "scratch", 1, translators, MISSING) == {
+        "scratch": "cat sun. house moon! sea?\nmoon house"
+    }
+    assert translators["scratch"].calls[-1] == (["gato sol.", "casa lua!", "mar?", "lua casa"], 1)  # one batch
+    long_word = "a" * (2 * translation.WORD_CHARS + 1)
+    assert translation.segments(long_word) == [[" ".join(["a" * translation.WORD_CHARS] * 2 + ["a"])]]
+    many = " ".join(["gato"] * 200)  # one 999-character sentence, cut between words
+    pieces = translation.segments(many)[0]
+    assert all(len(p) <= translation.PIECE_CHARS for p in pieces) and " ".join(pieces) == many
 
 
 def test_with_all_a_decoder_only_model_answers_greedily_beside_a_beam_search(translators: dict) -> None:
@@ -169,4 +189,4 @@ def test_the_translate_tab_appears_only_with_translators(translators: dict) -> N
         "scratch (from scratch, encoder-decoder)" in text
         and "scratch-decoder-only (from scratch, decoder-only)" in text
     )
-    assert "Where scratch looks while it translates (cross-attention)" in text
+    assert "Where scratch looks while it translates the first sentence (cross-attention)" in text
