@@ -101,7 +101,7 @@ def translate_tab(
                 )
                 gold = gr.Textbox(label="Reference translation (test split)", interactive=False, visible=bool(examples))
                 scores = gr.Textbox(label="Sentence chrF++ in the report", interactive=False, visible=bool(examples))
-                system = gr.Radio(
+                system = gr.Dropdown(  # a custom value reaches `translate`, which answers it with a message
                     [("All, side by side", ALL)]
                     + [
                         (name + (" (not available)" if name == REFERENCE and reference.problem else ""), name)
@@ -109,6 +109,7 @@ def translate_tab(
                     ],
                     value=ALL,
                     label="System",
+                    allow_custom_value=True,
                     elem_id="system",
                 )
                 beam = gr.Number(

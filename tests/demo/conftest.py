@@ -28,3 +28,7 @@ def real_models(tiny_runs: dict[str, Path]) -> dict[str, Any]:
 def compared_report(tiny_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The report `python -m compare report` writes over the two tiny runs."""
     return compare_report(tiny_runs, tmp_path_factory.mktemp("app-compared") / "report")
+
+
+# The tiny translation run of tests/scratch/translation, trained once per session for the translation tests.
+from tests.scratch.translation.conftest import tiny_translation_run, toy_file  # noqa: E402, F401
