@@ -161,7 +161,7 @@ def translation_scores(results: dict[str, Any]) -> str:
     if signatures:
         note += f" Signatures: BLEU `{signatures.get('bleu', '?')}`, chrF++ `{signatures.get('chrf', '?')}`."
     muted = {i for i, (_, kind, _) in enumerate(systems) if kind == "reference"}
-    return markdown_table(Table("Translation quality", header, rows, muted_rows=muted, note=note))
+    return markdown_table(Table("BLEU and chrF++ with 95% intervals", header, rows, muted_rows=muted, note=note))
 
 
 def translation_comparisons(results: dict[str, Any]) -> str:
@@ -177,7 +177,7 @@ def translation_comparisons(results: dict[str, Any]) -> str:
     ]
     header = ["a", "b", "BLEU a − b [95% CI]", "chrF++ a − b [95% CI]"]
     note = "Paired bootstrap resampling over the sentences; an interval that holds 0 is no clear difference."
-    return markdown_table(Table("Differences", header, rows, note=note)) if rows else ""
+    return markdown_table(Table("Each pair, a minus b", header, rows, note=note)) if rows else ""
 
 
 def translation_domains(results: dict[str, Any]) -> str:
@@ -188,7 +188,11 @@ def translation_domains(results: dict[str, Any]) -> str:
         for domain, scores in sorted((entry.get("per_domain") or {}).items())
     ]
     rows.sort(key=lambda row: row[0])  # one domain's systems together
-    return markdown_table(Table("By domain", ["domain", "system", "sentences", "BLEU", "chrF++"], rows)) if rows else ""
+    return (
+        markdown_table(Table("Each domain of the split", ["domain", "system", "sentences", "BLEU", "chrF++"], rows))
+        if rows
+        else ""
+    )
 
 
 def translation_runs_table(runs: dict[str, dict[str, Any]]) -> str:
