@@ -3,16 +3,20 @@
     python app.py                                   # serves the newest report under reports/
     python app.py --report reports/sst2             # a report directory and its runs
     python app.py --runs reports/sst2/runs          # run directories, or a folder of runs
+    python app.py --report reports/pt_en            # a translation report: the Translate tab
     python app.py --host 0.0.0.0 --port 8080 --max-chars 2000 --share [--verbose]
 
 The entry point over the `demo` package: `demo.sources` finds and loads the report and runs (once, at
-start, through `core.classifier`, never through training code), `demo.prediction` predicts, `demo.page`
-builds the page, whose report tab says what `compare.render` says in the report itself. Each model makes
-one prediction before the server starts. The prediction is also an API endpoint:
+start, through `core.classifier` and `core.translator`, never through training code), `demo.prediction`
+predicts, `demo.translation` translates, `demo.page` builds the page, whose report tab says what
+`compare.render` says in the report itself. Each model makes one prediction before the server starts. The
+prediction is also an API endpoint, and so is translation when translation runs are loaded:
 
     >>> from gradio_client import Client                                  # doctest: +SKIP
     >>> Client("http://127.0.0.1:7860/").predict("a gripping film", "both", api_name="/classify")  # doctest: +SKIP
     {'finetune': {'negative': 0.03, 'positive': 0.97}, 'scratch': {'negative': 0.21, 'positive': 0.79}}
+    >>> Client("http://127.0.0.1:7860/").predict("Bom dia.", "all", 1, api_name="/translate")  # doctest: +SKIP
+    {'scratch': 'Good morning.', 'bergamot': 'Good morning.'}
 """
 
 from __future__ import annotations
@@ -35,7 +39,18 @@ from core.args import parse_args  # noqa: E402
 from core.cli import quiet_tensorflow  # noqa: E402
 from demo.page import CSS, THEME, build_demo  # noqa: E402
 from demo.prediction import DEFAULT_MAX_CHARS, warm_up  # noqa: E402
-from demo.sources import CREATE_COMMAND, Example, Report, live_examples, load_models, load_report, resolve_sources  # noqa: E402
+from demo.sources import (  # noqa: E402
+    CREATE_COMMAND,
+    Example,
+    Report,
+    is_translation_run,
+    live_examples,
+    load_models,
+    load_report,
+    load_translators,
+    resolve_sources,
+)
+from demo.translation import warm_up_translators  # noqa: E402
 
 logger = logging.getLogger(__name__)
 
@@ -81,28 +96,39 @@ class Loaded:
     report: Report | None
     examples: list[Example]
     problems: list[str]
+    translators: dict[str, Any] = field(default_factory=dict)
 
 
 def load_app(args: AppArguments) -> Loaded:
     """Reads the report and runs `args` name and warms each model up with one prediction.
 
-    A missing report or an unloadable run is reported, not fatal.
+    Translation runs (run.json `task_kind: "translation"`) load as translators, named as the report names
+    them, else by their directories. A missing report or an unloadable run is reported, not fatal.
     """
     report_dir, run_dirs = resolve_sources(args.report, args.runs)
     report = load_report(report_dir) if report_dir is not None else None
-    models, problems = load_models(run_dirs)
-    if not models and run_dirs:
+    translation_dirs = [path for path in run_dirs if is_translation_run(path)]
+    models, problems = load_models([path for path in run_dirs if path not in translation_dirs])
+    translators, failed = load_translators(translation_dirs, report_dir)
+    problems += failed
+    if not models and not translators and run_dirs:
         problems.append(f"None of the runs could be loaded; `{CREATE_COMMAND}` trains a fresh pair.")
     problems += warm_up(models)  # before anything else predicts, and before the server takes requests
+    problems += warm_up_translators(translators)
     examples = report.examples if report is not None and report.examples else live_examples(models)
-    return Loaded(models, report, examples, problems)
+    return Loaded(models, report, examples, problems, translators)
 
 
 def create_demo(args: AppArguments) -> gr.Blocks:
     """Loads what `args` name (once) and builds the page."""
     loaded = load_app(args)
     return build_demo(
-        loaded.models, loaded.report, max_chars=args.max_chars, examples=loaded.examples, problems=loaded.problems
+        loaded.models,
+        loaded.report,
+        max_chars=args.max_chars,
+        examples=loaded.examples,
+        problems=loaded.problems,
+        translators=loaded.translators,
     )
 
 

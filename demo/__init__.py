@@ -1,5 +1,6 @@
 """The Gradio demo behind `app.py`: where its report and runs come from (`sources`), predicting
-(`prediction`), the report tab's text (`report_view`) and the page (`page`)."""
+(`prediction`), translating (`translation`), the report tab's text (`report_view`), the Translate tab
+(`translate_tab`) and the page (`page`)."""
 
 import os
 

@@ -1,5 +1,7 @@
 """The demo's page: a classifier tab (one `gr.Label` per model, latency, test-split examples, the from-scratch
-model's attention) and a report tab (verdict, headline, diagnosis, training time, tuning, runs, curve, figures), over already loaded models."""
+model's attention), a Translate tab when translation runs are loaded (`demo.translate_tab`), and a report tab
+(verdict, headline, diagnosis, training time, tuning, runs, curve, figures; a translation report's scores and
+differences), over already loaded models."""
 
 from __future__ import annotations
 
@@ -10,11 +12,16 @@ from typing import Any
 import gradio as gr
 
 from compare.run.profiles import SIDES
+from core.translator import TASK_KIND
 from demo import report_view
 from demo.prediction import DEFAULT_MAX_CHARS, TITLES, attention_figure, classify_timed, explain, render_results
 from demo.sources import CREATE_COMMAND, Example, Report
+from demo.translate_tab import translate_tab
+from demo.translation import TRANSLATE_COMMAND, Bergamot
 
 logger = logging.getLogger(__name__)
+
+TITLE = "Text classification: fine-tuned vs. from scratch"
 
 THEME = gr.themes.Soft(
     primary_hue="indigo",
@@ -32,8 +39,13 @@ CSS = """
 """
 
 
-def header(models: dict[str, Any], report: Report | None, problems: list[str]) -> str:
+def header(
+    models: dict[str, Any], report: Report | None, problems: list[str], translators: dict[str, Any] | None = None
+) -> str:
+    translators = translators or {}
     lines = ["# Fine-tuned BERT vs. a Transformer trained from scratch"]
+    if translators and not models:
+        lines = ["# Portuguese to English: a Transformer trained from scratch vs. bergamot"]
     if models:
         run = next(iter(models.values())).run
         options = run["data"].get("options") or {}
@@ -43,11 +55,17 @@ def header(models: dict[str, Any], report: Report | None, problems: list[str]) -
             + ", ".join(f"`{label}`" for label in run["data"]["labels"])
             + "."
         )
-    else:
+    elif not translators:
         lines.append(
             f"**No trained models are loaded.** Create a report with `{CREATE_COMMAND}` (trains both models on "
             "SST-2 and writes `reports/sst2/`), then start this app again with `make app`, or point it at runs "
             "with `python app.py --runs DIR`."
+        )
+    if translators:
+        lines.append(
+            "Type a Portuguese sentence in the Translate tab and compare the translations of "
+            + ", ".join(f"`{name}`" for name in translators)
+            + " and of the reference system `bergamot`."
         )
     if report is not None:
         lines.append(f"Serving the report in `{report.directory}`.")
@@ -61,15 +79,36 @@ def build_demo(
     max_chars: int = DEFAULT_MAX_CHARS,
     examples: list[Example] | None = None,
     problems: list[str] | None = None,
+    translators: dict[str, Any] | None = None,
+    reference: Bergamot | None = None,
 ) -> gr.Blocks:
-    """The whole page over already loaded models; prediction callbacks close over `models`.
+    """The whole page over already loaded models; prediction callbacks close over `models` and `translators`.
 
     Args:
         models: classifiers keyed by side (`finetune`, `scratch`); either or both may be missing.
         report: the report to show, or None.
         examples: test-split examples; default: the report's.
+        translators: translation models keyed by name; with any, a Translate tab (and no Classify tab unless
+            classifiers are loaded too).
+        reference: the reference translation system; default: `bergamot`, loaded on its first request.
     """
     examples = report.examples if examples is None and report is not None else examples or []
+    translators = translators or {}
+    title = "Translation: from scratch vs. bergamot" if translators and not models else TITLE
+    with gr.Blocks(title=title) as demo:
+        gr.Markdown(header(models, report, problems or [], translators))
+        if models or not translators:
+            _classify_tab(models, examples, max_chars)
+        if translators:
+            chosen = report.translations if report is not None else []
+            translate_tab(translators, reference or Bergamot(), chosen, max_chars)
+        with gr.Tab("Report", elem_id="report"):
+            _report_tab(report, models, translators)
+    return demo
+
+
+def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: int) -> None:
+    """The Classify tab inside the current `gr.Blocks` and its `/classify` endpoint; callbacks close over `models`."""
     scratch = models.get("scratch")
     probe = explain(scratch, "attention", max_chars) if scratch is not None else None
     layers, heads = probe[1].shape[:2] if probe else (0, 0)
@@ -85,105 +124,105 @@ def build_demo(
     def redraw(found: Any, layer: int, head: int) -> Any:
         return attention_figure(*found, layer, head) if found else None
 
-    with gr.Blocks(title="Text classification: fine-tuned vs. from scratch") as demo:
-        gr.Markdown(header(models, report, problems or []))
-        with gr.Tab("Classify"):
-            with gr.Row(equal_height=False):
-                with gr.Column(scale=5):
-                    text = gr.Textbox(
-                        label="Text",
-                        lines=4,
-                        placeholder="Type a sentence, e.g. a short film review",
-                        info=f"At most {max_chars:,} characters.",
-                        elem_id="text",
-                    )
-                    gold = gr.Textbox(
-                        label="Gold label (test split)",
-                        interactive=False,
-                        visible=any(e.gold is not None for e in examples),
-                    )
-                    choice = gr.Radio(
-                        [
-                            ("Both, side by side", "both"),
-                            (TITLES["finetune"] + ("" if "finetune" in models else " (not loaded)"), "finetune"),
-                            (TITLES["scratch"] + ("" if "scratch" in models else " (not loaded)"), "scratch"),
-                        ],
-                        value="both" if len(models) != 1 else next(iter(models)),
-                        label="Model",
-                        elem_id="choice",
-                    )
-                    button = gr.Button("Classify", variant="primary", elem_id="classify")
-                with gr.Column(scale=7):
-                    status = gr.Markdown(elem_id="status")
-                    with gr.Row():
-                        panels = [
-                            gr.Label(
-                                label=TITLES[side],
-                                num_top_classes=8,
-                                elem_id=f"label-{side}",
-                                elem_classes="label-panel",
-                            )
-                            for side in SIDES
-                        ]
-                    latency = gr.Markdown(elem_id="latency")
-                    with gr.Accordion("API response (JSON)", open=False):
-                        answer = gr.JSON(label="classify", elem_id="answer")
-            if examples:
-                disagree = [e for e in examples if e.disagreement]
-                agree = [e for e in examples if not e.disagreement]
-                for rows, title in ((disagree, "Test texts the two models disagree on"), (agree, "More test texts")):
-                    if rows:
-                        gr.Examples(
-                            [[e.text, "" if e.gold is None else str(e.gold)] for e in rows],
-                            inputs=[text, gold],
-                            label=title,
+    with gr.Tab("Classify"):
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=5):
+                text = gr.Textbox(
+                    label="Text",
+                    lines=4,
+                    placeholder="Type a sentence, e.g. a short film review",
+                    info=f"At most {max_chars:,} characters.",
+                    elem_id="text",
+                )
+                gold = gr.Textbox(
+                    label="Gold label (test split)",
+                    interactive=False,
+                    visible=any(e.gold is not None for e in examples),
+                )
+                choice = gr.Radio(
+                    [
+                        ("Both, side by side", "both"),
+                        (TITLES["finetune"] + ("" if "finetune" in models else " (not loaded)"), "finetune"),
+                        (TITLES["scratch"] + ("" if "scratch" in models else " (not loaded)"), "scratch"),
+                    ],
+                    value="both" if len(models) != 1 else next(iter(models)),
+                    label="Model",
+                    elem_id="choice",
+                )
+                button = gr.Button("Classify", variant="primary", elem_id="classify")
+            with gr.Column(scale=7):
+                status = gr.Markdown(elem_id="status")
+                with gr.Row():
+                    panels = [
+                        gr.Label(
+                            label=TITLES[side],
+                            num_top_classes=8,
+                            elem_id=f"label-{side}",
+                            elem_classes="label-panel",
                         )
-            if scratch is not None:
-                with gr.Accordion("Where the from-scratch model looks (attention)", open=probe is not None):
-                    if probe is None:
-                        gr.Markdown("The from-scratch model did not return attention weights.")
-                    with gr.Row():
-                        layer = gr.Dropdown(
-                            [(f"Layer {i + 1}", i) for i in range(layers)], value=max(layers - 1, 0), label="Layer"
-                        )
-                        head = gr.Dropdown(
-                            [("Mean over heads", -1)] + [(f"Head {h + 1}", h) for h in range(heads)],
-                            value=-1,
-                            label="Head",
-                        )
-                    heatmap = gr.Plot(label="Attention", elem_id="attention")
-                    found = gr.State(None)
-            latencies = gr.State({})
-
-        with gr.Tab("Report", elem_id="report"):
-            _report_tab(report, models)
-
-        event = gr.on(
-            [button.click, text.submit], run_classify, [text, choice], [answer, latencies], api_name="classify"
-        )
-        event.then(render_results, [answer, latencies], [*panels, latency, status], api_visibility="private")
+                        for side in SIDES
+                    ]
+                latency = gr.Markdown(elem_id="latency")
+                with gr.Accordion("API response (JSON)", open=False):
+                    answer = gr.JSON(label="classify", elem_id="answer")
+        if examples:
+            disagree = [e for e in examples if e.disagreement]
+            agree = [e for e in examples if not e.disagreement]
+            for rows, title in ((disagree, "Test texts the two models disagree on"), (agree, "More test texts")):
+                if rows:
+                    gr.Examples(
+                        [[e.text, "" if e.gold is None else str(e.gold)] for e in rows],
+                        inputs=[text, gold],
+                        label=title,
+                    )
         if scratch is not None:
-            event.then(run_explain, [text, choice, layer, head], [found, heatmap], api_visibility="private")
-            for chooser in (layer, head):
-                chooser.change(redraw, [found, layer, head], heatmap, api_visibility="private")
-    return demo
+            with gr.Accordion("Where the from-scratch model looks (attention)", open=probe is not None):
+                if probe is None:
+                    gr.Markdown("The from-scratch model did not return attention weights.")
+                with gr.Row():
+                    layer = gr.Dropdown(
+                        [(f"Layer {i + 1}", i) for i in range(layers)], value=max(layers - 1, 0), label="Layer"
+                    )
+                    head = gr.Dropdown(
+                        [("Mean over heads", -1)] + [(f"Head {h + 1}", h) for h in range(heads)],
+                        value=-1,
+                        label="Head",
+                    )
+                heatmap = gr.Plot(label="Attention", elem_id="attention")
+                found = gr.State(None)
+        latencies = gr.State({})
+
+    event = gr.on([button.click, text.submit], run_classify, [text, choice], [answer, latencies], api_name="classify")
+    event.then(render_results, [answer, latencies], [*panels, latency, status], api_visibility="private")
+    if scratch is not None:
+        event.then(run_explain, [text, choice, layer, head], [found, heatmap], api_visibility="private")
+        for chooser in (layer, head):
+            chooser.change(redraw, [found, layer, head], heatmap, api_visibility="private")
 
 
-def _report_tab(report: Report | None, models: dict[str, Any]) -> None:
+def _report_tab(report: Report | None, models: dict[str, Any], translators: dict[str, Any]) -> None:
     if report is None:
         gr.Markdown(
-            f"No report to show. `{CREATE_COMMAND}` trains both models and writes one to `reports/<task>/`; "
-            "`python app.py --report DIR` shows another."
+            f"No report to show. `{CREATE_COMMAND}` trains both models and writes one to `reports/<task>/` "
+            f"(`{TRANSLATE_COMMAND}` a translation report); `python app.py --report DIR` shows another."
         )
+    elif report.is_translation:
+        _section("Translation quality", report_view.translation_scores, report.results, elem_id="translation-scores")
+        _section("Differences", report_view.translation_comparisons, report.results, optional=True)
+        _section("By domain", report_view.translation_domains, report.results, optional=True)
     else:
         _section("Verdict", report_view.verdict, report.results, elem_id="verdict")
         _section("Headline", report_view.headline, report.results)
         _section("Diagnosis", report_view.diagnosis, report.results, optional=True)
         _section("Training time", report_view.training_time, report.results, optional=True)
         _section("Tuning", report_view.tuning, report.results, optional=True)
-    runs = report_view.report_runs(report, models)
-    if runs:
-        gr.Markdown(f"## The runs\n\n{report_view.runs_table(runs)}")
+    runs = report_view.report_runs(report, models, translators)
+    translation_runs = {name: run for name, run in runs.items() if run.get("task_kind") == TASK_KIND}
+    classification_runs = {name: run for name, run in runs.items() if name not in translation_runs}
+    if classification_runs:
+        gr.Markdown(f"## The runs\n\n{report_view.runs_table(classification_runs)}")
+    if translation_runs:
+        gr.Markdown(f"## The translation runs\n\n{report_view.translation_runs_table(translation_runs)}")
     if report is not None and report.curve:
         _section("Learning curve", report_view.curve_summary, report.curve)
     if report is not None and (report.directory / "report.html").is_file():

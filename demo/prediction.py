@@ -41,10 +41,10 @@ def warm_up(models: dict[str, Any]) -> list[str]:
     return problems
 
 
-def check_text(text: Any, max_chars: int) -> str | None:
-    """The message for input the models should not see, or None when the text is fine."""
+def check_text(text: Any, max_chars: int, empty: str = "Type or paste some text to classify.") -> str | None:
+    """The message for input the models should not see (`empty` for no text), or None when the text is fine."""
     if not isinstance(text, str) or not text.strip():
-        return "Type or paste some text to classify."
+        return empty
     if len(text) > max_chars:
         return (
             f"The text has {len(text):,} characters; this demo accepts at most {max_chars:,}. "

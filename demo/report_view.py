@@ -1,6 +1,6 @@
 """The report tab's text: the verdict, headline and cost tables, each model's diagnosis, training time, tuning,
-the curve and figure titles come from `compare.render`, word for word what report.md says; only the table of
-runs is the demo's own."""
+the curve and figure titles come from `compare.render`, word for word what report.md says; the table of runs
+and the tables of a translation report (docs/formats.md, "Translation reports") are the demo's own."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from compare.render.tables import Table
 from compare.render.tuning import tuning_tables
 from compare.report.locate import recorded_runs
 from core.rundir import read_run_json
-from demo.sources import Report
+from core.translator import read_translation_run
+from demo.sources import Report, is_translation_run
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +32,10 @@ __all__ = [
     "report_runs",
     "runs_table",
     "training_time",
+    "translation_comparisons",
+    "translation_domains",
+    "translation_runs_table",
+    "translation_scores",
     "tuning",
     "verdict",
 ]
@@ -97,16 +102,121 @@ def checkpoint(name: Any) -> str:
     return Path(text).name if text.startswith(("/", "./", "../")) else text
 
 
-def report_runs(report: Report | None, models: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """run.json of every run to describe: the report's runs by their report names, else the loaded ones."""
+def report_runs(
+    report: Report | None, models: dict[str, Any], translators: dict[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
+    """run.json of every run to describe: the report's runs by their report names, then the loaded ones the
+    report does not hold (classifiers by side, translators by name)."""
     runs = {}
     if report is not None:
         for name, path in recorded_runs(report.directory).items():
             try:
-                runs[name] = read_run_json(path)
+                runs[name] = (read_translation_run if is_translation_run(path) else read_run_json)(path)
             except (ValueError, OSError) as error:
                 logger.warning("Cannot describe the run %s of the report: %s", name, error)
     for side, model in models.items():
         if not any(run.get("side") == side for run in runs.values()):
             runs[model.name] = model.run
+    for name, translator in (translators or {}).items():
+        runs.setdefault(name, translator.run)
     return runs
+
+
+def score(value: float | None, bounds: list[float] | None = None) -> str:
+    """A BLEU or chrF++ score on sacrebleu's 0-100 scale, with its 95% interval when there is one."""
+    if value is None:
+        return "–"
+    return f"{value:.1f}" + (f" [{bounds[0]:.1f}, {bounds[1]:.1f}]" if bounds else "")
+
+
+def signed_score(value: float, bounds: list[float] | None) -> str:
+    return f"{value:+.1f}" + (f" [{bounds[0]:+.1f}, {bounds[1]:+.1f}]" if bounds else "")
+
+
+def _systems(results: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(name, kind, entry) of every model, then every reference system, of a translation results.json."""
+    return [(name, "model", entry) for name, entry in results["models"].items()] + [
+        (name, "reference", entry) for name, entry in results["references"].items()
+    ]
+
+
+def translation_scores(results: dict[str, Any]) -> str:
+    """Each model's and reference system's BLEU and chrF++ with 95% intervals, and the models' costs."""
+    systems = _systems(results)
+    rows = [
+        [
+            name,
+            kind,
+            score(entry["bleu"], entry.get("bleu_ci")),
+            score(entry["chrf"], entry.get("chrf_ci")),
+            count(entry.get("params")),
+            seconds(entry.get("train_seconds")),
+            "–" if entry.get("latency_p50_ms") is None else f"{entry['latency_p50_ms']:.1f} ms",
+        ]
+        for name, kind, entry in systems
+    ]
+    header = ["system", "kind", "BLEU [95% CI]", "chrF++ [95% CI]", "parameters", "training time", "latency p50"]
+    signatures = results.get("signatures") or {}
+    note = f"The {results.get('split', '?')} split, {count(results.get('n'))} sentences; sacreBLEU 0-100."
+    if signatures:
+        note += f" Signatures: BLEU `{signatures.get('bleu', '?')}`, chrF++ `{signatures.get('chrf', '?')}`."
+    muted = {i for i, (_, kind, _) in enumerate(systems) if kind == "reference"}
+    return markdown_table(Table("BLEU and chrF++ with 95% intervals", header, rows, muted_rows=muted, note=note))
+
+
+def translation_comparisons(results: dict[str, Any]) -> str:
+    """Each pair's BLEU and chrF++ difference (a minus b) with its paired-bootstrap 95% interval; or ""."""
+    rows = [
+        [
+            c["a"],
+            c["b"],
+            signed_score(c["bleu_diff"], c.get("bleu_diff_ci")),
+            signed_score(c["chrf_diff"], c.get("chrf_diff_ci")),
+        ]
+        for c in results.get("comparisons") or []
+    ]
+    header = ["a", "b", "BLEU a − b [95% CI]", "chrF++ a − b [95% CI]"]
+    note = "Paired bootstrap resampling over the sentences; an interval that holds 0 is no clear difference."
+    return markdown_table(Table("Each pair, a minus b", header, rows, note=note)) if rows else ""
+
+
+def translation_domains(results: dict[str, Any]) -> str:
+    """BLEU and chrF++ of each system in each domain of the split; "" when the data has no domains."""
+    rows = [
+        [domain, name, f"{scores.get('n', 0):,}", score(scores.get("bleu")), score(scores.get("chrf"))]
+        for name, _, entry in _systems(results)
+        for domain, scores in sorted((entry.get("per_domain") or {}).items())
+    ]
+    rows.sort(key=lambda row: row[0])  # one domain's systems together
+    return (
+        markdown_table(Table("Each domain of the split", ["domain", "system", "sentences", "BLEU", "chrF++"], rows))
+        if rows
+        else ""
+    )
+
+
+def translation_runs_table(runs: dict[str, dict[str, Any]]) -> str:
+    """What each translation run was trained on and how it did on validation, as a Markdown table."""
+    rows = []
+    for name, run in runs.items():
+        data, training, validation = run["data"], run["training"], run["validation"]
+        options = data.get("options") or {}
+        task = options.get("task") or Path(str(options.get("train_file") or "?")).name
+        splits = data.get("splits", {})
+        sizes = " / ".join(f"{splits[s]:,}" if s in splits else "–" for s in ("train", "validation", "test"))
+        rows.append(
+            [
+                name,
+                str(run["model"].get("arch", "?")),
+                task,
+                sizes,
+                count(run["model"].get("params")),
+                seconds(training.get("seconds")),
+                f"{training.get('epochs_run', '?')} ({training.get('best_epoch', '?')})",
+                score(validation.get("bleu")),
+                score(validation.get("chrf")),
+            ]
+        )
+    header = ["model", "architecture", "task", "train / validation / test pairs", "parameters", "training time"]
+    header += ["epochs (best)", "validation BLEU", "validation chrF++"]
+    return markdown_table(Table("The translation runs", header, rows, note="From each run's run.json."))

@@ -1,8 +1,8 @@
 """What the demo serves: the report directory and runs it was pointed at, loaded once at start.
 
 Report directories and their runs are found by `compare.report.locate` (the lookup `compare bench` uses
-too); runs load through `core.classifier` (never through training code). A missing report or a run that
-fails to load is reported on the page, not fatal.
+too); classification runs load through `core.classifier` and translation runs through `core.translator`
+(never through training code). A missing report or a run that fails to load is reported on the page, not fatal.
 """
 
 from __future__ import annotations
@@ -17,14 +17,18 @@ from typing import Any
 
 import numpy as np
 
-from compare.report.locate import find_newest_report, report_run_dirs
+from compare.report.locate import find_newest_report, recorded_runs, report_run_dirs
 from core.classifier import find_runs, load
 from core.rundir import read_run_json
+from core.translator import TASK_KIND as TRANSLATION
+from core.translator import load as load_translator
 
 logger = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[1]
 CREATE_COMMAND = "make report"
+COPY_SOURCE = "copy_source"
+TRANSLATION_EXAMPLES = 12
 EXAMPLES_PER_KIND = 6
 EXAMPLE_MAX_CHARS = 300
 LIVE_EXAMPLE_POOL = 128
@@ -52,6 +56,28 @@ class Report:
     figures: list[Path] = field(default_factory=list)
     curve: dict[str, Any] | None = None
     examples: list[Example] = field(default_factory=list)
+    translations: list[TranslationExample] = field(default_factory=list)
+
+    @property
+    def is_translation(self) -> bool:
+        return self.results.get("task_kind") == TRANSLATION
+
+
+@dataclass
+class TranslationExample:
+    """A test-split sentence of a translation report, with each system's translation and its sentence chrF++
+    against the reference."""
+
+    source: str
+    reference: str
+    domain: str | None = None
+    translations: dict[str, str] = field(default_factory=dict)
+    chrf: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def spread(self) -> float:
+        """How far apart the systems are on this sentence: the best sentence chrF++ minus the worst."""
+        return max(self.chrf.values()) - min(self.chrf.values()) if self.chrf else 0.0
 
 
 def load_report(directory: str | Path) -> Report:
@@ -68,7 +94,9 @@ def load_report(directory: str | Path) -> Report:
     curve = json.loads(curve_path.read_text(encoding="utf-8")) if curve_path.is_file() else None
     predictions = directory / "predictions.jsonl"
     examples = pick_examples(read_predictions(predictions)) if predictions.is_file() else []
-    return Report(directory, results, sorted(directory.glob("*.png")), curve, examples)
+    translations = directory / "translations.jsonl"
+    chosen = pick_translations(read_translations(translations)) if translations.is_file() else []
+    return Report(directory, results, sorted(directory.glob("*.png")), curve, examples, chosen)
 
 
 def read_predictions(path: Path) -> Iterator[Example]:
@@ -102,6 +130,38 @@ def pick_examples(rows: Iterable[Example], per_kind: int = EXAMPLES_PER_KIND) ->
                     taken.append(queue.pop(0))
         chosen.extend(taken)
     return chosen
+
+
+def read_translations(path: Path) -> Iterator[TranslationExample]:
+    """The rows of a report's translations.jsonl (docs/formats.md, "Translation reports"); unreadable lines
+    are skipped."""
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                row = json.loads(line)
+                translations = {str(name): str(text) for name, text in row["translations"].items()}
+                domain = row.get("domain")
+                yield TranslationExample(str(row["source"]), str(row["reference"]), domain, translations)
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                continue
+
+
+def pick_translations(rows: Iterable[TranslationExample], n: int = TRANSLATION_EXAMPLES) -> list[TranslationExample]:
+    """Up to `n` short sentences, those the systems differ most on first (the spread of sentence chrF++
+    against the reference; `copy_source`, the source copied unchanged, is not a system), ties in file order."""
+    from sacrebleu.metrics import CHRF
+
+    chrf = CHRF(word_order=2)  # chrF++, as the report scores
+    chosen = []
+    for row in rows:
+        if row.source.strip() and len(row.source) <= EXAMPLE_MAX_CHARS:
+            row.chrf = {
+                name: chrf.sentence_score(text, [row.reference]).score
+                for name, text in row.translations.items()
+                if name != COPY_SOURCE
+            }
+            chosen.append(row)
+    return sorted(chosen, key=lambda row: -row.spread)[:n]
 
 
 def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
@@ -167,6 +227,37 @@ def resolve_sources(
     if runs:
         return report_dir, find_runs(runs)
     return report_dir, report_run_dirs(report_dir) if report_dir is not None else []
+
+
+def is_translation_run(run_dir: Path) -> bool:
+    """Whether `run_dir/run.json` records a translation run (an unreadable one is left to the classifier
+    loader, which says what is wrong with it)."""
+    try:
+        return json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8")).get("task_kind") == TRANSLATION
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def load_translators(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[dict[str, Any], list[str]]:
+    """Loads each translation run through `core.translator.load`, keyed by its model name in the report at
+    `report_dir`, else by its directory's name; returns them and what went wrong."""
+    names = {path: name for name, path in recorded_runs(report_dir).items()} if report_dir is not None else {}
+    translators: dict[str, Any] = {}
+    problems = []
+    for run_dir in run_dirs:
+        name = names.get(Path(run_dir)) or Path(run_dir).name
+        if name in translators:
+            problems.append(f"Ignored {run_dir}: a translator named {name} is already being served.")
+            continue
+        try:
+            translators[name] = load_translator(run_dir)
+        except Exception as error:  # noqa: BLE001 - any loading failure is shown to the user as is
+            logger.exception("Could not load %s", run_dir)
+            problems.append(f"Could not load {run_dir}: {error}")
+            continue
+        translators[name].name = name
+        logger.info("Loaded the translation run %s as %s", run_dir, name)
+    return translators, problems
 
 
 def load_models(run_dirs: list[Path]) -> tuple[dict[str, Any], list[str]]:

@@ -150,6 +150,37 @@ def test_main_serves_what_the_command_line_names(tiny_runs: dict, tmp_path: Path
         app.main(["--report", str(tmp_path)])
 
 
+def test_translation_runs_on_the_command_line_get_a_translate_tab(tmp_path: Path, monkeypatch) -> None:
+    from core.rundir import write_run_json
+    from demo import translation
+    from tests.demo.fakes import FakeTranslator, run_record, translation_record
+
+    runs = tmp_path / "runs"
+    for name, arch in (("pt-en", "encoder-decoder"), ("pt-en-gpt", "decoder-only")):
+        (runs / name).mkdir(parents=True)
+        (runs / name / "run.json").write_text(json.dumps(translation_record(arch)))
+    (tmp_path / "classifier").mkdir()
+    write_run_json(tmp_path / "classifier", run_record("scratch"))
+    loaded_runs: list = []
+
+    def load_translator(run_dir: Path) -> FakeTranslator:
+        loaded_runs.append(run_dir)
+        return FakeTranslator(run_dir.name, "decoder-only" if run_dir.name.endswith("gpt") else "encoder-decoder")
+
+    monkeypatch.setattr(sources, "load_translator", load_translator)
+    monkeypatch.setattr(sources, "load", lambda run_dir: FakeScratch())  # loading itself is tested in tests/demo
+    loaded = app.load_app(app.AppArguments(runs=[str(tmp_path / "classifier"), str(runs)]))
+    assert loaded.problems == [] and list(loaded.models) == ["scratch"]
+    assert list(loaded.translators) == ["pt-en", "pt-en-gpt"] and loaded_runs == [runs / "pt-en", runs / "pt-en-gpt"]
+    warm = translation.WARM_UP_SENTENCE
+    assert loaded.translators["pt-en"].calls == [([warm], 1), ([warm], 2)]  # greedy and beam search traced
+    assert loaded.translators["pt-en-gpt"].calls == [([warm], 1)]  # a decoder-only model takes beam 1 only
+    text = page_text(app.create_demo(app.AppArguments(runs=[str(runs)], max_chars=300)))
+    assert '"Translate"' in text and '"Classify"' not in text
+    assert "At most 300 characters; translated sentence by sentence." in text
+    assert "## The translation runs" in text and "| pt-en-gpt | decoder-only |" in text
+
+
 # --- the server -----------------------------------------------------------------------------------------
 
 

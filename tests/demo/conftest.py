@@ -1,4 +1,5 @@
-"""Fixtures of the demo's tests: fake models, the tiny trained models, and compare's report over them."""
+"""Fixtures of the demo's tests: fake models, the tiny trained models (the translation run is the one
+tests/scratch/translation trains), and compare's report over them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 
 from demo.sources import load_models
 from tests.demo.fakes import FakeClassifier, FakeScratch, compare_report
+from tests.scratch.translation.conftest import tiny_translation_run, toy_file  # noqa: F401 - the tiny translation run
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ written by compare itself over the tiny runs."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -105,4 +106,140 @@ def write_report(directory: Path, runs: dict[str, Path] | None = None) -> Path:
     figure = Figure(figsize=(3, 2))
     figure.subplots().bar(["finetune", "scratch"], [0.873, 0.791])
     figure.savefig(directory / "accuracy_by_model.png")
+    return directory
+
+
+# --- translation ------------------------------------------------------------------------------------------
+
+TOY_WORDS = {"gato": "cat", "sol": "sun", "casa": "house", "lua": "moon", "mar": "sea"}
+
+
+def translation_record(arch: str = "encoder-decoder") -> dict[str, Any]:
+    """A complete translation run.json (docs/formats.md, "Translation"), as `core.translator` checks it."""
+    from core.rundir import SCHEMA_VERSION, environment
+
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "created": "2026-01-01T00:00:00+00:00",
+        "task_kind": "translation",
+        "side": "scratch",
+        "model": {
+            "name": f"scratch-{arch}",
+            "source": "trained from scratch",
+            "arch": arch,
+            "params": 186_928,
+            "trainable_params": 186_924,
+        },
+        "data": {
+            "options": {"task": "pt_en", "max_length": 32},
+            "columns": {"source": "pt", "target": "en", "domain": "source"},
+            "labels": [],
+            "splits": {"train": 17_000, "validation": 1_000, "test": 1_500},
+            "fingerprints": {"train": "x"},
+        },
+        "hyperparameters": {"preset": "tiny", "arch": arch},
+        "training": {
+            "seconds": 95.0,
+            "epochs_run": 12,
+            "best_epoch": 11,
+            "history": [],
+            "examples_per_second": 300.0,
+            "stop_reason": "max_epochs",
+        },
+        "validation": {"bleu": 21.345, "chrf": 44.56},
+        "environment": environment(),
+    }
+
+
+class FakeTranslator:
+    """A word-for-word stand-in with the Translator interface, remembering each call's texts and beam width."""
+
+    layers, heads = 2, 3
+
+    def __init__(self, name: str = "scratch", arch: str = "encoder-decoder") -> None:
+        self.name, self.side = name, "scratch"
+        self.run = translation_record(arch)
+        self.calls: list[tuple[list[str], int]] = []
+
+    def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
+        if beam > 1 and self.run["model"]["arch"] != "encoder-decoder":
+            raise ValueError(f"{self.name} is a decoder-only model; beam search needs encoder-decoder.")
+        self.calls.append((list(texts), beam))
+        return [re.sub(r"\w+", lambda m: TOY_WORDS.get(m[0].lower(), m[0].lower()), " ".join(t.split())) for t in texts]
+
+    def attention(self, text: str) -> tuple[list[str], list[str], np.ndarray]:
+        source = ["▁" + w for w in text.split()] + ["</s>"]
+        target = ["▁" + TOY_WORDS.get(w, w) for w in text.lower().split()] + ["</s>"]
+        weights = np.random.default_rng(len(text)).random((self.layers, self.heads, len(target), len(source)))
+        return source, target, weights / weights.sum(axis=-1, keepdims=True)
+
+
+TRANSLATION_ROWS = [  # source, reference, domain, {system: translation}
+    ("gato sol", "cat sun", "toy", {"scratch": "cat sun", "bergamot": "cat sun", "copy_source": "gato sol"}),
+    ("casa lua", "house moon", "toy", {"scratch": "sea", "bergamot": "house moon", "copy_source": "casa lua"}),
+    ("x" * 400, "y", "toy", {"scratch": "y", "bergamot": "z", "copy_source": "x" * 400}),  # too long to offer
+    ("mar", "sea", None, {"scratch": "the sea", "bergamot": "sea", "copy_source": "mar"}),
+    ("lua", "moon", "news", {"scratch": "moon", "bergamot": "moon", "copy_source": "lua"}),
+]
+
+
+def translation_results(runs: dict[str, str]) -> dict[str, Any]:
+    """A translation results.json as docs/formats.md ("Translation reports") lays it out."""
+
+    def entry(bleu: float, chrf: float, **costs: Any) -> dict[str, Any]:
+        per_domain = {
+            "toy": {"n": 3, "bleu": bleu - 1.5, "chrf": chrf - 2.25},
+            "news": {"n": 1, "bleu": bleu + 3.0, "chrf": chrf + 1.0},
+        }
+        return {
+            "bleu": bleu,
+            "bleu_ci": [bleu - 1.04, bleu + 1.26],
+            "chrf": chrf,
+            "chrf_ci": [chrf - 0.81, chrf + 0.77],
+            "per_domain": per_domain,
+            **costs,
+        }
+
+    costs = {"params": 186_928, "disk_bytes": 2_000_000, "train_seconds": 95.0, "latency_p50_ms": 12.34}
+    return {
+        "schema_version": 1,
+        "task_kind": "translation",
+        "split": "test",
+        "n": 5,
+        "runs": runs,
+        "models": {"scratch": entry(21.37, 44.58, **costs)},
+        "references": {"bergamot": entry(47.41, 68.42), "copy_source": entry(2.06, 23.95)},
+        "comparisons": [
+            {
+                "a": "scratch",
+                "b": "bergamot",
+                "bleu_diff": -26.04,
+                "bleu_diff_ci": [-27.55, -24.49],
+                "chrf_diff": -23.84,
+                "chrf_diff_ci": [-25.01, -22.62],
+            },
+        ],
+        "signatures": {
+            "bleu": "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.5.1",
+            "chrf": "nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.5.1",
+        },
+        "environment": {},
+        "created": "2026-01-01T00:00:00+00:00",
+    }
+
+
+def write_translation_report(directory: Path, run: Path | None = None) -> Path:
+    """A hand-built translation report directory: results.json, translations.jsonl and, without `run`, a
+    run.json under runs/scratch (with `run`, the report names that run as `scratch`)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    if run is None:
+        run = directory / "runs" / "scratch"
+        run.mkdir(parents=True)
+        (run / "run.json").write_text(json.dumps(translation_record()))
+    (directory / "results.json").write_text(json.dumps(translation_results({"scratch": str(run)})))
+    with (directory / "translations.jsonl").open("w", encoding="utf-8") as handle:
+        for source, reference, domain, translations in TRANSLATION_ROWS:
+            row = {"source": source, "reference": reference, "domain": domain, "translations": translations}
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        handle.write("not json\n")
     return directory

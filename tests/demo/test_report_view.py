@@ -10,7 +10,9 @@ import numpy as np
 
 from compare.curve.command import write_curve
 from compare.curve.points import catch_up_size
+from compare.render.format import count, seconds
 from demo import report_view, sources
+from demo.report_view import score
 from tests.demo.fakes import run_record
 
 
@@ -112,3 +114,57 @@ def test_report_runs_are_named_as_in_the_report_and_loaded_ones_added(compared_r
     }
     assert {name: run["side"] for name, run in described.items()} == {"finetune": "finetune", "scratch": "scratch"}
     assert list(report_view.report_runs(None, fakes)) == ["finetune", "scratch"]
+
+
+def test_a_translation_report_lists_its_models_and_references_with_their_scores(tmp_path: Path) -> None:
+    from tests.demo.fakes import write_translation_report
+
+    report = sources.load_report(write_translation_report(tmp_path / "report"))
+    results = report.results
+    assert report.is_translation
+    scores = report_view.translation_scores(results)
+    for kind, entries in (("model", results["models"]), ("reference", results["references"])):
+        for name, entry in entries.items():
+            bleu, chrf = entry["bleu"], entry["chrf"]
+            (blo, bhi), (clo, chi) = entry["bleu_ci"], entry["chrf_ci"]
+            row = f"{name} | {kind} | {bleu:.1f} [{blo:.1f}, {bhi:.1f}] | {chrf:.1f} [{clo:.1f}, {chi:.1f}] |"
+            assert row in scores.replace("*", ""), (name, scores)
+    model = results["models"]["scratch"]
+    costs = f"| {count(model['params'])} | {seconds(model['train_seconds'])} | {model['latency_p50_ms']:.1f} ms |"
+    assert f"| scratch | model | {score(model['bleu'], model['bleu_ci'])} | " in scores and costs in scores
+    assert f"| *bergamot* | *reference* | *{results['references']['bergamot']['bleu']:.1f} [" in scores  # muted rows
+    assert f"`{results['signatures']['chrf']}`" in scores and f"{results['n']} sentences" in scores
+    differences = report_view.translation_comparisons(results)
+    for c in results["comparisons"]:
+        bleu = f"{c['bleu_diff']:+.1f} [{c['bleu_diff_ci'][0]:+.1f}, {c['bleu_diff_ci'][1]:+.1f}]"
+        chrf = f"{c['chrf_diff']:+.1f} [{c['chrf_diff_ci'][0]:+.1f}, {c['chrf_diff_ci'][1]:+.1f}]"
+        assert f"| {c['a']} | {c['b']} | {bleu} | {chrf} |" in differences
+    domains = report_view.translation_domains(results)
+    news = [row for row in table_rows(domains) if row.startswith("| news |")]
+    assert [row.split(" | ")[1] for row in news] == ["scratch", "bergamot", "copy_source"]  # one domain together
+    for name, entry in {**results["models"], **results["references"]}.items():
+        for domain, d in entry["per_domain"].items():
+            assert f"| {domain} | {name} | {d['n']} | {d['bleu']:.1f} | {d['chrf']:.1f} |" in domains
+    assert report_view.translation_comparisons({**results, "comparisons": []}) == ""
+    runs = report_view.report_runs(report, {})
+    assert list(runs) == ["scratch"] and runs["scratch"]["task_kind"] == "translation"
+    table = report_view.translation_runs_table(runs)
+    run = runs["scratch"]
+    splits = " / ".join(f"{run['data']['splits'][s]:,}" for s in ("train", "validation", "test"))
+    training, validation = run["training"], run["validation"]
+    epochs = f"{training['epochs_run']} ({training['best_epoch']})"
+    assert f"| scratch | encoder-decoder | pt_en | {splits} | {count(run['model']['params'])} |" in table
+    assert f"| {epochs} | {validation['bleu']:.1f} | {validation['chrf']:.1f} |" in table
+
+
+def test_the_report_tab_of_a_translation_report(tmp_path: Path) -> None:
+    from demo import page
+    from demo.translation import Bergamot
+    from tests.demo.fakes import FakeTranslator, write_translation_report
+
+    report = sources.load_report(write_translation_report(tmp_path / "report"))
+    demo = page.build_demo({}, report, translators={"scratch": FakeTranslator()}, reference=Bergamot("nothing_here"))
+    text = json.dumps(demo.get_config_file(), default=str, ensure_ascii=False)
+    assert "## Translation quality" in text and "## Differences" in text and "## By domain" in text
+    assert "## The translation runs" in text and "The report holds no comparison" not in text
+    assert "lack" not in text  # no section fell back to "the report's files lack ..."

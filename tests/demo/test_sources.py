@@ -79,3 +79,45 @@ def test_runs_that_fail_to_load_are_listed_not_fatal(tmp_path: Path) -> None:
         f"Could not load {tmp_path / 'broken'}",
         f"Could not load {tmp_path / 'second'}",  # a failed run does not block the next one of its side
     ]
+
+
+def test_translation_examples_put_the_sentences_the_systems_differ_on_most_first(tmp_path: Path) -> None:
+    from sacrebleu import sentence_chrf
+
+    from tests.demo.fakes import TRANSLATION_ROWS, write_translation_report
+
+    report = sources.load_report(write_translation_report(tmp_path / "report"))
+    spreads = []
+    for source, reference, _, translations in TRANSLATION_ROWS:
+        if len(source) <= sources.EXAMPLE_MAX_CHARS:  # the 400-character row is not offered
+            chrf = [
+                sentence_chrf(t, [reference], word_order=2).score for n, t in translations.items() if n != "copy_source"
+            ]
+            spreads.append((max(chrf) - min(chrf), source))
+    expected = [source for _, source in sorted(spreads, key=lambda pair: -pair[0])]
+    assert [e.source for e in report.translations] == expected and expected[0] == "casa lua"
+    first = report.translations[0]
+    assert first.reference == "house moon" and first.domain == "toy" and set(first.chrf) == {"scratch", "bergamot"}
+    assert first.chrf["bergamot"] == sentence_chrf("house moon", ["house moon"], word_order=2).score == 100.0
+    assert [
+        e.source
+        for e in sources.pick_translations(sources.read_translations(tmp_path / "report" / "translations.jsonl"), n=1)
+    ] == ["casa lua"]
+
+
+def test_translation_runs_are_told_apart_and_a_bad_one_is_listed(tmp_path: Path) -> None:
+    from tests.demo.fakes import translation_record
+
+    (tmp_path / "translation").mkdir()
+    (tmp_path / "translation" / "run.json").write_text(json.dumps(translation_record()))  # no saved_model/
+    (tmp_path / "classifier").mkdir()
+    write_run_json(tmp_path / "classifier", run_record("scratch"))
+    assert sources.is_translation_run(tmp_path / "translation") and not sources.is_translation_run(
+        tmp_path / "classifier"
+    )
+    assert not sources.is_translation_run(tmp_path / "nothing")
+    translators, problems = sources.load_translators([tmp_path / "translation"])
+    assert translators == {} and problems == [
+        f"Could not load {tmp_path / 'translation'}: {tmp_path / 'translation'} has no saved_model/; "
+        "the run is incomplete, train it again."
+    ]
