@@ -81,3 +81,18 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "scratch": train_scratch(root / "scratch", train_file, seed=0, max_length=16),
         "train_file": train_file,
     }
+
+
+@pytest.fixture(scope="session")
+def toy_file(tmp_path_factory) -> Path:
+    from tests.scratch.translation.toy import toy_pairs, write_tsv
+
+    return write_tsv(tmp_path_factory.mktemp("toy") / "train.tsv", toy_pairs(3000))
+
+
+@pytest.fixture(scope="session")
+def tiny_translation_run(toy_file, tmp_path_factory) -> Path:
+    from scratch.translation.train import main
+    from tests.scratch.translation.conftest import tiny_command
+
+    return main(tiny_command(toy_file, tmp_path_factory.mktemp("translation") / "run"))

@@ -10,7 +10,6 @@ import pytest
 
 from demo.sources import load_models
 from tests.demo.fakes import FakeClassifier, FakeScratch, compare_report
-from tests.scratch.translation.conftest import tiny_translation_run, toy_file  # noqa: F401 - the tiny translation run
 
 
 @pytest.fixture
