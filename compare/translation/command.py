@@ -20,7 +20,7 @@ from compare.translation.launch import train_translation
 from compare.translation.report import TranslationReportArguments, build_translation_report
 from core.args import parse_args
 from core.data import DataError
-from core.pairs import PairDataArguments
+from core.pairs import PairDataArguments, load_pairs
 from core.processes import ProcessError
 from core.rundir import RunError
 
@@ -55,6 +55,7 @@ def run_translation_comparison(
     progress = progress or Progress()
     output_dir = Path(args.output_dir)
     check_output_dir(output_dir)  # before the training, not after
+    load_pairs(data)  # a missing file or column fails here, in words, rather than inside the training command
     paths = {}
     for name, flags in args.variants().items():
         paths[name], reused = train_translation(data, flags, output_dir / "runs" / name, args.retrain)
