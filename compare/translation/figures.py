@@ -18,7 +18,13 @@ TITLES = {
     PER_DOMAIN: "chrF++ per domain",
     PER_LENGTH: "BLEU per source length (words)",
 }
-REFERENCE_COLOR = "#9aa5b1"
+REFERENCE_COLORS = ("#8a96a3", "#c9d1d9")  # the reference rows in greys, models in the report's colours
+
+
+def system_colors(results: dict) -> dict[str, str]:
+    models = list(results["models"])
+    refs = [name for name in scored_systems(results) if name not in results["models"]]
+    return {**{n: color(i) for i, n in enumerate(models)}, **{n: REFERENCE_COLORS[i % 2] for i, n in enumerate(refs)}}
 
 
 def scored_systems(results: dict) -> dict[str, dict]:
@@ -35,8 +41,8 @@ def scores_png(results: dict) -> bytes:
         values = np.array([systems[n][metric] for n in names])
         lo = values - np.array([systems[n][f"{metric}_ci"][0] for n in names])
         hi = np.array([systems[n][f"{metric}_ci"][1] for n in names]) - values
-        colors = [color(i) if n in results["models"] else REFERENCE_COLOR for i, n in enumerate(names)]
-        ax.barh(names, values, xerr=[lo, hi], color=colors, capsize=4)
+        colors = system_colors(results)
+        ax.barh(names, values, xerr=[lo, hi], color=[colors[n] for n in names], capsize=4)
         for y, v in enumerate(values):
             ax.text(v + hi[y] + 0.5, y, f"{v:.1f}", va="center", fontsize=9)
         ax.set_xlabel(label)
@@ -54,10 +60,10 @@ def grouped_png(results: dict, section: str, metric: str, label: str) -> bytes:
     width = 0.8 / len(names)
     fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(groups) + 2), 3.8))
     x = np.arange(len(groups))
+    colors = system_colors(results)
     for i, name in enumerate(names):
         values = [systems[name][section].get(g, {}).get(metric, 0.0) for g in groups]
-        shade = color(i) if name in results["models"] else None
-        ax.bar(x + i * width - 0.4 + width / 2, values, width, label=name, color=shade, alpha=1 if shade else 0.55)
+        ax.bar(x + i * width - 0.4 + width / 2, values, width, label=name, color=colors[name])
     n = next(iter(systems.values()))[section]
     ax.set_xticks(x, [f"{g}\n(n={n[g]['n']})" for g in groups], fontsize=9)
     ax.set_ylabel(label)
