@@ -20,6 +20,7 @@ from compare.report.publish import check_output_dir, report_directory
 from compare.scoring.costs import run_costs
 from compare.scoring.statistics import CONFIDENCE, StatisticsArguments
 from compare.translation import references
+from compare.translation.diagnosis import diagnose, verdict_clause
 from compare.translation.figures import all_figures
 from compare.translation.render import render_html, render_markdown
 from compare.translation.runs import check_compatible, language_pair, load_split, read_translation_runs
@@ -98,6 +99,10 @@ def build_translation_report(
         progress.stage("reference %s: %s", ref.name, ref.note or "done")
     systems = {**outputs, **{r.name: r.outputs for r in refs if r.outputs is not None}}
     entries, comparisons, sentence_stats, signatures = score_systems(systems, split, stats)
+    findings = {r.name: diagnose(r.run) for r in compared}
+    for c in comparisons:  # the verdict names what qualifies a compared model's score
+        clause = verdict_clause({n: findings[n] for n in (c["a"], c["b"]) if n in findings})
+        c["verdict"] = c["verdict"].removesuffix(".") + clause + "."
     results = {
         "schema_version": SCHEMA_VERSION,
         "task_kind": TASK_KIND,
