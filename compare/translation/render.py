@@ -100,8 +100,9 @@ def cost_table(results: dict) -> Table:
     ]
     note = (
         f"Greedy speed over the whole split in batches of 64; beam over the first {results['settings']['beam_sentences']} "
-        f"sentences; latency over {results['settings']['latency_samples']} sentences one at a time. bergamot "
-        "translates one sentence per call, so its rate is one over its mean latency."
+        f"sentences; latency over {results['settings']['latency_samples']} sentences spread over the split, one at a "
+        "time. bergamot translates one sentence per call: its latency is over every sentence (the first, which "
+        "loads the model, left out) and its rate one over its mean."
     )
     return Table("Cost", header, rows, muted, note)
 

@@ -92,7 +92,7 @@ def build_translation_report(
         progress.stage("translated with %s: %.0f sentences/s greedy", run.name, speed["throughput_per_s"])
         del translator
     refs = [
-        references.bergamot(split.sources, pair, options.latency_samples, bergamot_factory),
+        references.bergamot(split.sources, pair, bergamot_factory),
         references.copy_source(split.sources),
     ]
     for ref in refs:

@@ -32,7 +32,8 @@ def translate_timed(
         translator.translate(subset, beam=beam, batch_size=BATCH)
         beam_throughput = len(subset) / max(time.perf_counter() - started, 1e-9)
     times = []
-    for text in (sources[i % len(sources)] for i in range(latency_samples)):
+    picked = np.linspace(0, len(sources) - 1, latency_samples).round().astype(int)  # spread over the split
+    for text in (sources[i] for i in picked):
         started = time.perf_counter()
         translator.translate([text])
         times.append((time.perf_counter() - started) * 1000)
