@@ -125,7 +125,15 @@ def build_translation_report(
             "language_pair": pair,
             "notes": notes,
         },
-        "models": {r.name: {**entries[r.name], **costs[r.name], "validation": _validation(r.run)} for r in compared},
+        "models": {
+            r.name: {
+                **entries[r.name],
+                **costs[r.name],
+                "validation": _validation(r.run),
+                "diagnosis": findings[r.name],
+            }
+            for r in compared
+        },
         "references": {r.name: reference_entry(r, entries) for r in refs},
         "comparisons": comparisons,
         "comparison": headline_pair(comparisons, [r.name for r in compared]),

@@ -28,7 +28,7 @@ from tests.scratch.translation.toy import toy_pairs, write_tsv
 
 MODEL_FIELDS = {"bleu", "bleu_ci", "chrf", "chrf_ci", "per_domain", "per_length", "params", "disk_bytes",
                 "train_seconds", "epochs", "train_rows", "throughput_per_s", "beam", "beam_throughput_per_s",
-                "latency_p50_ms", "latency_p95_ms", "arch", "validation"}  # fmt: skip
+                "latency_p50_ms", "latency_p95_ms", "arch", "validation", "diagnosis"}  # fmt: skip
 COMPARISON_FIELDS = {"a", "b", "bleu_diff", "bleu_diff_ci", "chrf_diff", "chrf_diff_ci", "bleu_p", "chrf_p",
                      "winner", "verdict"}  # fmt: skip
 SCRATCH_ARGS = "--preset tiny --epochs 1 --early-stopping loss"
