@@ -2,7 +2,8 @@
 
 The output keeps the input's columns and adds, per model, its label and its probability of each class:
 CSV columns `<name>_label` and `<name>_p_<label>`, or in JSONL a `predictions` object shaped like
-predictions.jsonl's.
+predictions.jsonl's. Translation runs translate the column instead: a CSV column `<name>_translation` per
+run, or in JSONL a `translations` object {name: text}. One call takes runs of one kind only.
 """
 
 from __future__ import annotations
@@ -17,10 +18,13 @@ import numpy as np
 import pandas as pd
 
 from compare.progress import Progress, setup_logging
+from compare.translation.runs import task_kind
 from core.args import parse_args
 from core.classifier import Classifier, find_runs, load
 from core.data import DataError
 from core.rundir import RunError
+from core.translator import TASK_KIND
+from core.translator import load as load_translator
 
 logger = logging.getLogger(__name__)
 
@@ -39,13 +43,18 @@ class PredictArguments:
     text_column: list[str] = field(
         default_factory=lambda: ["text"], metadata={"help": "Text column(s); several are joined with a space."}
     )
-    names: list[str] | None = field(default=None, metadata={"help": "A name per run (default: its side)."})
+    names: list[str] | None = field(
+        default=None, metadata={"help": "A name per run (default: its side; a translation run's directory name)."}
+    )
+    beam: int = field(default=1, metadata={"help": "Translation runs: beam width (1: greedy)."})
 
     def __post_init__(self) -> None:
         if Path(self.input).suffix.lower() not in INPUTS:
             raise ValueError(f"--input {self.input}: unsupported file type; use one of {', '.join(INPUTS)}.")
         if Path(self.output).suffix.lower() not in OUTPUTS:
             raise ValueError(f"--output {self.output}: write .csv or .jsonl.")
+        if self.beam < 1:
+            raise ValueError(f"--beam must be at least 1 (1 is greedy decoding), got {self.beam}.")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,6 +109,16 @@ def predict_file(args: PredictArguments, loader=load) -> Path:
     paths = find_runs(args.runs)
     frame, texts = read_texts(Path(args.input), args.text_column)
     progress.stage("read %d rows from %s", len(texts), args.input)
+    kinds = {path: task_kind(path) for path in paths}
+    if len(set(kinds.values())) > 1:
+        translation = [str(p) for p, kind in kinds.items() if kind == TASK_KIND]
+        classification = [str(p) for p, kind in kinds.items() if kind != TASK_KIND]
+        raise RunError(
+            f"{translation[0]} is a translation run but {classification[0]} is a classification run; "
+            "predict with runs of one kind at a time."
+        )
+    if TASK_KIND in kinds.values():
+        return translate_file(args, paths, frame, texts, progress)
     models = [loader(path, None) for path in paths]
     names = model_names(models, paths, args.names)
     results = {}
@@ -110,6 +129,33 @@ def predict_file(args: PredictArguments, loader=load) -> Path:
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     write_predictions(frame, results, output)
+    progress.stage("wrote %s", output)
+    return output
+
+
+def translate_file(args: PredictArguments, paths: list[Path], frame: pd.DataFrame, texts: list[str], progress) -> Path:
+    """Translates every row's text with every translation run and writes `args.output`."""
+    names = args.names or [path.name for path in paths]
+    if len(names) != len(paths):
+        raise RunError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); give one per run.")
+    translations = {}
+    for name, path in zip(names, paths):
+        translations[name] = load_translator(path).translate(texts, beam=args.beam)
+        progress.stage("translated with %s", name)
+    output = Path(args.output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_name(output.name + ".tmp")
+    if output.suffix.lower() == ".csv":
+        out = frame.copy()
+        for name, outputs in translations.items():
+            out[f"{name}_translation"] = outputs
+        out.to_csv(tmp, index=False)
+    else:
+        with tmp.open("w", encoding="utf-8") as handle:
+            for i, record in enumerate(frame.to_dict(orient="records")):
+                record["translations"] = {name: outputs[i] for name, outputs in translations.items()}
+                handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+    tmp.replace(output)
     progress.stage("wrote %s", output)
     return output
 

@@ -2,7 +2,8 @@
 
 Reads the runs only through `run.json` and `core.classifier.load`, scores every model on the same labelled
 split, compares the first two, and writes `report.md`, a self-contained `report.html`, `results.json`,
-`predictions.jsonl` and the figures into DIR, which appears only when all of it succeeded.
+`predictions.jsonl` and the figures into DIR, which appears only when all of it succeeded. Translation runs
+get the translation report instead (`compare.translation.report`).
 """
 
 from __future__ import annotations
@@ -33,10 +34,13 @@ from compare.scoring.error_analysis import confident_mistakes, count_disagreemen
 from compare.scoring.scores import quick_scores, score
 from compare.scoring.statistics import StatisticsArguments
 from compare.scoring.timing import predict_split, single_text_latency
+from compare.translation.report import TranslationReportArguments, build_translation_report
+from compare.translation.runs import task_kind
 from core.args import parse_args
 from core.classifier import Classifier, load
 from core.data import DataError
 from core.rundir import RunError, environment, write_json
+from core.translator import TASK_KIND
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     args, stats = parse_args((ReportArguments, StatisticsArguments), argv)
     setup_logging()
     try:
+        if any(task_kind(run) == TASK_KIND for run in args.runs):
+            options = TranslationReportArguments(latency_samples=args.latency_samples)
+            build_translation_report(args.runs, args.output_dir, stats, options, args.names, args.split)
+            return 0
         build_report(args, stats)
     except (RunError, DataError, ReportDirError) as error:
         logger.error("compare report: %s", error)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from compare.translation.runs import task_kind
 from core.args import DataArguments
 from core.data import TaskData, load_task
 from core.rundir import RunError, read_run_json
@@ -64,6 +65,11 @@ def read_runs(paths: list[str | Path], names: list[str] | None = None) -> list[C
         raise RunError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); give one name per run.")
     runs = []
     for i, path in enumerate(paths):
+        if task_kind(path) == "translation":
+            raise RunError(
+                f"{path} is a translation run; a classification report compares classifiers. Put translation runs "
+                "in a translation report of their own (`compare report --runs` with translation runs only)."
+            )
         run = read_run_json(path)
         runs.append(ComparedRun(names[i] if names else run["side"], Path(path), run))
     return runs

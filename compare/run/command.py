@@ -23,6 +23,7 @@ from compare.run.launch import train_side
 from compare.run.profiles import SIDES, side_data
 from compare.run.tuning import tune_side
 from compare.scoring.statistics import StatisticsArguments
+from compare.translation.arguments import is_translation
 from core.args import DataArguments, parse_args
 from core.classifier import load
 from core.data import DataError
@@ -55,6 +56,11 @@ class CompareRunArguments(SideTrainingArguments):
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if is_translation(argv):  # --task pt_en or parallel-text columns: the translation report
+        from compare.translation.command import main as translation_main
+
+        return translation_main(argv)
     data, args, stats = parse_args((DataArguments, CompareRunArguments, StatisticsArguments), argv)
     setup_logging()
     try:

@@ -1,0 +1,69 @@
+"""`python -m compare run --task pt_en --output-dir DIR` (or own files with --source-column/--target-column).
+
+Trains the from-scratch translator through `python -m scratch` into `DIR/runs/scratch` (and with
+`--decoder-only` the decoder-only variant into `DIR/runs/scratch-decoder-only`), reusing matching finished
+runs, then writes the translation report into DIR (`compare.translation.report`). `compare run` hands a
+translation command line here.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from compare.progress import Progress, setup_logging
+from compare.report.publish import ReportDirError, check_output_dir
+from compare.scoring.statistics import StatisticsArguments
+from compare.translation.arguments import TranslationRunArguments
+from compare.translation.launch import train_translation
+from compare.translation.report import TranslationReportArguments, build_translation_report
+from core.args import parse_args
+from core.data import DataError
+from core.pairs import PairDataArguments, load_pairs
+from core.processes import ProcessError
+from core.rundir import RunError
+
+logger = logging.getLogger(__name__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    data, args, report, stats = parse_args(
+        (PairDataArguments, TranslationRunArguments, TranslationReportArguments, StatisticsArguments), argv
+    )
+    setup_logging()
+    try:
+        run_translation_comparison(data, args, report, stats)
+    except (RunError, DataError, ReportDirError, ProcessError) as error:
+        logger.error("compare run: %s", error)
+        return 1
+    return 0
+
+
+def run_translation_comparison(
+    data: PairDataArguments,
+    args: TranslationRunArguments,
+    report: TranslationReportArguments,
+    stats: StatisticsArguments,
+    progress: Progress | None = None,
+    **report_hooks,
+) -> dict:
+    """Trains (or reuses) each variant's run, then writes the report into `args.output_dir`; returns results.json.
+
+    `report_hooks` go to `build_translation_report` (`loader`, `bergamot_factory`; tests replace them).
+    """
+    progress = progress or Progress()
+    output_dir = Path(args.output_dir)
+    check_output_dir(output_dir)  # before the training, not after
+    load_pairs(data)  # a missing file or column fails here, in words, rather than inside the training command
+    paths = {}
+    for name, flags in args.variants().items():
+        paths[name], reused = train_translation(data, flags, output_dir / "runs" / name, args.retrain)
+        progress.stage("%s %s: %s", "reused" if reused else "trained", name, paths[name])
+    return build_translation_report(
+        list(paths.values()), output_dir, stats, report, names=list(paths), progress=progress, **report_hooks
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

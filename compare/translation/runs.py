@@ -1,0 +1,108 @@
+"""The translation runs a report compares: reading them (refusing classification runs), and their test split.
+
+Runs are read only through `run.json` (`core.translator.read_translation_run`) and `core.translator.load`.
+Every run must have recorded the same scored and validation splits (by fingerprint); train splits may
+differ, which is noted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.pairs import PAIR_TASKS, PairDataArguments, PairSplit, load_pairs
+from core.rundir import RUN_JSON, RunError
+from core.translator import TASK_KIND, read_translation_run
+
+
+@dataclass
+class TranslationRun:
+    name: str
+    path: Path
+    run: dict
+
+
+def task_kind(run_dir: str | Path) -> str | None:
+    """`task_kind` of `run_dir/run.json` ("translation", or None for a classification run or no readable file)."""
+    try:
+        return json.loads((Path(run_dir) / RUN_JSON).read_text(encoding="utf-8")).get("task_kind")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def read_translation_runs(paths: list[str | Path], names: list[str] | None = None) -> list[TranslationRun]:
+    """Reads each translation run, named by `names` or else by its directory; refuses classification runs."""
+    if names is not None and len(names) != len(paths):
+        raise RunError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); give one name per run.")
+    runs = []
+    for i, path in enumerate(map(Path, paths)):
+        if (path / RUN_JSON).is_file() and task_kind(path) != TASK_KIND:
+            raise RunError(
+                f"{path} is a classification run; a translation report compares translation runs (trained with "
+                "`python -m scratch --task pt_en` or --source-column/--target-column). Score classification runs "
+                "in a report of their own."
+            )
+        runs.append(TranslationRun(names[i] if names else path.name, path, read_translation_run(path)))
+    taken = [r.name for r in runs]
+    repeated = sorted({n for n in taken if taken.count(n) > 1})
+    if repeated:
+        raise RunError(f"Two runs are both called {repeated[0]!r}; give each its own name with --names.")
+    return runs
+
+
+def check_compatible(runs: list[TranslationRun], split: str) -> list[str]:
+    """Refuses runs whose scored or validation splits differ; returns notes on allowed differences."""
+    first = runs[0]
+    for run in runs:
+        if split not in run.run["data"]["fingerprints"]:
+            have = ", ".join(run.run["data"]["fingerprints"]) or "none"
+            raise RunError(f"Run {run.path} has no {split!r} split (it has: {have}); choose another --split.")
+    for run in runs[1:]:
+        ours, theirs = first.run["data"]["fingerprints"], run.run["data"]["fingerprints"]
+        for name in sorted({split, "validation"} & (set(ours) | set(theirs))):
+            if ours.get(name) != theirs.get(name):
+                raise RunError(
+                    f"Runs {first.path} and {run.path} saw different {name} splits (fingerprint "
+                    f"{str(ours.get(name))[:12]} versus {str(theirs.get(name))[:12]}). Train them with the same data "
+                    "options (task or files, --seed) so that they translate identical sentences."
+                )
+    if len({r.run["data"]["fingerprints"].get("train") for r in runs}) > 1:
+        rows = ", ".join(f"{r.name}: {r.run['data']['splits'].get('train', 0):,}" for r in runs)
+        return [f"The runs trained on different train splits; train pairs {rows}."]
+    return []
+
+
+def data_arguments(run: dict) -> PairDataArguments:
+    """The data options a run recorded (unknown keys from newer versions ignored)."""
+    known = {f.name for f in dataclasses.fields(PairDataArguments)}
+    return PairDataArguments(**{k: v for k, v in run["data"]["options"].items() if k in known})
+
+
+def load_split(run: TranslationRun, split: str) -> tuple[PairSplit, str]:
+    """The split `run` was scored on, reloaded and checked against its fingerprint; and the data's source."""
+    try:
+        data = load_pairs(data_arguments(run.run))
+    except ValueError as error:
+        raise RunError(f"Could not load the data run {run.path} was trained on: {error}") from error
+    if data.splits[split].fingerprint() != run.run["data"]["fingerprints"][split]:
+        raise RunError(
+            f"The {split} split loaded now from {data.source} differs from the one run {run.path} recorded: the data "
+            "changed since training. Retrain the runs on the current data."
+        )
+    return data.splits[split], data.source
+
+
+def language_pair(options: dict, given: str | None = None) -> str | None:
+    """`src-tgt` of the data: `given`, else `pt-en` for the task pt_en, else the columns when they are
+    two-letter language codes (`pt`/`en`), else None (unknown)."""
+    if given:
+        return given.lower()
+    if options.get("task") in PAIR_TASKS:
+        spec = PAIR_TASKS[options["task"]]
+        return f"{spec.source_column}-{spec.target_column}"
+    source, target = (str(options.get(k) or "").lower() for k in ("source_column", "target_column"))
+    if len(source) == 2 and len(target) == 2 and source.isalpha() and target.isalpha():
+        return f"{source}-{target}"
+    return None

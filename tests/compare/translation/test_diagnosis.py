@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+import doctest
+
+from compare.translation import diagnosis
+
+
+def test_docstring_examples_run() -> None:
+    result = doctest.testmod(diagnosis)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_run_stopped_by_its_epoch_limit_while_improving_is_flagged_with_its_gain() -> None:
+    run = {"training": {"stop_reason": "max_epochs", "history": [{"val_chrf": 30.0}, {"val_chrf": 30.25}]}}
+    (finding,) = diagnosis.diagnose(run)
+    assert finding["evidence"] == {"gain": 0.25, "val_chrf": 30.25, "epochs": 2, "stop_reason": "max_epochs"}
+    assert "epoch limit" in finding["message"]
+
+
+def test_a_single_epoch_or_a_loss_history_has_no_finding() -> None:
+    assert diagnosis.diagnose({"training": {"stop_reason": "budget", "history": [{"val_chrf": 5.0}]}}) == []
+    assert diagnosis.diagnose({"training": {"stop_reason": "budget", "history": [{"val_loss": 2.0}] * 3}}) == []
