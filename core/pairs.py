@@ -38,6 +38,17 @@ class PairTaskSpec:
 PAIR_TASKS = {"pt_en": PairTaskSpec("pt_en", "pt", "en", "source")}
 
 
+def is_translation(argv: list[str]) -> bool:
+    """Whether a command line names a translation task or parallel-text columns (`--source-column` ...)."""
+    for i, arg in enumerate(argv):
+        name, _, value = arg.partition("=")
+        if name.replace("_", "-") in ("--source-column", "--target-column"):
+            return True
+        if name == "--task" and (value or (argv[i + 1] if i + 1 < len(argv) else "")) in PAIR_TASKS:
+            return True
+    return False
+
+
 @dataclass
 class PairDataArguments:
     """Which parallel text to train on and how to cut it."""

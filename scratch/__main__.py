@@ -10,21 +10,10 @@ from __future__ import annotations
 import sys
 
 from core.cli import quiet_tensorflow, side_command
-from core.pairs import PAIR_TASKS, PairDataArguments
+from core.pairs import PairDataArguments, is_translation
 from scratch.args import ScratchArguments
 
 classify = side_command(ScratchArguments, "scratch.run")
-
-
-def is_translation(argv: list[str]) -> bool:
-    """Whether the command line names a translation task or parallel-text columns."""
-    for i, arg in enumerate(argv):
-        name, _, value = arg.partition("=")
-        if name in ("--source-column", "--source_column", "--target-column", "--target_column"):
-            return True
-        if name == "--task" and (value or (argv[i + 1] if i + 1 < len(argv) else "")) in PAIR_TASKS:
-            return True
-    return False
 
 
 def translate(argv: list[str] | None = None) -> int:

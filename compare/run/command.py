@@ -23,10 +23,10 @@ from compare.run.launch import train_side
 from compare.run.profiles import SIDES, side_data
 from compare.run.tuning import tune_side
 from compare.scoring.statistics import StatisticsArguments
-from compare.translation.arguments import is_translation
 from core.args import DataArguments, parse_args
 from core.classifier import load
 from core.data import DataError
+from core.pairs import is_translation
 from core.processes import ProcessError
 from core.rundir import RunError
 

@@ -10,25 +10,12 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from core.pairs import PAIR_TASKS
-
 PROFILES: dict[str, tuple[str, ...]] = {
     "quick": ("--preset", "small", "--max-steps", "1500"),
     "full": ("--preset", "base"),
 }
 DECODER_ONLY = "scratch-decoder-only"
 ENCODER_DECODER = "scratch"
-
-
-def is_translation(argv: list[str]) -> bool:
-    """Whether a command line names a translation task or parallel-text columns (`--source-column` ...)."""
-    for i, arg in enumerate(argv):
-        name, _, value = arg.partition("=")
-        if name.replace("_", "-") in ("--source-column", "--target-column"):
-            return True
-        if name == "--task" and (value or (argv[i + 1] if i + 1 < len(argv) else "")) in PAIR_TASKS:
-            return True
-    return False
 
 
 @dataclass

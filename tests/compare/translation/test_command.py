@@ -18,11 +18,11 @@ from compare.predict import main as predict_main
 from compare.report.runs import read_runs
 from compare.run.command import main as run_main
 from compare.scoring.statistics import StatisticsArguments
-from compare.translation.arguments import PROFILES, TranslationRunArguments, is_translation
+from compare.translation.arguments import PROFILES, TranslationRunArguments
 from compare.translation.launch import reusable
 from compare.translation.report import TranslationReportArguments, build_translation_report
 from core.data import DataError
-from core.pairs import PairDataArguments
+from core.pairs import PairDataArguments, is_translation
 from core.rundir import RunError
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
