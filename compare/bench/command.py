@@ -61,7 +61,7 @@ BENCH_PROFILES = {
 
 # Options of each side's training command that shape the model or its batches, copied from a run's record.
 MODEL_OPTIONS = {
-    "finetune": ("batch_size",),
+    "finetune": ("batch_size", "pooling"),
     "scratch": (
         "preset",
         "num_layers",
