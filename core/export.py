@@ -64,6 +64,7 @@ def export_command(argv: list[str], side: str, build: Callable[[Path, dict[str, 
 
     def export_parsed(args: ExportArguments) -> None:
         run = read_export_run(args.run_dir, side)
+        check_output_dir(args)  # before the model loads
         export(args, run, build(Path(args.run_dir), run))
 
     argv = list(argv)
@@ -81,13 +82,18 @@ def read_export_run(run_dir: str | Path, side: str) -> dict[str, Any]:
     return run
 
 
+def check_output_dir(args: ExportArguments) -> Path:
+    output_dir = Path(args.output_dir)
+    if output_dir.exists() and not args.overwrite:
+        raise RunError(f"{output_dir} already exists. Pass --overwrite to replace it, or choose another --output-dir.")
+    return output_dir
+
+
 def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
     """Writes the export of `module` (a side's serving module) for `run` into `args.output_dir`; returns it."""
     import tensorflow as tf
 
-    output_dir = Path(args.output_dir)
-    if output_dir.exists() and not args.overwrite:
-        raise RunError(f"{output_dir} already exists. Pass --overwrite to replace it, or choose another --output-dir.")
+    output_dir = check_output_dir(args)
     partial = partial_path(output_dir)
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
