@@ -311,3 +311,26 @@ def test_serving_paths_take_turns_and_each_is_timed_on_every_sample():
     assert [measured.count(name) for name in paths] == [8, 8, 8]
     switches = sum(a != b for a, b in zip(measured, measured[1:], strict=False))
     assert switches == 3 * ROUNDS - 1  # the paths alternate round by round
+
+
+def test_an_export_of_the_same_run_is_reused_and_one_of_another_run_redone(tmp_path, monkeypatch):
+    import compare.bench.command as command
+    from tests.compare.fakes import fake_run, tiny_data
+
+    run = fake_run(tmp_path / "runs" / "scratch", "scratch", tiny_data(tmp_path / "data"))
+    created = json.loads((run / "run.json").read_text())["created"]
+    export_dir = tmp_path / "bench" / "exports" / "scratch"
+    export_dir.mkdir(parents=True)
+    (tmp_path / "bench" / "logs").mkdir()
+    commands: list[list[str]] = []
+    monkeypatch.setattr(command, "run_command", lambda cmd, log: commands.append(cmd))
+
+    record = {"run": str(run.resolve()), "run_created": created}
+    (export_dir / "export.json").write_text(json.dumps(record))
+    assert command.export_run("scratch", run, tmp_path / "bench") == export_dir
+    assert commands == []
+    (export_dir / "export.json").write_text(json.dumps({**record, "run_created": "2000-01-01T00:00:00+00:00"}))
+    command.export_run("scratch", run, tmp_path / "bench")
+    assert commands == [
+        [sys.executable, "-m", "scratch", "export", str(run), "--output-dir", str(export_dir), "--overwrite"]
+    ]
