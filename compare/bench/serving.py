@@ -1,8 +1,8 @@
 """`python -m compare.bench.serving --run RUN --export DIR --texts-file F`: a run's serving paths timed side by side.
 
 In one process, the run as `core.classifier.load` serves it (`current`), its exported float SavedModel (`float`)
-and, when the export has one, its int8 TFLite model (`int8`): single-text p50/p95 in alternating rounds (so
-whatever else the machine does slows all paths alike), then batched throughput. The test-split accuracies
+and, when the export has one, its int8 TFLite model (`int8`): single-text p50/p95, then batched throughput, each in
+alternating rounds (so whatever else the machine does slows all paths alike). The test-split accuracies
 come from the export's `export.json`. Prints one JSON object; never imports training code.
 """
 
@@ -54,12 +54,18 @@ def time_single_texts(paths: dict[str, Predict], texts: list[str], samples: int)
     }
 
 
-def batch_rate(predict: Predict, texts: list[str]) -> float:
-    """Texts per second predicting all of `texts` in length-sorted batches of `BATCH`."""
-    predict(texts[: min(8, len(texts))])
-    start = time.perf_counter()
-    predict_in_batches(predict, texts, BATCH)
-    return len(texts) / max(time.perf_counter() - start, 1e-9)
+def batch_rates(paths: dict[str, Predict], texts: list[str]) -> dict[str, float]:
+    """Texts per second of each path over all of `texts` in length-sorted batches of `BATCH`, paths taking turns."""
+    seconds = dict.fromkeys(paths, 0.0)
+    for predict in paths.values():
+        predict(texts[: min(8, len(texts))])
+    for part in np.array_split(np.arange(len(texts)), ROUNDS):
+        chunk = [texts[i] for i in part]
+        for name, predict in paths.items():
+            start = time.perf_counter()
+            predict_in_batches(predict, chunk, BATCH)
+            seconds[name] += time.perf_counter() - start
+    return {name: len(texts) / max(spent, 1e-9) for name, spent in seconds.items()}
 
 
 def measure(run_dir: str | Path, export_dir: str | Path, texts: list[str], samples: int) -> dict:
@@ -69,8 +75,8 @@ def measure(run_dir: str | Path, export_dir: str | Path, texts: list[str], sampl
     if record.get("int8"):
         paths["int8"] = load_int8(export_dir)
     timed = time_single_texts(paths, texts, samples)
-    for name, predict in paths.items():
-        timed[name]["batch_per_s"] = batch_rate(predict, texts)
+    for name, rate in batch_rates(paths, texts).items():
+        timed[name]["batch_per_s"] = rate
     test = record.get("test") or {}
     result = {
         "side": classifier.side,

@@ -334,3 +334,22 @@ def test_an_export_of_the_same_run_is_reused_and_one_of_another_run_redone(tmp_p
     assert commands == [
         [sys.executable, "-m", "scratch", "export", str(run), "--output-dir", str(export_dir), "--overwrite"]
     ]
+
+
+def test_batched_rates_cover_every_text_once_per_path():
+    from compare.bench.serving import batch_rates
+
+    seen: dict[str, list[str]] = {"a": [], "b": []}
+
+    def path(name):
+        def predict(texts):
+            seen[name].extend(texts)
+            return np.full((len(texts), 2), 0.5)
+
+        return predict
+
+    texts = [f"text {i}" * (i % 5 + 1) for i in range(30)]
+    rates = batch_rates({name: path(name) for name in seen}, texts)
+    assert set(rates) == {"a", "b"} and all(rate > 0 for rate in rates.values())
+    for name in seen:
+        assert sorted(seen[name][8:]) == sorted(texts)  # after the warm-up call of 8 texts
