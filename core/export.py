@@ -17,6 +17,7 @@ Reading an export needs TensorFlow and tensorflow-text only: `load_float` and `l
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import logging
 import shutil
 from collections.abc import Callable
@@ -74,9 +75,14 @@ def export_command(argv: list[str], side: str, build: Callable[[Path, dict[str, 
 
 
 def read_export_run(run_dir: str | Path, side: str) -> dict[str, Any]:
-    run = read_run_json(run_dir)
-    if run.get("task_kind") == "translation":
+    """The run's validated run.json, refusing a translation run and a run of the other side."""
+    try:
+        kind = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8")).get("task_kind")
+    except (OSError, ValueError, AttributeError):
+        kind = None  # read_run_json says what is wrong
+    if kind == "translation":
         raise RunError(f"{run_dir} is a translation run; its saved_model/ is already its serving export.")
+    run = read_run_json(run_dir)
     if run["side"] != side:
         raise RunError(f"{run_dir} is a {run['side']} run; export it with python -m {run['side']} export.")
     return run

@@ -74,3 +74,12 @@ def test_a_finetune_run_is_sent_to_its_own_side(tiny_run: Path, tmp_path: Path, 
     with pytest.raises(SystemExit):
         main(["export", str(other), "--output-dir", str(tmp_path / "out")])
     assert "export it with python -m finetune export" in capsys.readouterr().err
+
+
+def test_a_translation_run_is_refused_with_where_its_export_is(tmp_path: Path, capsys) -> None:
+    run = tmp_path / "translation"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"schema_version": 1, "task_kind": "translation", "side": "scratch"}))
+    with pytest.raises(SystemExit):
+        main(["export", str(run), "--output-dir", str(tmp_path / "out")])
+    assert "is a translation run; its saved_model/ is already its serving export" in capsys.readouterr().err
