@@ -54,6 +54,9 @@ class ExportArguments:
     evaluate: bool = field(
         default=True, metadata={"help": "Score both variants on the run's test split (--no-evaluate skips it)."}
     )
+    verbose: bool = field(
+        default=False, metadata={"help": "Show TensorFlow's start-up notices and the converter's log."}
+    )
 
 
 def export_command(argv: list[str], side: str, build: Callable[[Path, dict[str, Any]], Any]) -> int:
