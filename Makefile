@@ -16,9 +16,9 @@ export GRADIO_ANALYTICS_ENABLED := False
 
 setup: $(STAMP)
 
-# Rebuilt only when the pins change.
+# Rebuilt only when the pins change. Every pin in constraints.txt has a wheel for CPython 3.11, 3.12 and 3.13.
 $(STAMP): requirements.txt constraints.txt
-	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if v == (3, 11) else "Python 3.11 is required (found %d.%d); run make PYTHON=/path/to/python3.11" % v)'
+	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if (3, 11) <= v <= (3, 13) else "Python 3.11, 3.12 or 3.13 is required (found %d.%d); run make PYTHON=/path/to/python3.12" % v)'
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade "pip>=24"
 	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt

@@ -8,6 +8,8 @@ from typing import Any, ClassVar
 
 from core.args import BudgetArguments
 
+POOLINGS = ("cls", "mean")  # finetune.modeling builds the mean-pooled model
+
 
 @dataclass
 class FinetuneArguments(BudgetArguments):
@@ -36,6 +38,13 @@ class FinetuneArguments(BudgetArguments):
     patience: int = field(
         default=1, metadata={"help": "Stop after this many epochs without a better validation accuracy."}
     )
+    pooling: str = field(
+        default="cls",
+        metadata={
+            "help": "What the classification head reads: cls (BERT's [CLS] pooler) or mean (the mean of the real "
+            "tokens' last hidden states, no pooler; how sentence-embedding checkpoints such as minilm were trained)."
+        },
+    )
     mixed_precision: bool = field(
         default=False, metadata={"help": "Compute in float16 with float32 weights (for GPUs; slow on most CPUs)."}
     )
@@ -55,6 +64,8 @@ class FinetuneArguments(BudgetArguments):
             raise ValueError(f"--warmup-ratio must be in [0, 1), got {self.warmup_ratio}.")
         if not 0 <= self.weight_decay < 1:
             raise ValueError(f"--weight-decay must be in [0, 1), got {self.weight_decay}.")
+        if self.pooling not in POOLINGS:
+            raise ValueError(f"--pooling must be one of {', '.join(POOLINGS)}, got {self.pooling!r}.")
         if self.patience < 1:
             raise ValueError(f"--patience must be at least 1, got {self.patience}.")
 

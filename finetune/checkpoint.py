@@ -183,17 +183,32 @@ def convert_safetensors(directory: Path, cache: Path) -> Path:
     return target
 
 
-def load_for_task(checkpoint: Checkpoint, labels: list[str]) -> tf.keras.Model:
+def load_for_task(checkpoint: Checkpoint, labels: list[str], pooling: str = "cls") -> tf.keras.Model:
     """The pretrained encoder with a classification head for `labels` (names stored in its config).
 
-    A checkpoint already fine-tuned on these labels keeps its head; one fine-tuned on another label set
-    gets a new, randomly initialised head, and the log says so.
+    `pooling` is what the head reads: `cls`, BERT's [CLS] pooler (any architecture), or `mean`, the mean of the
+    real tokens' last hidden states (`finetune.modeling`, BERT checkpoints only). A checkpoint already
+    fine-tuned on these labels keeps its head; one fine-tuned on another label set gets a new, randomly
+    initialised head, and the log says so.
     """
-    from transformers import AutoConfig, TFAutoModelForSequenceClassification
+    from transformers import AutoConfig, BertConfig, TFAutoModelForSequenceClassification
+
+    from finetune.modeling import MEAN_MODEL_TYPE, MeanPooledBertConfig
 
     source_config = AutoConfig.from_pretrained(checkpoint.directory)
+    if pooling == "mean" and source_config.model_type not in ("bert", MEAN_MODEL_TYPE):
+        raise CheckpointError(
+            f"--pooling mean needs a BERT checkpoint; {checkpoint.name} is a {source_config.model_type!r} model. "
+            "Pass --pooling cls, or a BERT checkpoint such as minilm."
+        )
+    if pooling == "mean":
+        config_class = MeanPooledBertConfig
+    elif source_config.model_type == MEAN_MODEL_TYPE:
+        config_class = BertConfig  # a mean-pooled run fine-tuned further with the [CLS] pooler
+    else:
+        config_class = AutoConfig
     id2label = dict(enumerate(labels))
-    config = AutoConfig.from_pretrained(
+    config = config_class.from_pretrained(
         checkpoint.directory,
         num_labels=len(labels),
         id2label=id2label,

@@ -74,6 +74,8 @@ def load(run_dir: Path, run: dict[str, Any]) -> FinetunedClassifier:
     """Loads the model and tokenizer saved in `run_dir` (called by `core.classifier.load`)."""
     from transformers import AutoTokenizer, TFAutoModelForSequenceClassification
 
+    import finetune.modeling  # noqa: F401 - registers the mean-pooled model type a run may have
+
     model = TFAutoModelForSequenceClassification.from_pretrained(run_dir)
     tokenizer = AutoTokenizer.from_pretrained(run_dir)
     return FinetunedClassifier(model, tokenizer, run["data"]["labels"], run["data"]["options"]["max_length"], run)

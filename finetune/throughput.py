@@ -41,10 +41,13 @@ def real_lengths(batch) -> np.ndarray:
 
 
 def model_shape(model: tf.keras.Model) -> dict:
-    """What the FLOP count needs: BERT-style encoders have a pooler dense layer before the classifier."""
+    """What the FLOP count needs: a pooler dense layer before the classifier, unless the model mean-pools."""
+    from finetune.modeling import TFBertMeanPooledForSequenceClassification
+
     config, params = model.config, int(model.count_params())
+    pooler = not isinstance(model, TFBertMeanPooledForSequenceClassification)
     return throughput.model_shape(
-        config.num_hidden_layers, config.hidden_size, config.intermediate_size, config.num_labels, True, params
+        config.num_hidden_layers, config.hidden_size, config.intermediate_size, config.num_labels, pooler, params
     )
 
 

@@ -26,7 +26,7 @@ def build_model(checkpoint: Checkpoint, labels: list[str], args: FinetuneArgumen
     """
     from transformers import create_optimizer
 
-    model = load_for_task(checkpoint, labels)
+    model = load_for_task(checkpoint, labels, args.pooling)
     warmup = math.ceil(args.warmup_ratio * total_steps)
     optimizer, _ = create_optimizer(
         init_lr=args.learning_rate,

@@ -1,7 +1,8 @@
 """`python -m scratch <data options> --output-dir DIR [--preset ...] [--epochs N] ...`: one from-scratch run.
 
 A classification task trains the encoder classifier (`scratch.run`); a translation task (`--task pt_en`, or
-own files with `--source-column`) trains the translator (`scratch.translation.train`). Bad data, options and
+own files with `--source-column`) trains the translator (`scratch.translation.train`). `python -m scratch export
+RUN_DIR --output-dir DIR` writes a classification run's serving export (`scratch.export`). Bad data, options and
 output directories end in one `error:` line and exit status 2 (`core.cli`).
 """
 
@@ -27,6 +28,11 @@ def translate(argv: list[str] | None = None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["export"]:
+        quiet_tensorflow("--verbose" in argv)  # scratch.export imports TensorFlow
+        from scratch.export import main as export_main
+
+        return export_main(argv[1:])
     return translate(argv) if is_translation(argv) else classify(argv)
 
 

@@ -6,7 +6,9 @@ Measures, each stage in its own process (which is also how its peak memory is to
    `--max-length`, with useful-FLOPs utilisation and tokenizer speed (`python -m finetune.throughput`,
    `python -m scratch.throughput`; compare never imports training code);
 2. prediction through each run's Classifier (`python -m compare.bench.predict`);
-3. the app under load (`app.py` on a free loopback port, concurrent gradio clients).
+3. each run's serving export (`python -m <side> export`, into `DIR/exports/<side>`), and its float and int8
+   paths timed against the Classifier in one process (`python -m compare.bench.serving`);
+4. the app under load (`app.py` on a free loopback port, concurrent gradio clients).
 
 Prediction and app load use the runs of `--report`/`--runs`; without them a quick pair is trained first
 into `DIR/runs`. Writes `bench.json` (keys in docs/formats.md) and `bench.md`, with each stage's log in `DIR/logs`.
@@ -61,7 +63,7 @@ BENCH_PROFILES = {
 
 # Options of each side's training command that shape the model or its batches, copied from a run's record.
 MODEL_OPTIONS = {
-    "finetune": ("batch_size",),
+    "finetune": ("batch_size", "pooling"),
     "scratch": (
         "preset",
         "num_layers",
@@ -137,10 +139,18 @@ def run_bench(data: DataArguments, args: BenchArguments, progress: Progress | No
         predict[side] = run_stage(f"predict-{side}", [*cmd, "--samples", str(profile.latency_samples)], output_dir)
         progress.stage("%s prediction measured", side)
 
+    serving = {}
+    for side in SIDES:
+        export_dir = export_run(side, runs[side], output_dir)
+        cmd = [sys.executable, "-m", "compare.bench.serving", "--run", str(runs[side]), "--export", str(export_dir)]
+        cmd += ["--texts-file", str(texts_file), "--samples", str(profile.latency_samples)]
+        serving[side] = run_stage(f"serve-{side}", cmd, output_dir)
+        progress.stage("%s serving export measured", side)
+
     app = measure_app(list(runs.values()), texts, output_dir / "logs" / "app.log", profile.requests, profile.clients)
     progress.stage("app measured: %d errors in %d requests", app["errors"], app["requests"])
 
-    bench = assemble(training, predict, app)
+    bench = assemble(training, predict, app, serving)
     bench = {
         "schema_version": SCHEMA_VERSION,
         **bench,
@@ -214,6 +224,27 @@ def throughput_command(side: str, data: DataArguments, run: dict, profile: Bench
         str(profile.warmup[side]),
     ]
     return [sys.executable, "-m", f"{side}.throughput", *data_flags(data), *model_flags(side, run), *timing]
+
+
+def export_run(side: str, run_dir: Path, output_dir: Path) -> Path:
+    """`DIR/exports/<side>`: the run's serving export, written by the side's command unless already there.
+
+    An export is reused when its export.json names the same run directory and the run's `created` time.
+    """
+    export_dir = output_dir / "exports" / side
+    record_file = export_dir / "export.json"
+    if record_file.is_file():
+        record = json.loads(record_file.read_text(encoding="utf-8"))
+        if record.get("run") == str(Path(run_dir).resolve()) and record.get("run_created") == read_run_json(
+            run_dir
+        ).get("created"):
+            logger.info("Stage export-%s: reusing the export in %s", side, export_dir)
+            return export_dir
+    log_file = output_dir / "logs" / f"export-{side}.log"
+    cmd = [sys.executable, "-m", side, "export", str(run_dir), "--output-dir", str(export_dir), "--overwrite"]
+    logger.info("Stage export-%s: %s (log: %s)", side, " ".join(cmd[1:]), log_file)
+    run_command(cmd, log=log_file)
+    return export_dir
 
 
 def run_stage(name: str, cmd: list[str], output_dir: Path) -> dict:

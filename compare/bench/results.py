@@ -19,6 +19,10 @@ TARGETS = [
     ("finetune", None, "useful_flops_utilisation", ">=", 0.30, "fine-tuning useful-FLOPs utilisation"),
     ("predict", "finetune", "p50_ms", "<=", 15.0, "fine-tuned single-text p50 (ms)"),
     ("predict", "scratch", "p50_ms", "<=", 3.0, "from-scratch single-text p50 (ms)"),
+    ("serving", "finetune", "float.p50_ms", "<=", 6.0, "fine-tuned export, float, single-text p50 (ms)"),
+    ("serving", "finetune", "int8.p50_ms", "<=", 3.0, "fine-tuned export, int8, single-text p50 (ms)"),
+    ("serving", "finetune", "int8_accuracy_change", ">=", -0.005, "fine-tuned int8 test accuracy change"),
+    ("serving", "scratch", "float.p50_ms", "<=", 1.5, "from-scratch export, float, single-text p50 (ms)"),
     ("finetune", None, "peak_rss_mb", "<=", 3072.0, "fine-tuning peak memory (MB)"),
     ("scratch", None, "peak_rss_mb", "<=", 2048.0, "from-scratch training peak memory (MB)"),
     ("app", None, "errors", "<=", 0, "app errors under load"),
@@ -62,8 +66,27 @@ def training_entry(stage: dict) -> dict:
     }
 
 
-def assemble(training: dict[str, dict], predict: dict[str, dict], app: dict) -> dict:
-    """The measured sections of bench.json, plus `targets` (each with its value and whether it is met)."""
+SERVING_KEYS = (
+    "current",
+    "float",
+    "int8",
+    "float_vs_current_p50",
+    "int8_vs_current_p50",
+    "float_accuracy",
+    "int8_accuracy",
+    "int8_accuracy_change",
+    "int8_agreement",
+    "peak_rss_mb",
+)
+
+
+def assemble(
+    training: dict[str, dict], predict: dict[str, dict], app: dict, serving: dict[str, dict] | None = None
+) -> dict:
+    """The measured sections of bench.json, plus `targets` (each with its value and whether it is met).
+
+    `serving` (per side, what `compare.bench.serving` printed) becomes the `serving` section when given.
+    """
     bench = {side: training_entry(training[side]) for side in SIDES}
     bench["matmul_gflops"] = float(np.mean([bench[side]["matmul_gflops"] for side in SIDES]))
     bench["tokenize"] = {side: training[side]["tokenize"]["texts_per_s"] for side in SIDES}
@@ -71,6 +94,8 @@ def assemble(training: dict[str, dict], predict: dict[str, dict], app: dict) -> 
         side: {key: predict[side][key] for key in ("p50_ms", "p95_ms", "batch_per_s", "peak_rss_mb")} for side in SIDES
     }
     bench["app"] = app
+    if serving is not None:
+        bench["serving"] = {side: {key: serving[side].get(key) for key in SERVING_KEYS} for side in serving}
     bench["targets"] = check_targets(bench)
     return bench
 
@@ -78,8 +103,9 @@ def assemble(training: dict[str, dict], predict: dict[str, dict], app: dict) -> 
 def check_targets(bench: dict) -> list[dict]:
     rows = []
     for section, side, key, op, threshold, label in TARGETS:
-        entry = bench[section][side] if side else bench[section]
-        value = entry.get(key)
+        entry = bench.get(section, {})
+        entry = entry.get(side, {}) if side else entry
+        value = _lookup(entry, key)
         met = None if value is None else (value >= threshold if op == ">=" else value <= threshold)
         rows.append(
             {
@@ -92,3 +118,12 @@ def check_targets(bench: dict) -> list[dict]:
             }
         )
     return rows
+
+
+def _lookup(entry: dict | None, key: str):
+    """`entry[a][b]` for the dotted key `a.b`; None where a part is missing or null."""
+    for part in key.split("."):
+        if not isinstance(entry, dict):
+            return None
+        entry = entry.get(part)
+    return entry

@@ -256,3 +256,100 @@ def test_load_test_counts_raised_and_answered_errors():
     assert result["errors"] == 6  # requests 1, 5, 9 raise and 3, 7, 11 are refused
     assert any("text too long" in e for e in result["first_errors"])
     assert 0 < result["p50_ms"] <= result["p95_ms"]
+
+
+def serving_entry(current: float, float_: float, int8: float | None, change: float | None) -> dict:
+    timed = lambda p50: {"p50_ms": p50, "p95_ms": 2 * p50, "batch_per_s": 1000.0 / p50}  # noqa: E731
+    entry = {
+        "current": timed(current),
+        "float": timed(float_),
+        "int8": timed(int8) if int8 else None,
+        "float_vs_current_p50": float_ / current,
+        "int8_vs_current_p50": int8 / current if int8 else None,
+        "float_accuracy": 0.88,
+        "int8_accuracy": None if change is None else 0.88 + change,
+        "int8_accuracy_change": change,
+        "int8_agreement": None if change is None else 0.99,
+        "peak_rss_mb": 800.0,
+    }
+    return entry
+
+
+def test_serving_targets_read_nested_figures_and_the_table_shows_each_path():
+    lengths = {"3": 2, "5": 2}
+    training = {side: stage(1.0, 6.0, lengths, 4, 100.0, 1000.0) for side in ("finetune", "scratch")}
+    predict = {side: {"p50_ms": 1.0, "p95_ms": 2.0, "batch_per_s": 9.0, "peak_rss_mb": 9.0} for side in training}
+    app = {"requests": 1, "clients": 1, "errors": 0, "p50_ms": 1.0, "p95_ms": 1.0}
+    serving = {
+        "finetune": serving_entry(current=9.0, float_=5.0, int8=3.5, change=-0.007),
+        "scratch": serving_entry(current=2.0, float_=1.2, int8=None, change=None),
+    }
+    bench = assemble(training, predict, app, serving)
+    met = {t["key"]: (t["value"], t["met"]) for t in bench["targets"]}
+    assert met["serving.finetune.float.p50_ms"] == (5.0, True)
+    assert met["serving.finetune.int8.p50_ms"] == (3.5, False)
+    assert met["serving.finetune.int8_accuracy_change"] == (-0.007, False)  # more than half a point lost
+    assert met["serving.scratch.float.p50_ms"] == (1.2, True)
+    without = {t["key"]: t["met"] for t in assemble(training, predict, app)["targets"]}
+    assert without["serving.finetune.float.p50_ms"] is None  # not measured, not judged
+
+    page = render_markdown({**bench, "profile": "quick", "runs": {}, "environment": {}})
+    assert "| finetune | export, int8 | 3.5 | 7.0 | 0.39x | 286 | 0.8730 |" in page
+    assert "| scratch | export, float | 1.2 | 2.4 | 0.60x | 833 | 0.8800 |" in page
+    assert "finetune -0.70 points (99.0% same labels)" in page
+    assert "export, int8 | 3.5" in page and "| scratch | export, int8" not in page
+
+
+def test_serving_paths_take_turns_and_each_is_timed_on_every_sample():
+    from compare.bench.serving import ROUNDS, time_single_texts
+
+    calls: list[str] = []
+    paths = {name: (lambda texts, name=name: calls.append(name)) for name in ("current", "float", "int8")}
+    timed = time_single_texts(paths, ["a", "b", "c"], samples=8)
+    assert set(timed) == set(paths) and all(t["p95_ms"] >= t["p50_ms"] >= 0 for t in timed.values())
+    measured = calls[3:]  # after one warm-up call each
+    assert [measured.count(name) for name in paths] == [8, 8, 8]
+    switches = sum(a != b for a, b in zip(measured, measured[1:], strict=False))
+    assert switches == 3 * ROUNDS - 1  # the paths alternate round by round
+
+
+def test_an_export_of_the_same_run_is_reused_and_one_of_another_run_redone(tmp_path, monkeypatch):
+    import compare.bench.command as command
+    from tests.compare.fakes import fake_run, tiny_data
+
+    run = fake_run(tmp_path / "runs" / "scratch", "scratch", tiny_data(tmp_path / "data"))
+    created = json.loads((run / "run.json").read_text())["created"]
+    export_dir = tmp_path / "bench" / "exports" / "scratch"
+    export_dir.mkdir(parents=True)
+    (tmp_path / "bench" / "logs").mkdir()
+    commands: list[list[str]] = []
+    monkeypatch.setattr(command, "run_command", lambda cmd, log: commands.append(cmd))
+
+    record = {"run": str(run.resolve()), "run_created": created}
+    (export_dir / "export.json").write_text(json.dumps(record))
+    assert command.export_run("scratch", run, tmp_path / "bench") == export_dir
+    assert commands == []
+    (export_dir / "export.json").write_text(json.dumps({**record, "run_created": "2000-01-01T00:00:00+00:00"}))
+    command.export_run("scratch", run, tmp_path / "bench")
+    assert commands == [
+        [sys.executable, "-m", "scratch", "export", str(run), "--output-dir", str(export_dir), "--overwrite"]
+    ]
+
+
+def test_batched_rates_cover_every_text_once_per_path():
+    from compare.bench.serving import batch_rates
+
+    seen: dict[str, list[str]] = {"a": [], "b": []}
+
+    def path(name):
+        def predict(texts):
+            seen[name].extend(texts)
+            return np.full((len(texts), 2), 0.5)
+
+        return predict
+
+    texts = [f"text {i}" * (i % 5 + 1) for i in range(30)]
+    rates = batch_rates({name: path(name) for name in seen}, texts)
+    assert set(rates) == {"a", "b"} and all(rate > 0 for rate in rates.values())
+    for name in seen:
+        assert sorted(seen[name][8:]) == sorted(texts)  # after the warm-up call of 8 texts

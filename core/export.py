@@ -1,0 +1,243 @@
+"""Serving exports (`python -m <side> export RUN_DIR --output-dir DIR`): raw strings in, probabilities out.
+
+Each side builds a `tf.Module` whose `serve(text)` maps a `tf.string` batch (B,) to `{"probabilities": (B, K)}`
+with its tokenizer inside the graph; a side whose tokenizer TFLite can run also gives `serve_lite`, the same
+computation written with TFLite-convertible ops, which becomes the int8 variant (dynamic-range quantization:
+int8 weights, activations quantized on the fly). This module writes, into `DIR.partial/` renamed to `DIR` when
+complete (docs/formats.md, "Serving export"):
+
+- `saved_model/`: the float SavedModel, signature `serving_default` (input `text`, output `probabilities`);
+- `model_int8.tflite`: the int8 variant, signature `serving_default` with the same names;
+- `labels.txt`: the class names in probability-column order;
+- `export.json`: what was exported and both variants' test-split accuracy.
+
+Reading an export needs TensorFlow and tensorflow-text only: `load_float` and `load_int8` are what a user writes.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.args import DataArguments
+from core.rundir import RunError, environment, partial_path, read_run_json, write_json
+
+logger = logging.getLogger(__name__)
+
+EXPORT_JSON = "export.json"
+SAVED_MODEL_DIR = "saved_model"
+INT8_FILE = "model_int8.tflite"
+LABELS_FILE = "labels.txt"
+SCHEMA_VERSION = 1
+EVAL_BATCH = 64
+
+Predict = Callable[[list[str]], np.ndarray]  # texts -> probabilities (n, K)
+
+
+@dataclass
+class ExportArguments:
+    """Which run to export and where."""
+
+    run_dir: str = field(metadata={"help": "The finished run to export (a directory holding run.json)."})
+    output_dir: str = field(
+        metadata={"help": "Where to write saved_model/, model_int8.tflite, labels.txt, export.json."}
+    )
+    overwrite: bool = field(default=False, metadata={"help": "Replace an existing export in --output-dir."})
+    evaluate: bool = field(
+        default=True, metadata={"help": "Score both variants on the run's test split (--no-evaluate skips it)."}
+    )
+    verbose: bool = field(
+        default=False, metadata={"help": "Show TensorFlow's start-up notices and the converter's log."}
+    )
+
+
+def export_command(argv: list[str], side: str, build: Callable[[Path, dict[str, Any]], Any]) -> int:
+    """`python -m <side> export ...`: parses `argv`, builds the side's module with `build(run_dir, run)`, exports it.
+
+    A bad option, run or output directory ends in one `error:` line and exit status 2 (`core.cli`).
+    """
+    from core.cli import run_command
+
+    def export_parsed(args: ExportArguments) -> None:
+        run = read_export_run(args.run_dir, side)
+        check_output_dir(args)  # before the model loads
+        export(args, run, build(Path(args.run_dir), run))
+
+    argv = list(argv)
+    if argv and not argv[0].startswith("-"):
+        argv = ["--run-dir", *argv]
+    return run_command(argv, (ExportArguments,), export_parsed)
+
+
+def read_export_run(run_dir: str | Path, side: str) -> dict[str, Any]:
+    """The run's validated run.json, refusing a translation run and a run of the other side."""
+    try:
+        kind = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8")).get("task_kind")
+    except (OSError, ValueError, AttributeError):
+        kind = None  # read_run_json says what is wrong
+    if kind == "translation":
+        raise RunError(f"{run_dir} is a translation run; its saved_model/ is already its serving export.")
+    run = read_run_json(run_dir)
+    if run["side"] != side:
+        raise RunError(f"{run_dir} is a {run['side']} run; export it with python -m {run['side']} export.")
+    return run
+
+
+def check_output_dir(args: ExportArguments) -> Path:
+    output_dir = Path(args.output_dir)
+    if output_dir.exists() and not args.overwrite:
+        raise RunError(f"{output_dir} already exists. Pass --overwrite to replace it, or choose another --output-dir.")
+    return output_dir
+
+
+def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
+    """Writes the export of `module` (a side's serving module) for `run` into `args.output_dir`; returns it."""
+    import tensorflow as tf
+
+    output_dir = check_output_dir(args)
+    partial = partial_path(output_dir)
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+
+    logger.info("Saving the float SavedModel to %s", partial / SAVED_MODEL_DIR)
+    tf.saved_model.save(module, str(partial / SAVED_MODEL_DIR), signatures={"serving_default": module.serve})
+    labels = list(run["data"]["labels"])
+    (partial / LABELS_FILE).write_text("".join(f"{label}\n" for label in labels), encoding="utf-8")
+    int8_note = getattr(module, "int8_note", None)
+    if hasattr(module, "serve_lite"):
+        logger.info("Converting to TFLite with dynamic-range int8 quantization")
+        (partial / INT8_FILE).write_bytes(convert_int8(module))
+
+    record: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "side": run["side"],
+        "run": str(Path(args.run_dir).resolve()),
+        "run_created": run.get("created"),
+        "labels": labels,
+        "max_length": run["data"]["options"]["max_length"],
+        "tokenizer": getattr(module, "tokenizer_note", ""),
+        "float": {"path": SAVED_MODEL_DIR, "bytes": _size(partial / SAVED_MODEL_DIR)},
+        "int8": None,
+    }
+    if (partial / INT8_FILE).is_file():
+        record["int8"] = {
+            "path": INT8_FILE,
+            "bytes": _size(partial / INT8_FILE),
+            "quantization": "dynamic-range (TFLite): int8 weights, activations quantized per call",
+        }
+    else:
+        record["int8_note"] = int8_note
+    if args.evaluate:
+        record["test"] = evaluate_export(partial, run)
+    record["environment"] = {**environment(), "tensorflow_text": _version("tensorflow-text")}
+    record["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    write_json(partial / EXPORT_JSON, record)
+
+    if output_dir.exists():
+        shutil.rmtree(output_dir)
+    partial.rename(output_dir)
+    logger.info("Export complete: %s", output_dir)
+    return output_dir
+
+
+def convert_int8(module: Any) -> bytes:
+    """`module.serve_lite` as a TFLite flatbuffer with int8 weights (signature `serving_default`)."""
+    import tensorflow as tf
+
+    function = module.serve_lite.get_concrete_function()
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([function], module)
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]  # without a representative dataset: dynamic range
+    converter.allow_custom_ops = True  # the tensorflow-text tokenizer ops, registered by the interpreter
+    return converter.convert()
+
+
+def evaluate_export(export_dir: Path, run: dict[str, Any]) -> dict[str, Any]:
+    """Accuracy of the written files on the run's test split, and how often int8 picks the float label."""
+    from core.data import load_task
+
+    task = load_task(DataArguments(**run["data"]["options"]))
+    texts, gold = task.texts("test"), task.label_ids("test")
+    logger.info("Scoring the export on the %d test texts", len(texts))
+    float_labels = predict_in_batches(load_float(export_dir), texts).argmax(axis=1)
+    result: dict[str, Any] = {"split": "test", "n": len(texts), "float_accuracy": float(np.mean(float_labels == gold))}
+    if (export_dir / INT8_FILE).is_file():
+        int8_labels = predict_in_batches(load_int8(export_dir), texts).argmax(axis=1)
+        result["int8_accuracy"] = float(np.mean(int8_labels == gold))
+        result["int8_accuracy_change"] = result["int8_accuracy"] - result["float_accuracy"]
+        result["int8_agreement"] = float(np.mean(int8_labels == float_labels))
+    return result
+
+
+def predict_in_batches(predict: Predict, texts: list[str], batch_size: int = EVAL_BATCH) -> np.ndarray:
+    """`predict` over `texts` in batches of similar length (less padding), rows back in the order given."""
+    order = np.argsort([len(text) for text in texts], kind="stable")
+    probs: np.ndarray | None = None
+    for start in range(0, len(texts), batch_size):
+        chosen = order[start : start + batch_size]
+        batch = predict([texts[i] for i in chosen])
+        if probs is None:
+            probs = np.zeros((len(texts), batch.shape[1]), np.float32)
+        probs[chosen] = batch
+    return probs if probs is not None else np.zeros((0, 0), np.float32)
+
+
+def load_float(export_dir: str | Path) -> Predict:
+    """The float SavedModel's `serving_default` as texts -> probabilities (plain TensorFlow + tensorflow-text)."""
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401 - registers the tokenizer ops the graph uses
+
+    serve = tf.saved_model.load(str(Path(export_dir) / SAVED_MODEL_DIR)).signatures["serving_default"]
+    return lambda texts: serve(text=tf.constant(list(texts), tf.string))["probabilities"].numpy()
+
+
+def load_int8(export_dir: str | Path, threads: int | None = None) -> Predict:
+    """The int8 TFLite model's `serving_default` as texts -> probabilities, tensorflow-text's kernels registered."""
+    import warnings
+
+    import tensorflow_text
+    from tensorflow.lite.python.interpreter import InterpreterWithCustomOps
+
+    with warnings.catch_warnings():  # tf.lite's notice that the interpreter moves to the ai-edge-litert package
+        warnings.simplefilter("ignore", UserWarning)
+        interpreter = InterpreterWithCustomOps(
+            model_path=str(Path(export_dir) / INT8_FILE),
+            custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS,
+            num_threads=threads,
+        )
+    runner = interpreter.get_signature_runner("serving_default")
+    return lambda texts: runner(text=np.array(list(texts), dtype=object))["probabilities"]
+
+
+def _size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
+
+
+def _version(package: str) -> str | None:
+    import importlib.metadata as metadata
+
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+__all__ = [
+    "EXPORT_JSON",
+    "INT8_FILE",
+    "LABELS_FILE",
+    "SAVED_MODEL_DIR",
+    "ExportArguments",
+    "export",
+    "export_command",
+    "load_float",
+    "load_int8",
+    "predict_in_batches",
+]

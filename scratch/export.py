@@ -1,0 +1,62 @@
+"""The from-scratch side's serving module: the saved end-to-end model (tokenizer inside) behind a string signature.
+
+`python -m scratch export RUN_DIR --output-dir DIR` (`core.export` writes the files). `model.keras` already maps
+raw strings to probabilities, so `serve` only calls it. There is no int8 variant: the tokenizers use TensorFlow
+string and lookup-table ops (`TextVectorization`, or tensorflow-text's `BertTokenizer`) that the TFLite
+interpreter cannot run without the Flex delegate, which TensorFlow's Python package does not link.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import tensorflow as tf
+
+STRINGS = tf.TensorSpec([None], tf.string)
+INT8_NOTE = (
+    "no int8 variant: the from-scratch tokenizer needs TensorFlow string ops that the TFLite interpreter "
+    "runs only through the Flex delegate, which TensorFlow's Python package does not link"
+)
+
+
+class _Untracked:
+    """A plain holder that `tf.Module` attribute tracking does not look into."""
+
+    def __init__(self, model: tf.keras.Model):
+        self.model = model
+
+
+class ScratchServing(tf.Module):
+    """Strings (B,) -> `{"probabilities": (B, K)}` through the run's end-to-end Keras model.
+
+    Args:
+        model: the loaded `model.keras` (strings (B,) -> probabilities (B, K)).
+    """
+
+    int8_note = INT8_NOTE
+
+    def __init__(self, model: tf.keras.Model):
+        super().__init__(name="scratch_classifier")
+        self._untracked = _Untracked(model)
+        self.weights = list(model.weights)  # what `serve` captures; the Keras model's own traces are not saved
+        self.tokenizer = model.get_layer("tokenizer")  # tracked for its lookup tables
+        self.tokenizer_note = f"{type(self.tokenizer).__name__} ({len(self.tokenizer.vocabulary)} tokens)"
+
+    @tf.function(input_signature=[STRINGS])
+    def serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
+        return {"probabilities": self._untracked.model(text, training=False)}  # (B, K)
+
+
+def build(run_dir: Path, run: dict[str, Any]) -> ScratchServing:
+    """The serving module of a finished from-scratch run (what `core.export` saves)."""
+    from scratch.predict import load
+
+    return ScratchServing(load(run_dir, run).model)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m scratch export RUN_DIR --output-dir DIR [--overwrite] [--no-evaluate]`."""
+    from core.export import export_command
+
+    return export_command(argv, "scratch", build)

@@ -1,0 +1,139 @@
+"""`python -m finetune export`: the SavedModel and int8 TFLite files serve raw strings with no project code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.args import DataArguments
+from core.classifier import load
+from core.data import load_task
+from core.rundir import read_run_json
+from finetune.__main__ import main
+from tests.conftest import NEGATIVE, POSITIVE
+
+TEXTS = [*POSITIVE, *NEGATIVE, "a great film and a dull mess", "", "Wonderful, MOVING!"]
+AWKWARD = [
+    "Café déjà vu — naïve résumé!",
+    "It's GREAT!!! :) ... (really?) don't-stop/now",
+    "emoji 😀👍🏽 test 🎬",
+    "tab\there\nnewline  spaces\u00a0nbsp",
+    "Ǆ İstanbul ΣΊΣΥΦΟΣ Ωmega ÅNGSTRÖM Łódź",
+    "control\u0000\u200bchar\ufffd",
+    "中文字符 mixed with 日本語",
+    "e\u0301 combining accent",
+    "",
+    "   ",
+    "x" * 150,
+    "$100 & 50% off #1 @user ^_^ ~`|\\",
+    "a long review " + "that keeps on going, " * 60,
+]
+
+# Runs in a fresh interpreter from an empty folder: only TensorFlow and tensorflow-text, no project code.
+FRESH_PROCESS = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import tensorflow as tf
+    import tensorflow_text
+    from tensorflow.lite.python.interpreter import InterpreterWithCustomOps
+
+    export_dir, texts = sys.argv[1], json.loads(sys.argv[2])
+    assert not any(name.split(".")[0] in ("core", "finetune", "scratch") for name in sys.modules)
+    model = tf.saved_model.load(export_dir + "/saved_model")
+    floats = model.signatures["serving_default"](text=tf.constant(texts))["probabilities"].numpy()
+    interpreter = InterpreterWithCustomOps(
+        model_path=export_dir + "/model_int8.tflite",
+        custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS,
+    )
+    runner = interpreter.get_signature_runner("serving_default")
+    int8 = runner(text=np.array(texts, dtype=object))["probabilities"]
+    print(json.dumps({"float": floats.tolist(), "int8": int8.tolist()}))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def exported(base_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    output = tmp_path_factory.mktemp("finetune-export") / "export"
+    assert main(["export", str(base_run), "--output-dir", str(output)]) == 0
+    return output
+
+
+def fresh_process_probabilities(export_dir: Path, texts: list[str], cwd: Path) -> dict[str, np.ndarray]:
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_PROCESS, str(export_dir), json.dumps(texts)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return {name: np.array(values) for name, values in result.items()}
+
+
+def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
+    exported: Path, base_run: Path, tmp_path: Path
+) -> None:
+    expected = load(base_run).predict_proba(TEXTS)
+    served = fresh_process_probabilities(exported, TEXTS, tmp_path)
+    np.testing.assert_allclose(served["float"], expected, atol=1e-5)
+    assert served["int8"].shape == expected.shape
+    np.testing.assert_array_equal(served["int8"].argmax(axis=1), expected.argmax(axis=1))
+
+
+def test_export_json_records_both_variants_accuracy_on_the_test_split(exported: Path, base_run: Path) -> None:
+    run = read_run_json(base_run)
+    record = json.loads((exported / "export.json").read_text())
+    assert (exported / "labels.txt").read_text().splitlines() == run["data"]["labels"] == record["labels"]
+    assert record["side"] == "finetune" and record["max_length"] == 16
+    assert record["float"]["path"] == "saved_model" and record["int8"]["path"] == "model_int8.tflite"
+    assert record["int8"]["bytes"] == (exported / "model_int8.tflite").stat().st_size
+    assert not (exported.parent / "export.partial").exists()
+
+    task = load_task(DataArguments(**run["data"]["options"]))
+    predicted = load(base_run).predict_proba(task.texts("test")).argmax(axis=1)
+    test = record["test"]
+    assert test["n"] == len(task.texts("test"))
+    assert test["float_accuracy"] == pytest.approx(np.mean(predicted == task.label_ids("test")))
+    assert test["int8_accuracy_change"] == pytest.approx(test["int8_accuracy"] - test["float_accuracy"])
+    assert 0 <= test["int8_agreement"] <= 1
+
+
+def test_the_graph_tokenizer_gives_the_transformers_ids_on_awkward_text() -> None:
+    from transformers import AutoTokenizer
+
+    from core.pretrained import packaged_minilm
+    from finetune.export import WordPieceIds
+    from finetune.pipeline import encode, pad
+
+    tokenizer = AutoTokenizer.from_pretrained(packaged_minilm())
+    max_length = 32
+    expected_ids, expected_mask = pad(encode(tokenizer, AWKWARD, max_length).ids, tokenizer.pad_token_id)
+    graph = WordPieceIds(tokenizer, max_length)
+    ids, mask = graph(np.array(AWKWARD, dtype=object))
+    np.testing.assert_array_equal(ids.numpy(), expected_ids)
+    np.testing.assert_array_equal(mask.numpy(), expected_mask)
+    assert expected_ids.shape[1] == max_length  # the long review was cut, keeping [SEP]
+
+    # The TFLite tokenizer agrees wherever the text holds no compatibility characters.
+    plain = [text for text in AWKWARD if "Ǆ" not in text and "\u0000" not in text]
+    lite_ids, _ = graph.lite(np.array(plain, dtype=object))
+    plain_ids, _ = graph(np.array(plain, dtype=object))
+    np.testing.assert_array_equal(lite_ids.numpy(), plain_ids.numpy())
+
+
+def test_an_existing_output_directory_is_refused_before_the_model_loads(base_run: Path, tmp_path: Path, capsys):
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(SystemExit) as stop:
+        main(["export", str(base_run), "--output-dir", str(tmp_path / "taken")])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        f"error: {tmp_path / 'taken'} already exists. Pass --overwrite to replace it, or choose another --output-dir."
+    )

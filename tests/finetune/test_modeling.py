@@ -1,0 +1,74 @@
+"""`--pooling mean`: the mean-pooled BERT subclass trains, saves, reloads through the Auto classes, ignores padding."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.classifier import load
+from core.rundir import read_run_json
+from finetune.args import FinetuneArguments
+from tests.conftest import NEGATIVE, POSITIVE
+from tests.finetune.tiny import train_tiny_run
+
+
+@pytest.fixture(scope="session")
+def mean_run(runs_dir: Path, train_file: Path) -> Path:
+    return train_tiny_run(runs_dir / "mean", train_file, pooling="mean", epochs=1)
+
+
+def test_the_run_records_mean_pooling_and_saves_no_pooler(mean_run: Path) -> None:
+    run = read_run_json(mean_run)
+    assert run["hyperparameters"]["pooling"] == "mean"
+    assert run["model"]["architecture"] == "TFBertMeanPooledForSequenceClassification"
+    config = json.loads((mean_run / "config.json").read_text())
+    assert config["model_type"] == "textcls-bert-mean"
+    classifier = load(mean_run)
+    assert not any("pooler" in w.name for w in classifier.model.weights)
+    assert run["model"]["params"] == classifier.model.count_params()
+
+
+def test_reloaded_probabilities_are_the_mean_of_the_real_tokens_through_the_head(mean_run: Path) -> None:
+    """Recomputed independently: plain TFBertModel hidden states, a numpy masked mean, the saved head."""
+    import tensorflow as tf
+    from transformers import AutoTokenizer, TFBertModel
+
+    texts = [*POSITIVE, *NEGATIVE, "a great film and a dull mess"]
+    classifier = load(mean_run)
+    probs = classifier.predict_proba(texts)
+
+    tokenizer = AutoTokenizer.from_pretrained(mean_run)
+    encoder = TFBertModel.from_pretrained(mean_run, add_pooling_layer=False)
+    batch = tokenizer(texts, padding="max_length", max_length=16, truncation=True, return_tensors="np")
+    hidden = encoder(**batch, training=False).last_hidden_state.numpy()  # (B, T, H)
+    mask = batch["attention_mask"][:, :, None]
+    pooled = (hidden * mask).sum(axis=1) / mask.sum(axis=1)  # (B, H)
+    head = classifier.model.classifier
+    logits = pooled @ head.kernel.numpy() + head.bias.numpy()
+    np.testing.assert_allclose(probs, tf.nn.softmax(logits).numpy(), atol=1e-5)
+
+    predicted = np.array(classifier.predict(texts))
+    assert (predicted[: len(POSITIVE)] == "positive").mean() >= 0.8  # the head learned from the mean
+
+
+def test_padding_does_not_change_the_outputs(mean_run: Path) -> None:
+    from transformers import AutoTokenizer
+
+    classifier = load(mean_run)
+    tokenizer = AutoTokenizer.from_pretrained(mean_run)
+    ids = tokenizer(["a joy to watch"], return_tensors="np")["input_ids"].astype(np.int32)  # (1, T)
+    width = 16
+    padded = np.zeros((1, width), np.int32)
+    padded[0, : ids.shape[1]] = ids[0]
+    mask = (np.arange(width) < ids.shape[1]).astype(np.int32)[None]
+    alone = classifier.model(input_ids=ids, attention_mask=np.ones_like(ids), training=False).logits.numpy()
+    with_padding = classifier.model(input_ids=padded, attention_mask=mask, training=False).logits.numpy()
+    np.testing.assert_allclose(with_padding, alone, atol=1e-5)
+
+
+def test_an_unknown_pooling_is_refused() -> None:
+    with pytest.raises(ValueError, match="--pooling must be one of cls, mean, got 'max'"):
+        FinetuneArguments(pooling="max")
