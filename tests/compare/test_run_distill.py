@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import shutil
 from pathlib import Path
 
@@ -131,3 +132,35 @@ def test_bad_distillation_options_are_refused_before_training(flags, message, tm
         command.main(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags])
     assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_student_of_the_tiny_fine_tuned_run_is_reported_beside_both_sides(tiny_runs, tmp_path) -> None:
+    """The real thing on the tiny fixture runs: the fine-tuned run teaches a tiny student, the report scores all three."""
+    from compare.report.command import main as report_main
+    from tests.scratch.tiny import train_tiny_run
+
+    student = train_tiny_run(
+        tmp_path / "student",
+        tiny_runs["train_file"],
+        teacher=tiny_runs["finetune"],
+        seed=0,
+        max_length=16,
+        max_steps=40,
+    )
+    record = read_run_json(student)["distillation"]
+    assert record["teacher_side"] == "finetune" and record["soft_targets"] == "log_probabilities"
+    runs = [str(tiny_runs["finetune"]), str(tiny_runs["scratch"]), str(student)]
+    argv = ["--runs", *runs, "--names", "finetune", "scratch", "scratch-distilled", "--output-dir", str(tmp_path / "r")]
+    assert report_main([*argv, "--latency-samples", "2", "--bootstrap-resamples", "200"]) == 0
+    results = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert len(results["comparisons"]) == 3
+    rows = read_predictions(tmp_path / "r" / "predictions.jsonl")
+    accuracy = {
+        name: np.mean([row["predictions"][name]["label"] == row["gold"] for row in rows]) for name in results["models"]
+    }
+    gap = accuracy["finetune"] - accuracy["scratch"]
+    if gap == 0:
+        assert results["gap_closed"]["value"] is None
+    else:
+        expected = (accuracy["scratch-distilled"] - accuracy["scratch"]) / gap
+        assert results["gap_closed"]["value"] == pytest.approx(expected)

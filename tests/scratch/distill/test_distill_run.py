@@ -76,6 +76,8 @@ def test_run_json_records_the_teacher_and_the_transfer_set_stays_with_the_run(ru
     train_rows = run["data"]["splits"]["train"]
     assert (record["transfer_rows"], record["augmented_rows"]) == (2 * train_rows, train_rows)
     assert run["training"]["history"][0]["accuracy"] > 0 and run["validation"]["accuracy"] > 0.5
+    card = (runs["student"] / "README.md").read_text()
+    assert f"Distilled from the scratch run `{record['teacher']}`" in card and f"({2 * train_rows:,} rows" in card
     saved = TransferSet.read(runs["student"] / TRANSFER_FILE)
     assert len(saved.texts) == 2 * train_rows and (saved.gold < 0).sum() == train_rows
     assert record["soft_targets"] == "log_probabilities"
