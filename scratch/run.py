@@ -3,7 +3,9 @@
 The stages: load the shared splits, build the tokenizer on train, tokenise once, group texts of similar
 length into batches padded to their own length, fit with AdamW under the warmup / inverse-square-root
 schedule, keep the best validation epoch, save one end-to-end `.keras` model that takes raw strings, and
-write `run.json` and the model card.
+write `run.json` and the model card. With `--teacher` (`scratch.distill`), the teacher's run is checked against
+the data before the run directory is made, the transfer set (train and its augmented copies, labelled by the
+teacher) replaces the train split, and the distillation loss the cross-entropy.
 
 The run directory (`docs/formats.md`): `model.keras`, `run.json`, the model card `README.md`, the training
 log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
