@@ -48,6 +48,30 @@ class ScratchArguments(BudgetArguments):
     patience: int = field(
         default=2, metadata={"help": "Stop after this many epochs without a better validation accuracy."}
     )
+    teacher: str | None = field(
+        default=None,
+        metadata={
+            "help": "Distil: a finished classification run (either side) on the same data whose probabilities the "
+            "model learns from, on train and on --augment copies of it (scratch.distill)."
+        },
+    )
+    distill_weight: float = field(
+        default=0.5,
+        metadata={
+            "help": "With --teacher: A in A * cross-entropy(gold) + (1 - A) * T^2 * KL(teacher || model), in [0, 1]."
+        },
+    )
+    temperature: float = field(
+        default=2.0,
+        metadata={"help": "With --teacher: T, the softmax temperature of teacher and model in the KL term."},
+    )
+    augment: int = field(
+        default=1,
+        metadata={
+            "help": "With --teacher: augmented copies of each training text (masking, word replacement, n-gram "
+            "sampling) that the teacher labels; 0 for none."
+        },
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -65,6 +89,23 @@ class ScratchArguments(BudgetArguments):
             raise ValueError(f"--label-smoothing must be in [0, 1), got {self.label_smoothing}.")
         if self.weight_decay < 0 or self.clip_norm <= 0:
             raise ValueError("--weight-decay must be >= 0 and --clip-norm > 0.")
+        self.check_distillation()
+
+    def check_distillation(self) -> None:
+        """The distillation options name their bad value before any data loads."""
+        if not 0.0 <= self.distill_weight <= 1.0:
+            raise ValueError(f"--distill-weight must be in [0, 1] (1: gold labels only), got {self.distill_weight}.")
+        if not self.temperature > 0:
+            raise ValueError(
+                f"--temperature must be positive (1 leaves the teacher's probabilities as they are), got {self.temperature}."
+            )
+        if self.augment < 0:
+            raise ValueError(f"--augment must be 0 or more copies of each training text, got {self.augment}.")
+        if self.teacher is not None and self.class_weight == "balanced":
+            raise ValueError(
+                "--class-weight balanced does not combine with --teacher (the teacher's probabilities already "
+                "carry the classes' balance); leave one of them out."
+            )
 
     def model_config(self, num_labels: int = 2) -> ModelConfig:
         """The preset's configuration with this command line's overrides."""

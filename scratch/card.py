@@ -12,11 +12,19 @@ def render_card(record: dict) -> str:
     model = record["model"]
     config = model.get("config", {})
     pooling = ", causal attention, last-token pooling" if config.get("causal") else ", masked mean pooling"
+    intro = "A Transformer text classifier trained from random initialisation (no pretraining) by `python -m scratch`."
+    distilled = record.get("distillation")
+    if distilled:
+        intro += (
+            f" Distilled from the {distilled['teacher_side']} run `{distilled['teacher']}`: gold weight "
+            f"{distilled['weight']}, temperature {distilled['temperature']}, {distilled['augment']} augmented "
+            f"cop{'y' if distilled['augment'] == 1 else 'ies'} of each training text ({distilled['transfer_rows']:,} "
+            "rows in `transfer_set.npz`)."
+        )
     return card.render_card(
         record,
         title=model["name"],
-        intro="A Transformer text classifier trained from random initialisation (no pretraining) by "
-        "`python -m scratch`.",
+        intro=intro,
         model=[
             f"- {config.get('num_layers')} encoder blocks ({config.get('norm')}-LN), d_model {config.get('d_model')}, "
             f"{config.get('num_heads')} heads, feed-forward {config.get('d_ff')} ({config.get('activation')}), "

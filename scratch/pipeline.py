@@ -55,11 +55,18 @@ def length_grouped_batches(
     With `shuffle_seed`, the texts are reshuffled every epoch (seeded) before being grouped by length.
     Yields (token ids (B, T), one-hot labels (B, K)).
     """
+    targets = np.eye(num_labels, dtype=np.float32)[np.asarray(labels, np.int64)]  # (N, K)
+    return grouped_batches(ids, targets, batch_size, max_length, shuffle_seed)
+
+
+def grouped_batches(
+    ids: list[np.ndarray], targets: np.ndarray, batch_size: int, max_length: int, shuffle_seed: int | None = None
+) -> tf.data.Dataset:
+    """`length_grouped_batches` with any per-text targets (N, D): yields (token ids (B, T), targets (B, D))."""
     lengths = np.array([len(row) for row in ids], dtype=np.int32)
     padded = np.zeros([len(ids), max(lengths, default=1)], np.int64)  # (N, T_max), cut per text below
     for i, row in enumerate(ids):
         padded[i, : len(row)] = row
-    targets = np.eye(num_labels, dtype=np.float32)[np.asarray(labels, np.int64)]  # (N, K)
     dataset = tf.data.Dataset.from_tensor_slices((padded, lengths, targets))
     dataset = dataset.map(lambda row, length, target: (row[:length], target))  # (T_i,), (K,)
     if shuffle_seed is not None:

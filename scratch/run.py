@@ -3,7 +3,9 @@
 The stages: load the shared splits, build the tokenizer on train, tokenise once, group texts of similar
 length into batches padded to their own length, fit with AdamW under the warmup / inverse-square-root
 schedule, keep the best validation epoch, save one end-to-end `.keras` model that takes raw strings, and
-write `run.json` and the model card.
+write `run.json` and the model card. With `--teacher` (`scratch.distill`), the teacher's run is checked against
+the data before the run directory is made, the transfer set (train and its augmented copies, labelled by the
+teacher) replaces the train split, and the distillation loss the cross-entropy.
 
 The run directory (`docs/formats.md`): `model.keras`, `run.json`, the model card `README.md`, the training
 log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
@@ -34,8 +36,9 @@ from core.rundir import finish_run, start_run, write_run_json
 from core.runtime import is_chief, make_strategy, set_seed
 from scratch.args import ScratchArguments
 from scratch.card import write_card
+from scratch.distill.distillation import Distillation
 from scratch.model import ModelConfig, build_classifier, build_end_to_end
-from scratch.pipeline import length_grouped_batches, mean_length, predict_logits, steps_per_epoch, tokenize
+from scratch.pipeline import grouped_batches, mean_length, predict_logits, steps_per_epoch, tokenize
 from scratch.tokenizer import make_tokenizer
 from scratch.train import compile_classifier
 
@@ -49,27 +52,34 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     set_seed(data_args.seed)
     data = load_task(data_args)
     config = args.model_config(num_labels=len(data.labels))
+    distillation = Distillation.check(args, data) if args.teacher else None  # before the run directory exists
     strategy = make_strategy(run_args.strategy)
     chief = is_chief(strategy)
     partial = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume, chief=chief)
 
     tokenizer = make_tokenizer(config.tokenizer, data.texts("train"), config.vocab_size, data_args.max_length)
-    train_ids, validation_ids = tokenize(tokenizer, data.texts("train")), tokenize(tokenizer, data.texts("validation"))
+    if distillation:
+        distillation.label(partial, data_args.seed)
+    train_texts = distillation.texts if distillation else data.texts("train")
+    train_ids, validation_ids = tokenize(tokenizer, train_texts), tokenize(tokenizer, data.texts("validation"))
     logger.info(
         "Vocabulary %d tokens; train texts average %.1f tokens", len(tokenizer.vocabulary), mean_length(train_ids)
     )
-    train_batches = length_grouped_batches(
-        train_ids, data.label_ids("train"), len(data.labels), args.batch_size, data_args.max_length, data_args.seed
-    )
-    validation_batches = length_grouped_batches(
-        validation_ids, data.label_ids("validation"), len(data.labels), args.batch_size, data_args.max_length
-    )
+    if distillation:
+        train_targets, validation_targets = distillation.train_targets(), distillation.validation_targets()
+    else:
+        train_targets, validation_targets = one_hot(data, "train"), one_hot(data, "validation")
+    train_batches = grouped_batches(train_ids, train_targets, args.batch_size, data_args.max_length, data_args.seed)
+    validation_batches = grouped_batches(validation_ids, validation_targets, args.batch_size, data_args.max_length)
     plan = args.plan(steps_per_epoch(train_ids, args.batch_size, data_args.max_length))
     warmup_steps = args.warmup(plan.total_steps)
     with strategy.scope():
         classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
-        compile_classifier(classifier, args, warmup_steps)
-    labels = data.label_ids("train")
+        if distillation:
+            compile_classifier(classifier, args, warmup_steps, distillation.loss(), distillation.metric())
+        else:
+            compile_classifier(classifier, args, warmup_steps)
+    labels = distillation.transfer.gold if distillation else data.label_ids("train")
     training = fit(classifier, train_batches, validation_batches, partial, args, plan, labels, len(data.labels))
 
     predicted = predict_logits(classifier, validation_ids, args.batch_size).argmax(axis=1)
@@ -92,9 +102,16 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
             "total_steps": plan.total_steps,
         },
     )
+    if distillation:
+        record["distillation"] = distillation.record()
     write_card(partial, write_run_json(partial, record))
     shutil.rmtree(partial / BACKUP_DIR, ignore_errors=True)
     return finish_run(partial, run_args.output_dir, chief=chief)
+
+
+def one_hot(data: TaskData, split: str) -> np.ndarray:
+    """The split's gold labels as one-hot targets (n, K)."""
+    return np.eye(len(data.labels), dtype=np.float32)[data.label_ids(split)]
 
 
 def run_record(

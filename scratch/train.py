@@ -19,8 +19,17 @@ logger = logging.getLogger(__name__)
 NO_DECAY = ["bias", "gamma", "beta"]  # LayerNorm scales and offsets, and biases, are not decayed
 
 
-def compile_classifier(classifier: tf.keras.Model, args: ScratchArguments, warmup_steps: int) -> None:
-    """AdamW under the warmup / inverse-square-root schedule, clipped gradients, smoothed cross-entropy."""
+def compile_classifier(
+    classifier: tf.keras.Model,
+    args: ScratchArguments,
+    warmup_steps: int,
+    loss: tf.keras.losses.Loss | None = None,
+    accuracy: tf.keras.metrics.Metric | None = None,
+) -> None:
+    """AdamW under the warmup / inverse-square-root schedule, clipped gradients, smoothed cross-entropy.
+
+    `loss` and `accuracy` replace the cross-entropy and the accuracy metric (a distilled run's, named `accuracy`).
+    """
     logger.info("AdamW: peak learning rate %g after %d warmup steps", args.learning_rate, warmup_steps)
     optimizer = tf.keras.optimizers.AdamW(
         learning_rate=WarmupInverseSqrt(args.learning_rate, warmup_steps),
@@ -32,6 +41,6 @@ def compile_classifier(classifier: tf.keras.Model, args: ScratchArguments, warmu
     optimizer.exclude_from_weight_decay(var_names=NO_DECAY)
     classifier.compile(
         optimizer=optimizer,
-        loss=tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=args.label_smoothing),
-        metrics=[tf.keras.metrics.CategoricalAccuracy(name="accuracy")],
+        loss=loss or tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=args.label_smoothing),
+        metrics=[accuracy or tf.keras.metrics.CategoricalAccuracy(name="accuracy")],
     )

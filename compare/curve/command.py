@@ -6,6 +6,8 @@ split through `core.classifier.load`. Runs go to `DIR/runs/<side>-n<size>-seed<S
 to `<run>.score.json` beside it; both are reused when the command runs again with the same options, so an
 interrupted curve resumes where it stopped. DIR receives `curve.json`, `curve.md`, `curve.html` and
 `curve.png`. Pointing DIR at a report directory puts the curve beside the report, where the app shows it.
+With `--distill`, each size's fine-tuned run also teaches a from-scratch student (`compare.run.distill`), whose
+points are the curve's third line, side `scratch-distilled`, runs `DIR/runs/scratch-distilled-n<size>-seed<S>`.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from compare.progress import Progress, setup_logging
 from compare.render.curve import FIGURE, curve_figure, render_html, render_markdown
 from compare.report.runs import check_compatible, read_runs
 from compare.run.arguments import SideTrainingArguments
+from compare.run.distill import STUDENT, TEACHER, train_student
 from compare.run.launch import train_side
 from compare.run.profiles import PROFILES, SIDES, side_data
 from compare.scoring.scores import quick_scores
@@ -132,10 +135,17 @@ def build_curve(
     points, paths = [], []
     for size in sizes:
         for seed in seeds:
-            for side in SIDES:
+            for side in [*SIDES, STUDENT] if args.distill else SIDES:
                 path = run_path(output_dir, side, size, seed)
-                side_options = dataclasses.replace(side_data(data, side, args.profile, seed), max_train_samples=size)
-                _, reused = train_side(side, side_options, args.side_flags(side), path, args.retrain)
+                if side == STUDENT:
+                    teacher = run_path(output_dir, TEACHER, size, seed)
+                    options = dataclasses.replace(data, max_train_samples=size)
+                    _, reused = train_student(options, args, teacher, path, seed)
+                else:
+                    side_options = dataclasses.replace(
+                        side_data(data, side, args.profile, seed), max_train_samples=size
+                    )
+                    _, reused = train_side(side, side_options, args.side_flags(side), path, args.retrain)
                 point = score_point(path, test, side, size, seed, args.retrain or not reused, loader)
                 progress.stage(
                     "%s %s at %d examples (seed %d): test accuracy %.4f",

@@ -13,6 +13,7 @@ import html
 from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render import tables
 from compare.render.diagnosis import diagnosis_tables, training_curve_table
+from compare.render.distillation import distillation_tables
 from compare.render.figures import figure_title
 from compare.render.tables import Table
 from compare.render.tuning import tuning_tables
@@ -89,6 +90,7 @@ def render_html(results: dict, analysis: dict, figures: dict[str, bytes]) -> str
         html_table(tables.headline(results)),
         *(html_table(t) for t in diagnosis_tables(results)),
         html_table(tables.difference(results)),
+        *(html_table(t) for t in distillation_tables(results)),
     ]
     seed_table = tables.seeds(results)
     if seed_table:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render import tables
 from compare.render.diagnosis import diagnosis_tables, training_curve_table
+from compare.render.distillation import distillation_tables
 from compare.render.figures import figure_title
 from compare.render.tables import Table
 from compare.render.tuning import tuning_tables
@@ -38,6 +39,7 @@ def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
         markdown_table(tables.headline(results)),
         *(markdown_table(t) for t in diagnosis_tables(results)),
         markdown_table(tables.difference(results)),
+        *(markdown_table(t) for t in distillation_tables(results)),
     ]
     seed_table = tables.seeds(results)
     if seed_table:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from compare.report.pairs import pair_sections
 from compare.report.runs import EvalSplit, Model
 from compare.scoring.statistics import StatisticsArguments, paired_comparison, spread, verdict
 
@@ -57,7 +58,8 @@ def build_results(
     notes: list[str],
     environment: dict,
 ) -> dict:
-    """results.json: split, runs, settings, per-model scores and costs, baselines, comparison, seeds."""
+    """results.json: split, runs, settings, per-model scores and costs, baselines, comparison (and with more than
+    two models `comparisons` and `gap_closed`), seeds."""
     return {
         "schema_version": SCHEMA_VERSION,
         "split": split.name,
@@ -69,6 +71,7 @@ def build_results(
         "models": entries,
         "baselines": baselines,
         "comparison": comparison(models, probs, seed_scores, split, stats),
+        **pair_sections(models, probs, split, stats),
         "seeds": seeds_section(models, seed_scores),
         "environment": environment,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),

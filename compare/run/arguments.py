@@ -27,6 +27,17 @@ class SideTrainingArguments:
     )
     finetune_args: str = field(default="", metadata={"help": 'Extra flags for python -m finetune, e.g. "--epochs 2".'})
     scratch_args: str = field(default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny".'})
+    distill: bool = field(
+        default=False,
+        metadata={
+            "help": "Also distil each fine-tuned run into a from-scratch student (python -m scratch --teacher), "
+            "the model scratch-distilled."
+        },
+    )
+    distill_args: str = field(
+        default="",
+        metadata={"help": 'Extra flags for the distilled student after --scratch-args, e.g. "--augment 2".'},
+    )
 
     def __post_init__(self) -> None:
         get_profile(self.profile)
@@ -34,11 +45,13 @@ class SideTrainingArguments:
             raise ValueError(f"--seeds must be between 1 and 20, got {self.seeds}.")
         if self.class_weight is not None and self.class_weight not in CLASS_WEIGHTS:
             raise ValueError(f"--class-weight must be {' or '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
-        for side in SIDES:
+        for option in [*SIDES, "distill"]:
             try:
-                shlex.split(getattr(self, f"{side}_args"))
+                shlex.split(getattr(self, f"{option}_args"))
             except ValueError as error:
-                raise ValueError(f"--{side}-args cannot be split into flags: {error}.") from None
+                raise ValueError(f"--{option}-args cannot be split into flags: {error}.") from None
+        if self.distill_args and not self.distill:
+            raise ValueError("--distill-args is for the distilled student; add --distill, or leave it out.")
 
     def side_flags(self, side: str, budget: bool = True) -> list[str]:
         """The profile's flags for `side` (its step budget only if `budget`), `--class-weight`, then the user's."""

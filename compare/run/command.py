@@ -5,7 +5,8 @@ Runs go to `DIR/runs/finetune` and `DIR/runs/scratch`; with `--seeds N` (N > 1) 
 goes to DIR. Model flags beyond the profile's pass through `--finetune-args "..."` / `--scratch-args "..."`
 (a shell-quoted string each), for instance tiny configurations in tests; `--class-weight` goes to both.
 With `--tune N` each side's model is instead the best of N seeded random trials on validation accuracy
-(`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`.
+(`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`. With `--distill` each fine-tuned run also teaches a
+from-scratch student, `DIR/runs/scratch-distilled` (`compare.run.distill`), the report's third model.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from compare.progress import Progress, setup_logging
 from compare.report.command import Loader, ReportArguments, build_report
 from compare.report.publish import ReportDirError, check_output_dir
 from compare.run.arguments import SideTrainingArguments
+from compare.run.distill import TEACHER, distilled_runs
 from compare.run.launch import train_side
 from compare.run.profiles import SIDES, side_data
 from compare.run.tuning import tune_side
@@ -48,6 +50,10 @@ class CompareRunArguments(SideTrainingArguments):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.tune and self.distill:
+            raise ValueError(
+                "--distill does not combine with --tune yet; distil the sides' profile runs without --tune."
+            )
         if self.tune is not None and self.tune < 1:
             raise ValueError(
                 f"--tune must be a positive number of trials per side, got {self.tune}; leave it out to train "
@@ -108,6 +114,8 @@ def run_comparison(
             )
             progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, seed, run_dir)
         ordered = [(side, paths[(side, seed)]) for side in SIDES for seed in seeds]
+        if args.distill:
+            ordered += distilled_runs(data, args, {seed: paths[(TEACHER, seed)] for seed in seeds}, progress)
     report_args = ReportArguments(
         runs=[str(path) for _, path in ordered], output_dir=str(output_dir), names=[side for side, _ in ordered]
     )

@@ -129,3 +129,20 @@ def verdict(a: str, b: str, comparison: dict, seed_diffs: list[float] | None = N
             f"{mean['std'] * 100:.1f} points)."
         )
     return winner, f"{winner} beats {loser} by {points} ({ci}; McNemar p = {comparison['mcnemar_p']:.3g})."
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment of p-values for testing them together, in the order given.
+
+    The i-th smallest p is multiplied by (m - i) for i = 0..m-1, each result kept at least as large as the
+    one before it and at most 1, so the family-wise error rate stays at the level chosen.
+
+        >>> holm([0.01, 0.04, 0.03])
+        [0.03, 0.06, 0.06]
+    """
+    m = len(p_values)
+    adjusted, running = [0.0] * m, 0.0
+    for rank, i in enumerate(sorted(range(m), key=lambda k: p_values[k])):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = round(running, 15)
+    return adjusted

@@ -1,0 +1,88 @@
+"""The teacher of a distilled run: checking that it fits the student's data, and reading its logits.
+
+A teacher is any finished classification run, of either side, read through `core.classifier.load`. It must
+have been trained on the same label set and on the same splits (by `data.fingerprints`) as the student, so
+that the student learns nothing from a teacher that saw its validation or test examples, and the teacher's
+probabilities mean the student's classes. Everything here is checked from `run.json` before the student's run
+directory is made.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from core.classifier import Classifier
+from core.data import TaskData
+from core.rundir import RunError, read_run_json
+
+logger = logging.getLogger(__name__)
+
+CHUNK = 2048  # texts per call to the teacher, between progress lines
+
+
+def check_teacher(teacher_dir: str | Path, data: TaskData) -> dict[str, Any]:
+    """The teacher's run.json, once it is a finished classification run on `data`'s labels and splits.
+
+    Raises:
+        RunError: naming the teacher and, for a mismatch, both label sets or both fingerprints.
+    """
+    teacher_dir = Path(teacher_dir)
+    raw = teacher_dir / "run.json"
+    if raw.is_file():
+        try:
+            kind = json.loads(raw.read_text(encoding="utf-8")).get("task_kind")
+        except (ValueError, AttributeError):
+            kind = None
+        if kind == "translation":
+            raise RunError(
+                f"--teacher {teacher_dir} is a translation run; a teacher must be a classification run on this task."
+            )
+    try:
+        run = read_run_json(teacher_dir)
+    except RunError as error:
+        raise RunError(f"--teacher: {error}") from None
+    theirs = list(run["data"]["labels"])
+    if theirs != list(data.labels):
+        raise RunError(
+            f"--teacher {teacher_dir} was trained on labels {theirs}, but this run's data ({data.source}) has "
+            f"labels {list(data.labels)}. Choose a teacher trained on the same task."
+        )
+    ours, recorded = data.fingerprints, run["data"]["fingerprints"]
+    for split in sorted(set(ours) | set(recorded)):
+        if ours.get(split) != recorded.get(split):
+            raise RunError(
+                f"--teacher {teacher_dir} saw another {split} split than this run's data ({data.source}): "
+                f"fingerprint {str(recorded.get(split))[:12]} (teacher) versus {str(ours.get(split))[:12]} (this "
+                "run). Train the student with the teacher's data options (task or files, --max-train-samples, --seed)."
+            )
+    return run
+
+
+def teacher_logits(classifier: Classifier, texts: list[str]) -> tuple[np.ndarray, str]:
+    """The teacher's logits (n, K) for `texts`, and what they are: `logits` or `log_probabilities`.
+
+    A classifier with `predict_logits` gives logits; otherwise the log of `predict_proba`, which differ from
+    the logits by a constant per row and so give the same tempered softmax. Texts go to the teacher sorted
+    by length, in chunks, so each of its batches holds texts of similar length.
+    """
+    exposes = callable(getattr(classifier, "predict_logits", None))
+    predict = classifier.predict_logits if exposes else classifier.predict_proba
+    order = np.argsort([len(text) for text in texts], kind="stable")
+    out = np.zeros([len(texts), len(classifier.labels)], np.float32)
+    start = time.perf_counter()
+    for begin in range(0, len(texts), CHUNK):
+        chosen = order[begin : begin + CHUNK]
+        out[chosen] = predict([texts[i] for i in chosen])
+        done = min(begin + CHUNK, len(texts))
+        logger.info(
+            "Teacher labelled %d/%d texts (%.0f texts/s)", done, len(texts), done / (time.perf_counter() - start)
+        )
+    if exposes:
+        return out, "logits"
+    return np.log(np.maximum(out, np.finfo(np.float32).tiny)), "log_probabilities"
