@@ -214,6 +214,7 @@ def _report_tab(report: Report | None, models: dict[str, Any], translators: dict
         _section("Verdict", report_view.verdict, report.results, elem_id="verdict")
         _section("Headline", report_view.headline, report.results)
         _section("Diagnosis", report_view.diagnosis, report.results, optional=True)
+        _section("Distillation", report_view.distillation, report.results, optional=True)
         _section("Training time", report_view.training_time, report.results, optional=True)
         _section("Tuning", report_view.tuning, report.results, optional=True)
     runs = report_view.report_runs(report, models, translators)

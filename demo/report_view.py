@@ -11,6 +11,7 @@ from typing import Any
 from compare.render import tables
 from compare.render.curve import curve_summary
 from compare.render.diagnosis import diagnosis_tables, training_curve_table
+from compare.render.distillation import distillation_tables
 from compare.render.figures import figure_title
 from compare.render.format import count, pct, seconds
 from compare.render.markdown import markdown_table
@@ -27,6 +28,7 @@ __all__ = [
     "checkpoint",
     "curve_summary",
     "diagnosis",
+    "distillation",
     "figure_title",
     "headline",
     "report_runs",
@@ -56,6 +58,11 @@ def headline(results: dict[str, Any]) -> str:
 def diagnosis(results: dict[str, Any]) -> str:
     """Each model's findings (what qualifies its score), as report.md lists them; "" for an older results.json."""
     return "\n".join(markdown_table(table) for table in diagnosis_tables(results))
+
+
+def distillation(results: dict[str, Any]) -> str:
+    """With more than two models (a distilled student): every pair and the share of the gap the student closes."""
+    return "\n".join(markdown_table(table) for table in distillation_tables(results))
 
 
 def training_time(results: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from compare.run import launch
 from compare.run.command import CompareRunArguments, run_comparison
 from compare.scoring.statistics import StatisticsArguments
 from core.rundir import read_run_json, write_json
+from demo import report_view
 from tests.compare.fakes import fake_loader, fake_run, tiny_data
 
 STATS = StatisticsArguments(bootstrap_resamples=200)
@@ -98,6 +99,8 @@ def test_three_models_every_pair_and_the_gap_closed(setup) -> None:
     report = (out / "report.md").read_text()
     assert "Every pair (paired bootstrap)" in report and f"Gap closed by distillation: {expected * 100:.0f}%" in report
     assert "scratch-distilled" in (out / "report.html").read_text()
+    shown = [line for line in report_view.distillation(results).splitlines() if line.startswith("|")]
+    assert len(shown) > 4 and all(line in report for line in shown)  # the app's report tab says what report.md says
 
 
 def test_the_student_is_reused_until_its_teacher_is_trained_again(setup) -> None:

@@ -62,6 +62,7 @@ def test_diagnosis_and_training_time_are_the_reports_own(compared_report: Path) 
         assert sum(row.startswith(f"| {name} |") for row in table_rows(training_time)) == len(epochs)
     assert results["training_curves"]["equal_time"] in training_time
     assert report_view.tuning(results) == ""  # compare report tunes nothing
+    assert report_view.distillation(results) == ""  # two models: no pairs table, no gap
     older = {
         **results,
         "models": {n: {k: v for k, v in m.items() if k != "diagnosis"} for n, m in results["models"].items()},
