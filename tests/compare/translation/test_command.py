@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -173,6 +174,20 @@ def test_a_classification_run_is_refused_by_the_translation_report(report, class
         build_translation_report(
             [translation_run, classification_run], tmp_path / "r", StatisticsArguments(), TranslationReportArguments()
         )
+
+
+def test_runs_that_saw_different_test_splits_are_refused_and_no_report_is_left(report, tmp_path) -> None:
+    translation_run = report["dir"] / "runs" / "scratch"
+    other = tmp_path / "other"
+    shutil.copytree(translation_run, other)
+    record = json.loads((other / "run.json").read_text(encoding="utf-8"))
+    record["data"]["fingerprints"]["test"] = "0" * 64
+    (other / "run.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(RunError, match="saw different test splits .* Train them with the same data options"):
+        build_translation_report(
+            [translation_run, other], tmp_path / "r", StatisticsArguments(), TranslationReportArguments()
+        )
+    assert not (tmp_path / "r").exists()
 
 
 def test_a_translation_run_is_refused_where_a_classifier_is_expected(report, classification_run, tmp_path) -> None:
