@@ -16,7 +16,7 @@ from core.translator import TASK_KIND
 from demo import report_view
 from demo.prediction import DEFAULT_MAX_CHARS, TITLES, attention_figure, classify_timed, explain, render_results
 from demo.sources import CREATE_COMMAND, Example, Report
-from demo.translate_tab import translate_tab
+from demo.translate_tab import attention_view, translate_tab
 from demo.translation import TRANSLATE_COMMAND, Bergamot
 
 logger = logging.getLogger(__name__)
@@ -179,16 +179,7 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
             with gr.Accordion("Where the from-scratch model looks (attention)", open=probe is not None):
                 if probe is None:
                     gr.Markdown("The from-scratch model did not return attention weights.")
-                with gr.Row():
-                    layer = gr.Dropdown(
-                        [(f"Layer {i + 1}", i) for i in range(layers)], value=max(layers - 1, 0), label="Layer"
-                    )
-                    head = gr.Dropdown(
-                        [("Mean over heads", -1)] + [(f"Head {h + 1}", h) for h in range(heads)],
-                        value=-1,
-                        label="Head",
-                    )
-                heatmap = gr.Plot(label="Attention", elem_id="attention")
+                layer, head, heatmap = attention_view(layers, heads, "Attention", "attention")
                 found = gr.State(None)
         latencies = gr.State({})
 

@@ -142,16 +142,7 @@ def translate_tab(
             with gr.Accordion(accordion, open=True):
                 if probe is None:
                     gr.Markdown(f"{attender.name} did not return cross-attention weights.")
-                with gr.Row():
-                    layer = gr.Dropdown(
-                        [(f"Layer {i + 1}", i) for i in range(layers)], value=max(layers - 1, 0), label="Layer"
-                    )
-                    head = gr.Dropdown(
-                        [("Mean over heads", -1)] + [(f"Head {h + 1}", h) for h in range(heads)],
-                        value=-1,
-                        label="Head",
-                    )
-                heatmap = gr.Plot(label="Cross-attention", elem_id="cross-attention")
+                layer, head, heatmap = attention_view(layers, heads, "Cross-attention", "cross-attention")
                 found = gr.State(None)
         latencies = gr.State({})
 
@@ -163,3 +154,13 @@ def translate_tab(
         event.then(run_attention, [text, system, layer, head], [found, heatmap], api_visibility="private")
         for chooser in (layer, head):
             chooser.change(redraw, [found, layer, head], heatmap, api_visibility="private")
+
+
+def attention_view(layers: int, heads: int, label: str, elem_id: str) -> tuple[gr.Dropdown, gr.Dropdown, gr.Plot]:
+    """A layer chooser (the last layer first), a head chooser (the mean over heads first) and the heatmap's plot."""
+    with gr.Row():
+        layer = gr.Dropdown([(f"Layer {i + 1}", i) for i in range(layers)], value=max(layers - 1, 0), label="Layer")
+        head = gr.Dropdown(
+            [("Mean over heads", -1)] + [(f"Head {h + 1}", h) for h in range(heads)], value=-1, label="Head"
+        )
+    return layer, head, gr.Plot(label=label, elem_id=elem_id)
