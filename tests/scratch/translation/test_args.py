@@ -21,6 +21,16 @@ def test_the_preset_fills_model_and_budget_and_flags_win():
     )
 
 
+def test_every_preset_sets_the_whole_budget_and_patience_comes_from_it_unless_given():
+    for preset, budget in PRESET_TRAINING.items():
+        args = TranslationArguments(preset=preset)
+        assert {name: getattr(args, name) for name in budget} == budget
+    assert TranslationArguments(preset="base").patience == 6
+    assert TranslationArguments(preset="base", patience=2).patience == 2
+    with pytest.raises(ValueError, match="--patience must be at least 1, got 0"):
+        TranslationArguments(patience=0)
+
+
 def test_base_is_the_tutorial_shape_and_every_size_is_reachable_by_flags():
     config = TranslationArguments().model_config()
     assert (config.num_layers, config.d_model, config.d_ff, config.num_heads) == (4, 128, 512, 8)
