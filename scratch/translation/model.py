@@ -2,7 +2,9 @@
 
 Both share one embedding table for every token of the joint vocabulary and, by default, use it again
 (transposed) as the output projection. Presets are data: `tiny` for tests, `small` for a short run on a
-CPU, `base` the tutorial's 4 layers, d_model 128, d_ff 512, 8 heads, over a 4,000-piece vocabulary.
+CPU, `base` the same shape with dropout, for a longer run. The tutorial's shape (the config's defaults: 4 layers,
+d_model 128, d_ff 512, 8 heads) is reachable by flags; with this suite's training it learned far more slowly on
+pt_en than the 2-layer shape and, after 20 epochs, largely ignored the source.
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ class TranslationConfig:
 PRESETS: dict[str, dict] = {
     "tiny": {"vocab_size": 300, "num_layers": 2, "d_model": 64, "num_heads": 4, "d_ff": 128, "dropout": 0.0},
     "small": {"vocab_size": 3000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 256, "dropout": 0.0},
-    "base": {"vocab_size": 4000},
+    "base": {"vocab_size": 3000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 256, "dropout": 0.1},
 }
 DEFAULT_PRESET = "base"
 

@@ -25,15 +25,15 @@ def test_every_preset_sets_the_whole_budget_and_patience_comes_from_it_unless_gi
     for preset, budget in PRESET_TRAINING.items():
         args = TranslationArguments(preset=preset)
         assert {name: getattr(args, name) for name in budget} == budget
-    assert TranslationArguments(preset="base").patience == 6
+    assert TranslationArguments(preset="base").patience == PRESET_TRAINING["base"]["patience"] == 4
     assert TranslationArguments(preset="base", patience=2).patience == 2
     with pytest.raises(ValueError, match="--patience must be at least 1, got 0"):
         TranslationArguments(patience=0)
 
 
-def test_base_is_the_tutorial_shape_and_every_size_is_reachable_by_flags():
-    config = TranslationArguments().model_config()
-    assert (config.num_layers, config.d_model, config.d_ff, config.num_heads) == (4, 128, 512, 8)
+def test_the_tutorial_shape_and_every_size_are_reachable_by_flags():
+    config = TranslationArguments(num_layers=4, d_ff=512, num_heads=8).model_config()
+    assert (config.num_layers, config.d_model, config.d_ff, config.num_heads, config.dropout) == (4, 128, 512, 8, 0.1)
     custom = TranslationArguments(preset="tiny", num_layers=6, d_model=96, num_heads=6, d_ff=384).model_config()
     assert (custom.num_layers, custom.d_model, custom.num_heads, custom.d_ff) == (6, 96, 6, 384)
 
