@@ -76,15 +76,20 @@ def tuning(results: dict[str, Any]) -> str:
     return "\n".join(markdown_table(table) for table in tuning_tables(results))
 
 
+def data_cells(data: dict[str, Any]) -> tuple[str, str]:
+    """A run's task (or train file name) and its "train / validation / test" sizes, from run.json's `data`."""
+    options = data.get("options") or {}
+    task = options.get("task") or Path(str(options.get("train_file") or "?")).name
+    splits = data.get("splits", {})
+    return task, " / ".join(f"{splits[s]:,}" if s in splits else "–" for s in ("train", "validation", "test"))
+
+
 def runs_table(runs: dict[str, dict[str, Any]]) -> str:
     """What each run was trained on and how it did on validation, as a Markdown table."""
     rows = []
     for name, run in runs.items():
         data, training, validation = run["data"], run["training"], run["validation"]
-        options = data.get("options") or {}
-        task = options.get("task") or Path(str(options.get("train_file") or "?")).name
-        splits = data.get("splits", {})
-        sizes = " / ".join(f"{splits[s]:,}" if s in splits else "–" for s in ("train", "validation", "test"))
+        task, sizes = data_cells(data)
         rows.append(
             [
                 name if name == run["side"] else f"{name} ({run['side']})",
@@ -207,10 +212,7 @@ def translation_runs_table(runs: dict[str, dict[str, Any]]) -> str:
     rows = []
     for name, run in runs.items():
         data, training, validation = run["data"], run["training"], run["validation"]
-        options = data.get("options") or {}
-        task = options.get("task") or Path(str(options.get("train_file") or "?")).name
-        splits = data.get("splits", {})
-        sizes = " / ".join(f"{splits[s]:,}" if s in splits else "–" for s in ("train", "validation", "test"))
+        task, sizes = data_cells(data)
         rows.append(
             [
                 name,
