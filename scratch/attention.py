@@ -82,3 +82,51 @@ class MultiHeadAttention(tf.keras.layers.Layer):
 
     def get_config(self):
         return {**super().get_config(), "num_heads": self.num_heads, "dropout": self.dropout}
+
+
+def project_keys_values(attention: MultiHeadAttention, x: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """The attention layer's keys and values of `x` (B, T, C), split into heads: two (B, H, T, D)."""
+    return attention._split_heads(attention.key_dense(x)), attention._split_heads(attention.value_dense(x))
+
+
+def attend(
+    attention: MultiHeadAttention, query: tf.Tensor, keys: tf.Tensor, values: tf.Tensor, keep: tf.Tensor
+) -> tuple[tf.Tensor, tf.Tensor]:
+    """`attention` applied to already projected keys and values, as `MultiHeadAttention.call` computes it.
+
+    Args:
+        query: (B, Tq, C) inputs; keys, values: (B, H, Tk, D); keep: bool broadcastable to (B, H, Tq, Tk).
+
+    Returns:
+        (B, Tq, C) outputs and (B, H, Tq, Tk) weights.
+    """
+    q = attention._split_heads(attention.query_dense(query))  # (B, H, Tq, D)
+    scores = tf.matmul(q, keys, transpose_b=True) * tf.cast(attention.d_head**-0.5, q.dtype)  # (B, H, Tq, Tk)
+    scores = tf.where(keep, scores, tf.cast(masked_fill_value(scores.dtype), scores.dtype))
+    weights = tf.nn.softmax(scores, axis=-1)  # (B, H, Tq, Tk)
+    context = tf.transpose(tf.matmul(weights, values), [0, 2, 1, 3])  # (B, Tq, H, D)
+    shape = tf.shape(context)
+    context = tf.reshape(context, [shape[0], shape[1], attention.num_heads * attention.d_head])  # (B, Tq, C)
+    return attention.output_dense(context), weights
+
+
+def attend_cached(
+    attention: MultiHeadAttention, query: tf.Tensor, position: tf.Tensor, cache: tuple[tf.Tensor, tf.Tensor]
+) -> tuple[tf.Tensor, tf.Tensor, tuple[tf.Tensor, tf.Tensor]]:
+    """Causal self-attention of the one position `position` against a key/value cache, in inference mode.
+
+    Args:
+        query: (B, 1, C) the position's input; position: scalar int; cache: keys and values, two (B, H, Tmax, D),
+            holding the earlier positions in their slots (slots from `position` on are zero).
+
+    Returns:
+        (B, 1, C) output, (B, H, 1, Tmax) weights, and the cache with this position's keys and values written in.
+    """
+    keys, values = cache
+    slots = tf.shape(keys)[2]
+    here = tf.cast(tf.equal(tf.range(slots), position), keys.dtype)[None, None, :, None]  # (1, 1, Tmax, 1)
+    new_keys, new_values = project_keys_values(attention, query)  # (B, H, 1, D)
+    keys, values = keys + here * new_keys, values + here * new_values
+    seen = tf.range(slots)[None, None, None, :] <= position  # (1, 1, 1, Tmax)
+    output, weights = attend(attention, query, keys, values, seen)
+    return output, weights, (keys, values)

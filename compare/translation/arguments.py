@@ -28,8 +28,7 @@ class TranslationRunArguments:
     decoder_only: bool = field(
         default=False,
         metadata={
-            "help": f"Also train the decoder-only (GPT-style) variant into runs/{DECODER_ONLY} and report it "
-            "(slower: its validation decoding has no key/value cache)."
+            "help": f"Also train the decoder-only (GPT-style) variant into runs/{DECODER_ONLY} and report it."
         },
     )
     scratch_args: str = field(

@@ -27,14 +27,6 @@ def tokenize_pairs(
     return source_rows, target_rows
 
 
-def pad(rows: list[np.ndarray]) -> np.ndarray:
-    """Rows of ids -> (B, T) int32, padded with 0 to the longest row."""
-    out = np.zeros([len(rows), max(len(r) for r in rows)], np.int32)
-    for i, row in enumerate(rows):
-        out[i, : len(row)] = row
-    return out
-
-
 def token_batches(lengths: np.ndarray, max_tokens: int, rng: np.random.Generator | None = None) -> list[np.ndarray]:
     """Row indices per batch, each batch's rows * longest length <= max_tokens (a longer row goes alone).
 
@@ -58,18 +50,25 @@ def token_batches(lengths: np.ndarray, max_tokens: int, rng: np.random.Generator
     return batches
 
 
-def encoder_decoder_example(sources: list[np.ndarray], targets: list[np.ndarray]):
-    """((source (B, Ts), target input (B, Tt)), labels (B, Tt)): the target shifted right behind the start id."""
-    inputs = pad([np.concatenate([[BOS_ID], t]) for t in targets])
-    labels = pad([np.concatenate([t, [EOS_ID]]) for t in targets])
-    return (pad(sources), inputs), labels
+def ragged(rows: list[np.ndarray]) -> tf.RaggedTensor:
+    """Rows of ids -> a (N, None) int32 RaggedTensor."""
+    values = np.concatenate(rows).astype(np.int32) if rows else np.zeros([0], np.int32)
+    return tf.RaggedTensor.from_row_lengths(values, np.asarray([len(r) for r in rows], np.int64))
 
 
-def decoder_only_example(sources: list[np.ndarray], targets: list[np.ndarray]):
-    """(sequence input (B, T), labels (B, T)) of `source, start id, target, end id`; labels 0 over the source."""
-    sequences = [np.concatenate([s, [BOS_ID], t, [EOS_ID]]) for s, t in zip(sources, targets)]
+def encoder_decoder_tables(sources: list[np.ndarray], targets: list[np.ndarray]):
+    """((source, target input), labels) of every pair, as (N, None) tables: the target behind the start id."""
+    inputs = [np.concatenate([[BOS_ID], t]) for t in targets]
+    labels = [np.concatenate([t, [EOS_ID]]) for t in targets]
+    return (ragged(sources), ragged(inputs)), ragged(labels)
+
+
+def decoder_only_tables(sources: list[np.ndarray], targets: list[np.ndarray]):
+    """(sequence input, labels) of every pair, as (N, None) tables: `source, start id, target`, labels 0 over
+    the source."""
+    inputs = [np.concatenate([s, [BOS_ID], t]) for s, t in zip(sources, targets)]
     labels = [np.concatenate([np.zeros(len(s), np.int32), t, [EOS_ID]]) for s, t in zip(sources, targets)]
-    return pad([q[:-1] for q in sequences]), pad(labels)
+    return ragged(inputs), ragged(labels)
 
 
 def pair_lengths(arch: str, sources: list[np.ndarray], targets: list[np.ndarray]) -> np.ndarray:
@@ -86,15 +85,18 @@ def make_dataset(
     max_tokens: int,
     rng: np.random.Generator | None = None,
 ) -> tuple[tf.data.Dataset, list[int]]:
-    """The batches of one pass over the pairs as a `tf.data.Dataset`, and the row count of each."""
+    """The batches of one pass over the pairs as a `tf.data.Dataset`, and the row count of each.
+
+    Each element gathers its batch's rows and pads them with 0 to the longest, inside the input graph: no
+    Python runs while Keras iterates.
+    """
     batches = token_batches(pair_lengths(arch, sources, targets), max_tokens, rng)
-    example = decoder_only_example if arch == "decoder-only" else encoder_decoder_example
-    ids = tf.TensorSpec([None, None], tf.int32)
-    signature = (ids, ids) if arch == "decoder-only" else ((ids, ids), ids)
+    tables = (decoder_only_tables if arch == "decoder-only" else encoder_decoder_tables)(sources, targets)
+    sizes = [len(b) for b in batches]
+    index = ragged(batches)  # (batches, None) row numbers
 
-    def generate():
-        for rows in batches:
-            yield example([sources[i] for i in rows], [targets[i] for i in rows])
+    def gather(batch: tf.Tensor):
+        return tf.nest.map_structure(lambda table: tf.gather(table, batch).to_tensor(), tables)
 
-    dataset = tf.data.Dataset.from_generator(generate, output_signature=signature)
-    return dataset.prefetch(2), [len(rows) for rows in batches]
+    dataset = tf.data.Dataset.from_tensor_slices(index).map(gather)
+    return dataset.prefetch(2), sizes

@@ -8,34 +8,8 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from scratch.attention import MultiHeadAttention, masked_fill_value
+from scratch.attention import MultiHeadAttention, attend, attend_cached, project_keys_values
 from scratch.encoder import ACTIVATIONS, NORMS, attention_mask
-
-
-def project_keys_values(attention: MultiHeadAttention, x: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-    """The attention layer's keys and values of `x` (B, T, C), split into heads: two (B, H, T, D)."""
-    return attention._split_heads(attention.key_dense(x)), attention._split_heads(attention.value_dense(x))
-
-
-def attend(
-    attention: MultiHeadAttention, query: tf.Tensor, keys: tf.Tensor, values: tf.Tensor, keep: tf.Tensor
-) -> tuple[tf.Tensor, tf.Tensor]:
-    """`attention` applied to already projected keys and values, as `MultiHeadAttention.call` computes it.
-
-    Args:
-        query: (B, Tq, C) inputs; keys, values: (B, H, Tk, D); keep: bool broadcastable to (B, H, Tq, Tk).
-
-    Returns:
-        (B, Tq, C) outputs and (B, H, Tq, Tk) weights.
-    """
-    q = attention._split_heads(attention.query_dense(query))  # (B, H, Tq, D)
-    scores = tf.matmul(q, keys, transpose_b=True) * tf.cast(attention.d_head**-0.5, q.dtype)  # (B, H, Tq, Tk)
-    scores = tf.where(keep, scores, tf.cast(masked_fill_value(scores.dtype), scores.dtype))
-    weights = tf.nn.softmax(scores, axis=-1)  # (B, H, Tq, Tk)
-    context = tf.transpose(tf.matmul(weights, values), [0, 2, 1, 3])  # (B, Tq, H, D)
-    shape = tf.shape(context)
-    context = tf.reshape(context, [shape[0], shape[1], attention.num_heads * attention.d_head])  # (B, Tq, C)
-    return attention.output_dense(context), weights
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
@@ -167,22 +141,18 @@ class TransformerDecoderBlock(tf.keras.layers.Layer):
         Returns:
             (B, 1, C) output, the cache with this position written in, cross-attention weights (B, H, 1, Ts).
         """
-        keys, values = cache
-        slots = tf.shape(keys)[2]
-        here = tf.cast(tf.equal(tf.range(slots), position), keys.dtype)[None, None, :, None]  # (1, 1, Tmax, 1)
-        seen = tf.range(slots)[None, None, None, :] <= position  # (1, 1, 1, Tmax)
         written = []
 
         def self_attend(query):
-            new_keys, new_values = project_keys_values(self.self_attention, query)  # (B, H, 1, D)
-            written.extend([keys + here * new_keys, values + here * new_values])  # slot `position` was zero
-            return attend(self.self_attention, query, written[0], written[1], seen)[0]
+            output, _, updated = attend_cached(self.self_attention, query, position, cache)
+            written.append(updated)
+            return output
 
         def cross_attend(query):
             return attend(self.cross_attention, query, *memory_cache, tf.cast(memory_mask, tf.bool)[:, None, None, :])
 
         y, weights = self._sublayers(x, self_attend, cross_attend, training=False)
-        return y, (written[0], written[1]), weights
+        return y, written[0], weights
 
     def compute_mask(self, inputs, mask=None):
         return mask

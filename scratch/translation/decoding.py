@@ -114,22 +114,34 @@ def decoder_only_prompt(source: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
 
 
 def decoder_only_greedy(model, source: tf.Tensor, max_length: int) -> tf.Tensor:
-    """Greedy decoding of a `DecoderOnly` model: each step reruns the causal stack over prompt and output."""
+    """Greedy decoding of a `DecoderOnly` model, one position per step against its key/value caches.
+
+    Every row runs through the same positions: while a position is inside a row's prompt (source, start id)
+    the row is fed its prompt token, and from its start id on, its own previous output. No position is ever
+    padding, so the causal mask alone is right for every row.
+    """
     prompt, prompt_lengths = decoder_only_prompt(source)  # (B, P), (B,)
     limits, steps = output_limits(source, max_length)
-    width = tf.shape(prompt)[1] + steps
-    sequence = tf.pad(prompt, [[0, 0], [0, steps]])  # (B, P + steps), generated tokens land after each prompt
-    done = tf.zeros([tf.shape(source)[0]], tf.bool)
-    for t in tf.range(steps):
-        logits = model(sequence[:, : tf.shape(prompt)[1] + t], training=False)  # (B, P + t, V)
-        current = tf.gather(logits, prompt_lengths - 1 + t, batch_dims=1)  # (B, V)
-        token = tf.where(done, PAD_ID, tf.argmax(current, axis=-1, output_type=tf.int32))
-        sequence += tf.one_hot(prompt_lengths + t, width, dtype=tf.int32) * token[:, None]
-        done = done | tf.equal(token, EOS_ID) | (t + 1 >= limits)
+    first = prompt_lengths - 1  # each row's start id, whose next-token logits give its first output
+    positions = tf.reduce_max(first + limits)
+    prompt = tf.pad(prompt, [[0, 0], [0, positions + 1 - tf.shape(prompt)[1]]])  # a column for every position
+    cache = model.start_cache(tf.shape(source)[0], positions)
+    token = prompt[:, 0]  # (B,)
+    done = tf.zeros_like(token, tf.bool)
+    outputs = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+    for p in tf.range(positions):
+        logits, cache = model.step(token, p, cache)  # (B, V)
+        generating = p >= first  # (B,)
+        chosen = tf.where(done | ~generating, PAD_ID, tf.argmax(logits, axis=-1, output_type=tf.int32))
+        outputs = outputs.write(p, chosen)
+        done = done | (generating & (tf.equal(chosen, EOS_ID) | (p - first + 1 >= limits)))
+        token = tf.where(p + 1 < prompt_lengths, tf.gather(prompt, p + 1, axis=1), chosen)
         if tf.reduce_all(done):
             break
-    positions = prompt_lengths[:, None] + tf.range(steps)[None]  # (B, steps)
-    return tf.gather(sequence, positions, batch_dims=1)
+    written = tf.transpose(outputs.stack())  # (B, positions run)
+    width = tf.reduce_max(first) + steps  # every row's outputs, and padding after them
+    written = tf.pad(written, [[0, 0], [0, width - tf.shape(written)[1]]])
+    return tf.gather(written, first[:, None] + tf.range(steps)[None], batch_dims=1)  # (B, steps)
 
 
 def cross_attention(model, source: tf.Tensor, output: tf.Tensor) -> tf.Tensor:

@@ -296,6 +296,23 @@ class DecoderOnly(TranslationModel):
             x = self.final_norm(x)
         return self.logits(x)  # (B, T, V)
 
+    def start_cache(self, batch: tf.Tensor, max_length: tf.Tensor) -> list:
+        """Empty key/value caches, one pair of (B, H, max_length, D) per block."""
+        c = self.config
+        empty = tf.zeros([batch, c.num_heads, max_length, c.d_model // c.num_heads], self.embedding.compute_dtype)
+        return [(empty, empty) for _ in self.blocks]
+
+    def step(self, token_ids: tf.Tensor, position: tf.Tensor, cache: list) -> tuple[tf.Tensor, list]:
+        """One position: (B,) ids at `position` -> (B, V) logits of the next token and the updated caches."""
+        x = self.embed_position(token_ids[:, None], position)  # (B, 1, C)
+        updated = []
+        for block, layer_cache in zip(self.blocks, cache):
+            x, layer_cache = block.step(x, position, layer_cache)
+            updated.append(layer_cache)
+        if self.final_norm is not None:
+            x = self.final_norm(x)
+        return self.logits(x)[:, 0], updated
+
 
 def build_model(config: TranslationConfig) -> TranslationModel:
     """The model of `config.arch`, built on a dummy batch so that its weights exist."""

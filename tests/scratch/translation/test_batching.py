@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scratch.translation.batching import decoder_only_example, encoder_decoder_example, token_batches
+from scratch.translation.batching import make_dataset, token_batches
 from scratch.translation.tokenizer import BOS_ID, EOS_ID
 
 
@@ -25,16 +25,32 @@ def test_a_row_longer_than_the_budget_goes_alone():
     assert [b.tolist() for b in batches] == [[0, 2], [1]]
 
 
-def test_encoder_decoder_example_shifts_the_target_behind_the_start_id():
-    (source, target_in), labels = encoder_decoder_example([np.array([5, 6, EOS_ID])], [np.array([7, 8])])
-    assert source.tolist() == [[5, 6, EOS_ID]]
-    assert target_in.tolist() == [[BOS_ID, 7, 8]]
-    assert labels.tolist() == [[7, 8, EOS_ID]]
+def batches_of(arch, sources, targets, max_tokens=1000):
+    dataset, sizes = make_dataset(arch, [np.array(s) for s in sources], [np.array(t) for t in targets], max_tokens)
+    return list(dataset.as_numpy_iterator()), sizes
+
+
+def test_encoder_decoder_batches_shift_the_target_behind_the_start_id():
+    [((source, target_in), labels)], sizes = batches_of("encoder-decoder", [[5, 6, EOS_ID], [9, EOS_ID]], [[7, 8], [4]])
+    assert sizes == [2]
+    assert source.tolist() == [[9, EOS_ID, 0], [5, 6, EOS_ID]]  # length order, padded with 0
+    assert target_in.tolist() == [[BOS_ID, 4, 0], [BOS_ID, 7, 8]]
+    assert labels.tolist() == [[4, EOS_ID, 0], [7, 8, EOS_ID]]
 
 
 def test_decoder_only_labels_only_the_target():
-    sequence, labels = decoder_only_example(
-        [np.array([5, 6, EOS_ID]), np.array([9, EOS_ID])], [np.array([7, 8]), np.array([4])]
-    )
-    assert sequence.tolist() == [[5, 6, EOS_ID, BOS_ID, 7, 8], [9, EOS_ID, BOS_ID, 4, 0, 0]]
-    assert labels.tolist() == [[0, 0, 0, 7, 8, EOS_ID], [0, 0, 4, EOS_ID, 0, 0]]
+    [(sequence, labels)], _ = batches_of("decoder-only", [[5, 6, EOS_ID], [9, EOS_ID]], [[7, 8], [4]])
+    assert sequence.tolist() == [[9, EOS_ID, BOS_ID, 4, 0, 0], [5, 6, EOS_ID, BOS_ID, 7, 8]]
+    assert labels.tolist() == [[0, 0, 4, EOS_ID, 0, 0], [0, 0, 0, 7, 8, EOS_ID]]
+
+
+def test_a_shuffled_pass_yields_every_pair_once_in_its_batches():
+    rng = np.random.default_rng(0)
+    sources = [np.append(rng.integers(5, 50, size=n), EOS_ID) for n in rng.integers(1, 20, size=60)]
+    targets = [rng.integers(5, 50, size=n) for n in rng.integers(0, 20, size=60)]
+    dataset, sizes = make_dataset("encoder-decoder", sources, targets, 64, np.random.default_rng(1))
+    seen = []
+    for ((source, _), labels), size in zip(dataset.as_numpy_iterator(), sizes, strict=True):
+        assert len(source) == size and source.size <= 64 or size == 1
+        seen += [tuple(row[row != 0]) for row in labels]
+    assert sorted(seen) == sorted(tuple(np.append(t, EOS_ID)) for t in targets)

@@ -92,20 +92,28 @@ def test_outputs_stop_at_the_end_id_or_their_length_limit():
             assert stop <= limit and (row[stop:] == PAD_ID).all() and (row[:stop] != PAD_ID).all()
 
 
-def test_decoder_only_greedy_matches_a_step_by_step_reference():
-    model = _model(arch="decoder-only", seed=5)
-    out = decoding.decoder_only_greedy(model, SOURCE, 10).numpy()
-    for row in range(len(SOURCE)):
-        real = SOURCE.numpy()[row][SOURCE.numpy()[row] != PAD_ID]
-        sequence = list(real) + [BOS_ID]
+def _decoder_only_reference(model, source, max_length):
+    """Greedy outputs row by row, each step rerunning the whole model over the unpadded prompt and outputs."""
+    limits, steps = decoding.output_limits(source, max_length)
+    rows = []
+    for row, limit in zip(source.numpy(), limits.numpy()):
+        sequence = list(row[row != PAD_ID]) + [BOS_ID]
         expected = []
-        for _ in range(out.shape[1]):
-            token = int(tf.argmax(model(tf.constant([sequence]))[0, -1]))
-            expected.append(token)
-            sequence.append(token)
-            if token == EOS_ID or len(expected) == decoding.output_limits(SOURCE, 10)[0][row]:
-                break
-        assert out[row, : len(expected)].tolist() == expected
+        while len(expected) < limit and EOS_ID not in expected:
+            expected.append(int(tf.argmax(model(tf.constant([sequence]))[0, -1])))
+            sequence.append(expected[-1])
+        rows.append(expected + [PAD_ID] * (int(steps) - len(expected)))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize("norm", ["post", "pre"])
+def test_decoder_only_cached_greedy_matches_a_step_by_step_reference(norm):
+    # rows of different prompt lengths run through the same positions; seed 1 ends every row at once
+    traced = tf.function(lambda s, m: decoding.decoder_only_greedy(m, s, 12))
+    for model in (_model("decoder-only", 5, norm=norm), _ends_at_once(_model("decoder-only", 1, norm=norm))):
+        expected = _decoder_only_reference(model, SOURCE, 12)
+        np.testing.assert_array_equal(decoding.decoder_only_greedy(model, SOURCE, 12).numpy(), expected)
+        np.testing.assert_array_equal(traced(SOURCE, model).numpy(), expected)
 
 
 def test_cross_attention_has_one_map_per_layer_and_head_over_real_source_tokens():
