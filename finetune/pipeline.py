@@ -14,6 +14,7 @@ import numpy as np
 import tensorflow as tf
 
 from core.budget import bucketed_steps
+from core.runtime import prefetched
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ def train_dataset(
     )
     steps = steps_per_epoch(encoded.lengths, batch_size, max_length)
     dataset = dataset.map(_features).apply(tf.data.experimental.assert_cardinality(steps))
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    return prefetched(dataset)
 
 
 def eval_dataset(encoded: Encoded, labels: np.ndarray, batch_size: int, pad_id: int) -> tf.data.Dataset:
@@ -107,7 +108,7 @@ def eval_dataset(encoded: Encoded, labels: np.ndarray, batch_size: int, pad_id: 
     rows = _rows(encoded, order)
     dataset = tf.data.Dataset.from_tensor_slices((rows, labels[order].astype(np.int32))).map(_with_mask)
     dataset = dataset.padded_batch(batch_size, padding_values=(pad_id, 0, 0)).map(_features)
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    return prefetched(dataset)
 
 
 def length_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:

@@ -11,6 +11,7 @@ import numpy as np
 import tensorflow as tf
 
 from core.budget import bucketed_steps
+from core.runtime import prefetched
 
 
 def tokenize(tokenizer: tf.keras.layers.Layer, texts: list[str], chunk: int = 2048) -> list[np.ndarray]:
@@ -78,7 +79,7 @@ def grouped_batches(
     # A known epoch length lets Keras end each epoch without a last, failing call to the train step, which
     # would still advance the optimizer's step count (and so the schedule and the step budget) by one.
     dataset = dataset.apply(tf.data.experimental.assert_cardinality(steps_per_epoch(ids, batch_size, max_length)))
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    return prefetched(dataset)
 
 
 def predict_logits(classifier: tf.keras.Model, ids: list[np.ndarray], batch_size: int = 64) -> np.ndarray:

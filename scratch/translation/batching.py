@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
+from core.runtime import prefetched
 from scratch.translation.tokenizer import BOS_ID, EOS_ID, PAD_ID, SubwordTokenizer, encode_source
 
 
@@ -99,4 +100,4 @@ def make_dataset(
         return tf.nest.map_structure(lambda table: tf.gather(table, batch).to_tensor(), tables)
 
     dataset = tf.data.Dataset.from_tensor_slices(index).map(gather)
-    return dataset.prefetch(2), sizes
+    return prefetched(dataset), sizes

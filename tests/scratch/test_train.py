@@ -87,6 +87,7 @@ def test_steps_per_epoch_counts_the_batches_an_epoch_yields():
     labels = rng.integers(0, 2, size=333)
     dataset = length_grouped_batches(ids, labels, 2, batch_size=16, max_length=64, shuffle_seed=2)
     assert steps_per_epoch(ids, 16, 64) == len(list(dataset)) == len(list(dataset))  # the same every epoch
+    assert dataset.options().autotune.enabled is False  # its thread can hold up the end of an epoch
 
 
 def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_path):
