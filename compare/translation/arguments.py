@@ -27,9 +27,7 @@ class TranslationRunArguments:
     retrain: bool = field(default=False, metadata={"help": "Train again even when matching runs exist."})
     decoder_only: bool = field(
         default=False,
-        metadata={
-            "help": f"Also train the decoder-only (GPT-style) variant into runs/{DECODER_ONLY} and report it."
-        },
+        metadata={"help": f"Also train the decoder-only (GPT-style) variant into runs/{DECODER_ONLY} and report it."},
     )
     scratch_args: str = field(
         default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny --epochs 2".'}
