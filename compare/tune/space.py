@@ -5,13 +5,17 @@ The space, as data (`SEARCH_SPACE`):
 | side     | parameter       | distribution                              | side flag         |
 |----------|-----------------|-------------------------------------------|-------------------|
 | finetune | `learning_rate` | log-uniform on [2e-5, 2e-4]               | `--learning-rate` |
-| finetune | `max_steps`     | one of 250, 500, 1000, 2000               | `--max-steps`     |
+| finetune | `max_steps`     | `full`: one of 250, 500, 1000, 2000; `quick`: one of 250, 500, 1000 | `--max-steps` |
 | scratch  | `learning_rate` | log-uniform on [1e-4, 3e-3]               | `--learning-rate` |
-| scratch  | `max_steps`     | one of 500, 1000, 2000, 4000              | `--max-steps`     |
+| scratch  | `max_steps`     | `full`: one of 500, 1000, 2000, 4000; `quick`: one of 500, 1000, 2000 | `--max-steps` |
 | scratch  | `dropout`       | uniform on [0.0, 0.3]                     | `--dropout`       |
 | scratch  | `preset`        | one of small, base                        | `--preset`        |
 
-`max_steps` is the training length: early stopping on validation may still end a trial sooner.
+`max_steps` is the training length: early stopping on validation may still end a trial sooner. It is the
+one parameter whose range follows the profile (`TRAINING_LENGTHS`): the quick profile's trials leave out the
+longest length of each side, so `compare run --task sst2 --profile quick --tune 4` fits in an hour here.
+Under `full`, 4 trials of SST-2 took 72 minutes, two thirds of it in the 2,000-step fine-tuning and the
+4,000-step `base` trials (2026-12-01, docs/results.md "Tuning on SST-2").
 Learning rates are kept to 3 significant figures and dropout to 2 decimals, so the recorded `params`
 are exactly what the side was given.
 
@@ -22,6 +26,8 @@ Examples:
     >>> trials = sample_trials("finetune", 3, seed=42)
     >>> trials[:2] == sample_trials("finetune", 2, seed=42)
     True
+    >>> sorted({t["max_steps"] for t in sample_trials("finetune", 50, seed=0, profile="quick")})
+    [250, 500, 1000]
     >>> sorted(trials[0])
     ['learning_rate', 'max_steps']
     >>> trial_flags({"learning_rate": 3e-05, "max_steps": 800})
@@ -98,14 +104,28 @@ SEARCH_SPACE: dict[str, dict[str, LogUniform | Uniform | Choice]] = {
     },
 }
 
+# `max_steps` per profile (`compare.run.profiles`): `full` keeps SEARCH_SPACE's, `quick` drops the longest.
+TRAINING_LENGTHS: dict[str, dict[str, Choice]] = {
+    "full": {side: space["max_steps"] for side, space in SEARCH_SPACE.items()},
+    "quick": {"finetune": Choice((250, 500, 1000)), "scratch": Choice((500, 1000, 2000))},
+}
 
-def sample_trials(side: str, n: int, seed: int) -> list[dict]:
-    """The first `n` trials of `side`'s search space under `seed`: `[{parameter: value}]`, prefix-stable."""
+
+def search_space(side: str, profile: str = "full") -> dict[str, LogUniform | Uniform | Choice]:
+    """`side`'s search space under `profile`: SEARCH_SPACE with the profile's training lengths."""
     if side not in SEARCH_SPACE:
         raise ValueError(f"unknown side {side!r}: the search space covers {', '.join(SEARCH_SPACE)}")
+    if profile not in TRAINING_LENGTHS:
+        raise ValueError(f"unknown profile {profile!r}: training lengths are set for {', '.join(TRAINING_LENGTHS)}")
+    return {**SEARCH_SPACE[side], "max_steps": TRAINING_LENGTHS[profile][side]}
+
+
+def sample_trials(side: str, n: int, seed: int, profile: str = "full") -> list[dict]:
+    """The first `n` trials of `side`'s search space under `seed` and `profile`: `[{parameter: value}]`, prefix-stable."""
+    space = search_space(side, profile)
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
         raise ValueError(f"the number of trials must be a positive integer (--tune N with N >= 1); got {n!r}")
-    return [_trial(SEARCH_SPACE[side], seed, i) for i in range(n)]
+    return [_trial(space, seed, i) for i in range(n)]
 
 
 def trial_flags(params: dict) -> list[str]:

@@ -6,7 +6,16 @@ import math
 
 import pytest
 
-from compare.tune.space import SEARCH_SPACE, Choice, LogUniform, Uniform, sample_trials, trial_flags
+from compare.tune.space import (
+    SEARCH_SPACE,
+    TRAINING_LENGTHS,
+    Choice,
+    LogUniform,
+    Uniform,
+    sample_trials,
+    search_space,
+    trial_flags,
+)
 
 
 @pytest.mark.parametrize("side", sorted(SEARCH_SPACE))
@@ -16,10 +25,11 @@ def test_trials_are_seeded_and_a_larger_n_keeps_the_first_ones(side):
     assert sample_trials(side, 5, seed=8) != sample_trials(side, 5, seed=7)
 
 
+@pytest.mark.parametrize("profile", sorted(TRAINING_LENGTHS))
 @pytest.mark.parametrize("side", sorted(SEARCH_SPACE))
-def test_every_value_lies_in_its_distribution_and_every_choice_is_drawn(side):
-    trials = sample_trials(side, 300, seed=0)
-    for name, distribution in SEARCH_SPACE[side].items():
+def test_every_value_lies_in_its_distribution_and_every_choice_is_drawn(side, profile):
+    trials = sample_trials(side, 300, seed=0, profile=profile)
+    for name, distribution in search_space(side, profile).items():
         values = [trial[name] for trial in trials]
         if isinstance(distribution, Choice):
             assert set(values) == set(distribution.values)
@@ -28,6 +38,24 @@ def test_every_value_lies_in_its_distribution_and_every_choice_is_drawn(side):
             # 300 draws reach within a tenth of the range of each bound (a miss has chance 0.9**300).
             margin = (distribution.high - distribution.low) / 10
             assert min(values) < distribution.low + margin and max(values) > distribution.high - margin
+
+
+def test_the_quick_profile_drops_the_longest_training_length_and_keeps_the_rest_of_the_space():
+    for side in SEARCH_SPACE:
+        full, quick = search_space(side, "full"), search_space(side, "quick")
+        assert full == SEARCH_SPACE[side]
+        assert quick["max_steps"].values == full["max_steps"].values[:-1]
+        assert {name: d for name, d in quick.items() if name != "max_steps"} == {
+            name: d for name, d in full.items() if name != "max_steps"
+        }
+        # Same generators: the quick trials differ from the full ones only in the training length drawn.
+        for a, b in zip(sample_trials(side, 20, seed=5), sample_trials(side, 20, seed=5, profile="quick")):
+            assert {k: v for k, v in a.items() if k != "max_steps"} == {k: v for k, v in b.items() if k != "max_steps"}
+
+
+def test_an_unknown_profile_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="'slow': training lengths are set for full, quick"):
+        sample_trials("scratch", 3, seed=0, profile="slow")
 
 
 def test_learning_rates_are_log_uniform():
