@@ -13,9 +13,9 @@ The space, as data (`SEARCH_SPACE`):
 
 `max_steps` is the training length: early stopping on validation may still end a trial sooner. It is the
 one parameter whose range follows the profile (`TRAINING_LENGTHS`): the quick profile's trials leave out the
-longest length of each side, so `compare run --task sst2 --profile quick --tune 4` fits in an hour here.
-Under `full`, 4 trials of SST-2 took 72 minutes, two thirds of it in the 2,000-step fine-tuning and the
-4,000-step `base` trials (2026-12-01, docs/results.md "Tuning on SST-2").
+longest length of each side, so `compare run --task sst2 --profile quick --tune 4` fits in an hour here: 37
+minutes, against 72 when its trials drew from the full range, half of which went to a 2,000-step fine-tuning
+trial and a 4,000-step `base` trial (2026-12-01, docs/results.md "Tuning on SST-2").
 Learning rates are kept to 3 significant figures and dropout to 2 decimals, so the recorded `params`
 are exactly what the side was given.
 
