@@ -2,11 +2,11 @@
 
 Each trial is a run directory `<output>/runs/tune/<side>/trial-NNN`, trained through `train_side` like the
 main runs, so a finished trial with the same data options and flags is reused: trial i is the same whatever N
-(`compare.tune.space`; the profile sets the range of its training length), so a rerun with a larger N trains only the new trials. A trial's flags are the
-profile's without its step budget (the trial's `--max-steps` is its training length), `--class-weight` and
-the user's flags, then the trial's parameters, which win over both. Only `validation.accuracy` from each
-trial's run.json is read to choose; with `--seeds N` the chosen parameters are trained again for the other
-seeds into `trial-NNN-seed<S>`.
+(`compare.tune.space`; the profile sets the range of its training length), so a rerun with a larger N trains
+only the new trials. A trial's flags are the profile's without its step budget (the trial's `--max-steps` is
+its training length), `--class-weight` and the user's flags, then the trial's parameters, which win over both.
+Only `validation.accuracy` from each trial's run.json is read to choose; with `--seeds N` the chosen parameters
+are trained again for the other seeds into `trial-NNN-seed<S>`.
 """
 
 from __future__ import annotations

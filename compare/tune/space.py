@@ -2,14 +2,14 @@
 
 The space, as data (`SEARCH_SPACE`):
 
-| side     | parameter       | distribution                              | side flag         |
-|----------|-----------------|-------------------------------------------|-------------------|
-| finetune | `learning_rate` | log-uniform on [2e-5, 2e-4]               | `--learning-rate` |
-| finetune | `max_steps`     | `full`: one of 250, 500, 1000, 2000; `quick`: one of 250, 500, 1000 | `--max-steps` |
-| scratch  | `learning_rate` | log-uniform on [1e-4, 3e-3]               | `--learning-rate` |
-| scratch  | `max_steps`     | `full`: one of 500, 1000, 2000, 4000; `quick`: one of 500, 1000, 2000 | `--max-steps` |
-| scratch  | `dropout`       | uniform on [0.0, 0.3]                     | `--dropout`       |
-| scratch  | `preset`        | one of small, base                        | `--preset`        |
+| side     | parameter       | distribution                                                  | side flag         |
+|----------|-----------------|---------------------------------------------------------------|-------------------|
+| finetune | `learning_rate` | log-uniform on [2e-5, 2e-4]                                   | `--learning-rate` |
+| finetune | `max_steps`     | one of 250, 500, 1000, 2000 (`quick`: 250, 500, 1000)         | `--max-steps`     |
+| scratch  | `learning_rate` | log-uniform on [1e-4, 3e-3]                                   | `--learning-rate` |
+| scratch  | `max_steps`     | one of 500, 1000, 2000, 4000 (`quick`: 500, 1000, 2000)       | `--max-steps`     |
+| scratch  | `dropout`       | uniform on [0.0, 0.3]                                         | `--dropout`       |
+| scratch  | `preset`        | one of small, base                                            | `--preset`        |
 
 `max_steps` is the training length: early stopping on validation may still end a trial sooner. It is the
 one parameter whose range follows the profile (`TRAINING_LENGTHS`): the quick profile's trials leave out the
