@@ -14,6 +14,7 @@ import dataclasses
 import importlib
 import json
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -29,8 +30,12 @@ SIDE_ARGUMENTS = {"finetune": ("finetune.args", "FinetuneArguments"), "scratch":
 
 
 def absolute_paths(data: DataArguments) -> DataArguments:
-    """The same options with file and folder paths made absolute, so a run records where its data is."""
-    changes = {name: str(Path(getattr(data, name)).resolve()) for name in PATH_OPTIONS if getattr(data, name)}
+    """The same options with file and folder paths made absolute, so a run records where its data is.
+
+    Symbolic links stay as given (no `resolve`), so a side run directly and the same run launched from here
+    record the same paths.
+    """
+    changes = {name: os.path.abspath(getattr(data, name)) for name in PATH_OPTIONS if getattr(data, name)}
     return dataclasses.replace(data, **changes)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -26,7 +27,7 @@ PATH_OPTIONS = ("train_file", "validation_file", "test_file", "data_dir")
 
 
 def absolute_paths(data: PairDataArguments) -> PairDataArguments:
-    changes = {name: str(Path(getattr(data, name)).resolve()) for name in PATH_OPTIONS if getattr(data, name)}
+    changes = {name: os.path.abspath(getattr(data, name)) for name in PATH_OPTIONS if getattr(data, name)}
     return dataclasses.replace(data, **changes)
 
 

@@ -8,7 +8,9 @@ import pytest
 
 from compare.run import launch
 from compare.run.launch import data_flags, request_path, reusable, train_side
+from compare.translation import launch as translation_launch
 from core.args import DataArguments, parse_args
+from core.pairs import PairDataArguments
 from core.processes import ProcessError
 from tests.compare.fakes import fake_run, tiny_data
 
@@ -84,3 +86,15 @@ def test_a_failing_side_raises_with_the_end_of_its_log(tmp_path: Path) -> None:
     with pytest.raises(ProcessError, match=r"(?s)no_such_side.*failed \(exit 1\).*No module named no_such_side"):
         train_side("no_such_side", data, [], tmp_path / "runs" / "x")
     assert not (tmp_path / "runs" / "x").exists()
+
+
+def test_absolute_paths_keep_a_symbolic_link_as_given(tmp_path: Path, monkeypatch) -> None:
+    # A side run directly records the path it was given; resolving the link here would make that run look
+    # like one trained on other data, and `compare run` would train it again.
+    (tmp_path / "mirror").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "mirror")
+    monkeypatch.chdir(tmp_path)
+    data = launch.absolute_paths(DataArguments(task="sst2", data_dir="link"))
+    assert data.data_dir == str(tmp_path / "link")
+    pairs = translation_launch.absolute_paths(PairDataArguments(task="pt_en", data_dir="./link/../link"))
+    assert pairs.data_dir == str(tmp_path / "link")
