@@ -29,13 +29,14 @@ PATH_OPTIONS = ("train_file", "validation_file", "test_file", "labels_file", "da
 SIDE_ARGUMENTS = {"finetune": ("finetune.args", "FinetuneArguments"), "scratch": ("scratch.args", "ScratchArguments")}
 
 
-def absolute_paths(data: DataArguments) -> DataArguments:
-    """The same options with file and folder paths made absolute, so a run records where its data is.
+def absolute_paths(data, options: tuple[str, ...] = PATH_OPTIONS):
+    """The same data options (a DataArguments, or PairDataArguments with their `options`) with the file and
+    folder paths among `options` made absolute, so a run records where its data is.
 
     Symbolic links stay as given (no `resolve`), so a side run directly and the same run launched from here
     record the same paths.
     """
-    changes = {name: os.path.abspath(getattr(data, name)) for name in PATH_OPTIONS if getattr(data, name)}
+    changes = {name: os.path.abspath(getattr(data, name)) for name in options if getattr(data, name)}
     return dataclasses.replace(data, **changes)
 
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import os
 import sys
 import time
 from pathlib import Path
 
-from compare.run.launch import log_path, request_path
+from compare.run.launch import absolute_paths, log_path, request_path
 from core.pairs import PairDataArguments
 from core.processes import run_command
 from core.rundir import RunError, write_json
@@ -24,11 +23,6 @@ from core.translator import read_translation_run
 logger = logging.getLogger(__name__)
 
 PATH_OPTIONS = ("train_file", "validation_file", "test_file", "data_dir")
-
-
-def absolute_paths(data: PairDataArguments) -> PairDataArguments:
-    changes = {name: os.path.abspath(getattr(data, name)) for name in PATH_OPTIONS if getattr(data, name)}
-    return dataclasses.replace(data, **changes)
 
 
 def data_flags(data: PairDataArguments) -> list[str]:
@@ -71,7 +65,7 @@ def train_translation(
     Raises:
         core.processes.ProcessError: the command failed; the message carries its error line or log's end.
     """
-    run_dir, data, flags = Path(run_dir), absolute_paths(data), list(flags)
+    run_dir, data, flags = Path(run_dir), absolute_paths(data, PATH_OPTIONS), list(flags)
     if not retrain and reusable(data, flags, run_dir):
         logger.info("Reusing %s (same data options and flags)", run_dir)
         return run_dir, True

@@ -96,5 +96,7 @@ def test_absolute_paths_keep_a_symbolic_link_as_given(tmp_path: Path, monkeypatc
     monkeypatch.chdir(tmp_path)
     data = launch.absolute_paths(DataArguments(task="sst2", data_dir="link"))
     assert data.data_dir == str(tmp_path / "link")
-    pairs = translation_launch.absolute_paths(PairDataArguments(task="pt_en", data_dir="./link/../link"))
+    pairs = launch.absolute_paths(
+        PairDataArguments(task="pt_en", data_dir="./link/../link"), translation_launch.PATH_OPTIONS
+    )
     assert pairs.data_dir == str(tmp_path / "link")
