@@ -8,10 +8,13 @@ complete (docs/formats.md, "Serving export"):
 
 - `saved_model/`: the float SavedModel, signature `serving_default` (input `text`, output `probabilities`);
 - `model_int8.tflite`: the int8 variant, signature `serving_default` with the same names;
+- `model.onnx`, `model_int8.onnx`, `tokenizer.json`: (fine-tuned side) the same classifier for ONNX Runtime, float and
+  int8 (dynamic quantization), taking token ids from the Hugging Face tokenizer in `tokenizer.json`;
 - `labels.txt`: the class names in probability-column order;
 - `export.json`: what was exported and both variants' test-split accuracy.
 
-Reading an export needs TensorFlow and tensorflow-text only: `load_float` and `load_int8` are what a user writes.
+Reading the TensorFlow files needs TensorFlow and tensorflow-text only, the ONNX ones onnxruntime and tokenizers
+only: `load_float`, `load_int8` and `load_onnx` are what a user writes.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ EXPORT_JSON = "export.json"
 SAVED_MODEL_DIR = "saved_model"
 INT8_FILE = "model_int8.tflite"
 LABELS_FILE = "labels.txt"
+ONNX_FILES = {"float": "model.onnx", "int8": "model_int8.onnx"}
+TOKENIZER_FILE = "tokenizer.json"
 SCHEMA_VERSION = 1
 EVAL_BATCH = 64
 
@@ -115,6 +120,7 @@ def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
     if hasattr(module, "serve_lite"):
         logger.info("Converting to TFLite with dynamic-range int8 quantization")
         (partial / INT8_FILE).write_bytes(convert_int8(module))
+    onnx = module.write_onnx(partial) if hasattr(module, "write_onnx") else None
 
     record: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -126,6 +132,7 @@ def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
         "tokenizer": getattr(module, "tokenizer_note", ""),
         "float": {"path": SAVED_MODEL_DIR, "bytes": _size(partial / SAVED_MODEL_DIR)},
         "int8": None,
+        "onnx": onnx,
     }
     if (partial / INT8_FILE).is_file():
         record["int8"] = {
@@ -136,7 +143,7 @@ def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
     else:
         record["int8_note"] = int8_note
     if args.evaluate:
-        record["test"] = evaluate_export(partial, run)
+        record["test"] = evaluate_export(partial, run, record)
     record["environment"] = {**environment(), "tensorflow_text": _version("tensorflow-text")}
     record["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     write_json(partial / EXPORT_JSON, record)
@@ -159,7 +166,7 @@ def convert_int8(module: Any) -> bytes:
     return converter.convert()
 
 
-def evaluate_export(export_dir: Path, run: dict[str, Any]) -> dict[str, Any]:
+def evaluate_export(export_dir: Path, run: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
     """Accuracy of the written files on the run's test split, and how often int8 picks the float label."""
     from core.data import load_task
 
@@ -173,6 +180,14 @@ def evaluate_export(export_dir: Path, run: dict[str, Any]) -> dict[str, Any]:
         result["int8_accuracy"] = float(np.mean(int8_labels == gold))
         result["int8_accuracy_change"] = result["int8_accuracy"] - result["float_accuracy"]
         result["int8_agreement"] = float(np.mean(int8_labels == float_labels))
+    if (export_dir / ONNX_FILES["int8"]).is_file():
+        onnx_labels = {
+            v: predict_in_batches(load_onnx(export_dir, v, record=record), texts).argmax(axis=1) for v in ONNX_FILES
+        }
+        result["onnx_float_accuracy"] = float(np.mean(onnx_labels["float"] == gold))
+        result["onnx_int8_accuracy"] = float(np.mean(onnx_labels["int8"] == gold))
+        result["onnx_int8_accuracy_change"] = result["onnx_int8_accuracy"] - result["float_accuracy"]
+        result["onnx_int8_agreement"] = float(np.mean(onnx_labels["int8"] == float_labels))
     return result
 
 
@@ -216,6 +231,39 @@ def load_int8(export_dir: str | Path, threads: int | None = None) -> Predict:
     return lambda texts: runner(text=np.array(list(texts), dtype=object))["probabilities"]
 
 
+def load_onnx(
+    export_dir: str | Path, variant: str = "int8", threads: int | None = None, record: dict | None = None
+) -> Predict:
+    """The ONNX model (`float` or `int8`) as texts -> probabilities, tokenised by `tokenizer.json` (onnxruntime and
+    tokenizers only); `record` is the export's export.json, read from `export_dir` when not given."""
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    export_dir = Path(export_dir)
+    record = record or json.loads((export_dir / EXPORT_JSON).read_text(encoding="utf-8"))
+    tokenizer = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
+    tokenizer.enable_truncation(record["max_length"])  # [CLS] and [SEP] kept, as the run cuts texts
+    tokenizer.enable_padding(pad_id=record["onnx"]["pad_id"])
+    options = onnxruntime.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    options.log_severity_level = 3
+    session = onnxruntime.InferenceSession(
+        str(export_dir / ONNX_FILES[variant]), options, providers=["CPUExecutionProvider"]
+    )
+    classes = len(record["labels"])
+
+    def predict(texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, classes), np.float32)
+        encodings = tokenizer.encode_batch([str(text) for text in texts])
+        ids = np.array([e.ids for e in encodings], np.int32)  # (B, T)
+        mask = np.array([e.attention_mask for e in encodings], np.int32)  # (B, T)
+        return session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+
+    return predict
+
+
 def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
 
@@ -233,11 +281,13 @@ __all__ = [
     "EXPORT_JSON",
     "INT8_FILE",
     "LABELS_FILE",
+    "ONNX_FILES",
     "SAVED_MODEL_DIR",
     "ExportArguments",
     "export",
     "export_command",
     "load_float",
     "load_int8",
+    "load_onnx",
     "predict_in_batches",
 ]

@@ -48,6 +48,13 @@ class FinetuneArguments(BudgetArguments):
     mixed_precision: bool = field(
         default=False, metadata={"help": "Compute in float16 with float32 weights (for GPUs; slow on most CPUs)."}
     )
+    onnx: bool = field(
+        default=True,
+        metadata={
+            "help": "Also write model.onnx, through which the run is served with ONNX Runtime when it reproduces the "
+            "TensorFlow model on the validation split (--no-onnx skips it)."
+        },
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -8,6 +8,8 @@ run's Hugging Face tokenizer (BertNormalizer, then BERT pre-tokenisation and Wor
   lower-casing character by character (so a final sigma stays σ), then `FastBertTokenizer` without its own
   normalisation. It gives the transformers tokenizer's ids, [CLS] and [SEP] around at most `max_length - 2`
   pieces, as `finetune.pipeline.encode` cuts them.
+- `write_onnx`: the run's `model.onnx` (converted now if the run has none), its int8 quantization and the Hugging Face
+  `tokenizer.json`, for ONNX Runtime (`finetune.onnx`).
 - `serve_lite` (the int8 TFLite variant): `FastBertTokenizer`'s own normalizer, the one TFLite can run. It folds
   compatibility characters (ligatures, full-width forms, ß) that the Hugging Face tokenizer keeps, so on text
   holding them the int8 model may see other pieces; everywhere else its ids are the same.
@@ -15,6 +17,7 @@ run's Hugging Face tokenizer (BertNormalizer, then BERT pre-tokenisation and Wor
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -113,9 +116,11 @@ class FinetunedServing(tf.Module):
         max_length: texts are cut to this many tokens, special tokens included.
     """
 
-    def __init__(self, model: tf.keras.Model, tokenizer, max_length: int):
+    def __init__(self, model: tf.keras.Model, tokenizer, max_length: int, run_dir: Path | None = None):
         super().__init__(name="finetuned_classifier")
         self._untracked = _Untracked(model)
+        self._untracked.tokenizer = tokenizer
+        self._untracked.run_dir = run_dir
         self.weights = list(model.weights)  # what the functions capture; the Keras model itself is not traced
         self.token_ids = WordPieceIds(tokenizer, max_length)
         self.tokenizer_note = self.token_ids.note
@@ -127,6 +132,29 @@ class FinetunedServing(tf.Module):
     def _probabilities(self, ids: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
         logits = self.model(input_ids=ids, attention_mask=mask, training=False).logits  # (B, K)
         return tf.nn.softmax(tf.cast(logits, tf.float32), axis=-1)
+
+    def write_onnx(self, directory: Path) -> dict[str, Any]:
+        """`model.onnx`, `model_int8.onnx` and `tokenizer.json` into `directory`; returns export.json's `onnx`."""
+        from core.export import ONNX_FILES, TOKENIZER_FILE
+        from finetune.onnx import ONNX_FILE, convert, quantize
+
+        run_dir, tokenizer = self._untracked.run_dir, self._untracked.tokenizer
+        float_path = Path(directory) / ONNX_FILES["float"]
+        if run_dir is not None and (Path(run_dir) / ONNX_FILE).is_file():
+            shutil.copyfile(Path(run_dir) / ONNX_FILE, float_path)
+        else:
+            convert(self.model, float_path)
+        quantize(float_path, Path(directory) / ONNX_FILES["int8"])
+        tokenizer.backend_tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
+        return {
+            **{
+                variant: {"path": name, "bytes": (Path(directory) / name).stat().st_size}
+                for variant, name in ONNX_FILES.items()
+            },
+            "tokenizer": TOKENIZER_FILE,
+            "pad_id": tokenizer.pad_token_id,
+            "quantization": "dynamic (ONNX Runtime): int8 weights, activations quantized per call",
+        }
 
     @tf.function(input_signature=[STRINGS])
     def serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
@@ -151,7 +179,7 @@ def build(run_dir: Path, run: dict[str, Any]) -> FinetunedServing:
     from finetune.predict import load
 
     classifier = load(run_dir, run)
-    return FinetunedServing(classifier.model, classifier.tokenizer, classifier.max_length)
+    return FinetunedServing(classifier.model, classifier.tokenizer, classifier.max_length, run_dir)
 
 
 def main(argv: list[str]) -> int:

@@ -1,18 +1,21 @@
 """The fine-tuned side's `Classifier`: loads a run directory and predicts class probabilities.
 
 Texts are tokenised in one batched call, grouped by length and each group padded to its own longest text.
-The forward pass is one `tf.function` with an unknown batch and sequence length, traced once, so a single
-text costs a few milliseconds instead of the tens `model.predict` spends setting up each call.
+The forward pass is the run's `model.onnx` in ONNX Runtime when run.json's `serving` says it reproduces the
+TensorFlow model (`finetune.onnx`), else one `tf.function` with an unknown batch and sequence length, traced
+once, so a single text costs a few milliseconds instead of the tens `model.predict` spends setting up each call.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
+from core.rundir import RunError
 from finetune.pipeline import encode, length_batches, pad
 
 PREDICT_BATCH = 64
@@ -26,28 +29,43 @@ class FinetunedClassifier:
         side: always `finetune`.
         labels: class names in label-id order.
         run: the parsed run.json (empty while the run is still being trained).
+        runtime: what computes the probabilities: `tensorflow` or `onnxruntime`.
     """
 
     side = "finetune"
 
     def __init__(
         self,
-        model: tf.keras.Model,
+        model: tf.keras.Model | Callable[[], tf.keras.Model],
         tokenizer,
         labels: list[str],
         max_length: int,
         run: dict[str, Any] | None = None,
         batch_size: int = PREDICT_BATCH,
+        forward: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
     ) -> None:
+        """`model` may be a function that loads it, called when `.model` is first read; `forward`, (ids, mask) ->
+        probabilities, replaces the TensorFlow forward pass (the ONNX Runtime path)."""
         self.name = self.side
-        self.model = model
+        self._model = model
         self.tokenizer = tokenizer
         self.labels = list(labels)
         self.max_length = max_length
         self.run = run or {}
         self.batch_size = batch_size
-        spec = tf.TensorSpec((None, None), tf.int32)
-        self._probabilities = tf.function(self._forward, input_signature=[spec, spec])
+        self.runtime = "onnxruntime" if forward is not None else "tensorflow"
+        if forward is None:
+            spec = tf.TensorSpec((None, None), tf.int32)
+            graph = tf.function(self._forward, input_signature=[spec, spec])
+            forward = lambda input_ids, mask: graph(input_ids, mask).numpy()  # noqa: E731
+        self._probabilities = forward
+
+    @property
+    def model(self) -> tf.keras.Model:
+        """The transformers TF model (loaded on first use when the run is served through ONNX Runtime)."""
+        if not isinstance(self._model, tf.keras.Model):
+            self._model = self._model()
+        return self._model
 
     def _forward(self, input_ids: tf.Tensor, attention_mask: tf.Tensor) -> tf.Tensor:
         logits = self.model(input_ids=input_ids, attention_mask=attention_mask, training=False).logits  # (B, C)
@@ -62,7 +80,7 @@ class FinetunedClassifier:
         encoded = encode(self.tokenizer, texts, self.max_length)
         for batch in length_batches(encoded.lengths, self.batch_size):
             input_ids, mask = pad([encoded.ids[i] for i in batch], self.tokenizer.pad_token_id)
-            probs[batch] = self._probabilities(input_ids, mask).numpy()
+            probs[batch] = self._probabilities(input_ids, mask)
         return probs
 
     def predict(self, texts: list[str]) -> list[str]:
@@ -70,12 +88,44 @@ class FinetunedClassifier:
         return [self.labels[i] for i in self.predict_proba(texts).argmax(axis=1)]
 
 
-def load(run_dir: Path, run: dict[str, Any]) -> FinetunedClassifier:
-    """Loads the model and tokenizer saved in `run_dir` (called by `core.classifier.load`)."""
-    from transformers import AutoTokenizer, TFAutoModelForSequenceClassification
+def load(run_dir: Path, run: dict[str, Any], runtime: str | None = None) -> FinetunedClassifier:
+    """Loads the model and tokenizer saved in `run_dir` (called by `core.classifier.load`).
+
+    Args:
+        runtime: `tensorflow` or `onnxruntime`; by default ONNX Runtime when run.json's `serving.runtime` names it
+            and `onnxruntime` imports, else TensorFlow.
+    """
+    from transformers import AutoTokenizer
+
+    runtime = runtime or serving_runtime(run)
+    tokenizer = AutoTokenizer.from_pretrained(run_dir)
+    labels, max_length = run["data"]["labels"], run["data"]["options"]["max_length"]
+    if runtime == "onnxruntime":
+        from finetune.onnx import ONNX_FILE, OnnxForward
+
+        path = Path(run_dir) / (run["serving"].get("file") or ONNX_FILE)
+        if not path.is_file():
+            raise RunError(f"{run_dir} has no {path.name}, which its run.json serves it through; train it again.")
+        forward = OnnxForward(path)
+        return FinetunedClassifier(lambda: load_model(run_dir), tokenizer, labels, max_length, run, forward=forward)
+    return FinetunedClassifier(load_model(run_dir), tokenizer, labels, max_length, run)
+
+
+def load_model(run_dir: Path) -> tf.keras.Model:
+    """The run's transformers TF model."""
+    from transformers import TFAutoModelForSequenceClassification
 
     import finetune.modeling  # noqa: F401 - registers the mean-pooled model type a run may have
 
-    model = TFAutoModelForSequenceClassification.from_pretrained(run_dir)
-    tokenizer = AutoTokenizer.from_pretrained(run_dir)
-    return FinetunedClassifier(model, tokenizer, run["data"]["labels"], run["data"]["options"]["max_length"], run)
+    return TFAutoModelForSequenceClassification.from_pretrained(run_dir)
+
+
+def serving_runtime(run: dict[str, Any]) -> str:
+    """`onnxruntime` when the run kept a checked ONNX model and ONNX Runtime imports, else `tensorflow`."""
+    if (run.get("serving") or {}).get("runtime") != "onnxruntime":
+        return "tensorflow"
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return "tensorflow"
+    return "onnxruntime"

@@ -29,6 +29,7 @@ from core.runtime import is_chief, make_strategy, set_seed
 from finetune.args import FinetuneArguments
 from finetune.card import write_card
 from finetune.checkpoint import Checkpoint, CheckpointError, resolve_checkpoint, tf_checkpoint
+from finetune.onnx import write_checked
 from finetune.pipeline import Encoded, encode, eval_dataset, steps_per_epoch, train_dataset
 from finetune.predict import FinetunedClassifier
 from finetune.train import build_model, count_params
@@ -63,11 +64,16 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
         tf.keras.mixed_precision.set_global_policy("float32")
 
     classifier = FinetunedClassifier(model, tokenizer, task.labels, data_args.max_length)
-    validation = evaluate(classifier, task, "validation")
+    probabilities = classifier.predict_proba(task.texts("validation"))
+    validation = classification_scores(task.label_ids("validation"), probabilities.argmax(axis=1), len(task.labels))
     logger.info("Validation: accuracy %.4f, macro-F1 %.4f", validation["accuracy"], validation["macro_f1"])
 
     model.save_pretrained(run_dir)
     tokenizer.save_pretrained(run_dir)
+    if args.onnx:
+        serving = write_checked(classifier, task.texts("validation"), probabilities, run_dir)
+    else:
+        serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     shutil.rmtree(run_dir / BACKUP_DIR, ignore_errors=True)
     params, trainable = count_params(model)
     record = write_run_json(
@@ -85,6 +91,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
             "hyperparameters": hyperparameters,
             "training": training,
             "validation": validation,
+            "serving": serving,
         },
     )
     write_card(run_dir, record)
@@ -148,9 +155,3 @@ def _fit(
         "replicas": strategy.num_replicas_in_sync,
     }
     return model, training, hyperparameters
-
-
-def evaluate(classifier: FinetunedClassifier, task: TaskData, split: str) -> dict[str, float]:
-    """Accuracy and macro-F1 (over every label of the task) of `classifier` on one split."""
-    predicted = classifier.predict_proba(task.texts(split)).argmax(axis=1)
-    return classification_scores(task.label_ids(split), predicted, len(task.labels))

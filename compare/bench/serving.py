@@ -1,7 +1,7 @@
 """`python -m compare.bench.serving --run RUN --export DIR --texts-file F`: a run's serving paths timed side by side.
 
 In one process, the run as `core.classifier.load` serves it (`current`), its exported float SavedModel (`float`)
-and, when the export has one, its int8 TFLite model (`int8`): single-text p50/p95, then batched throughput, each in
+and, when the export has them, its int8 TFLite model (`int8`) and int8 ONNX model (`onnx_int8`): single-text p50/p95, then batched throughput, each in
 alternating rounds (so whatever else the machine does slows all paths alike). The test-split accuracies
 come from the export's `export.json`. Prints one JSON object; never imports training code.
 """
@@ -19,7 +19,7 @@ import numpy as np
 
 from core.args import parse_args
 from core.classifier import load
-from core.export import EXPORT_JSON, load_float, load_int8, predict_in_batches
+from core.export import EXPORT_JSON, load_float, load_int8, load_onnx, predict_in_batches
 from core.throughput import emit
 
 BATCH = 256
@@ -74,6 +74,8 @@ def measure(run_dir: str | Path, export_dir: str | Path, texts: list[str], sampl
     paths: dict[str, Predict] = {"current": classifier.predict_proba, "float": load_float(export_dir)}
     if record.get("int8"):
         paths["int8"] = load_int8(export_dir)
+    if record.get("onnx"):
+        paths["onnx_int8"] = load_onnx(export_dir, "int8")
     timed = time_single_texts(paths, texts, samples)
     for name, rate in batch_rates(paths, texts).items():
         timed[name]["batch_per_s"] = rate
@@ -84,13 +86,15 @@ def measure(run_dir: str | Path, export_dir: str | Path, texts: list[str], sampl
         "export": str(export_dir),
         "texts": len(texts),
         "samples": samples,
-        **{name: timed.get(name) for name in ("current", "float", "int8")},
+        "runtime": getattr(classifier, "runtime", "tensorflow"),
+        **{name: timed.get(name) for name in ("current", "float", "int8", "onnx_int8")},
         "float_accuracy": test.get("float_accuracy"),
         "int8_accuracy": test.get("int8_accuracy"),
         "int8_accuracy_change": test.get("int8_accuracy_change"),
         "int8_agreement": test.get("int8_agreement"),
+        **{key: test.get(key) for key in ("onnx_int8_accuracy", "onnx_int8_accuracy_change", "onnx_int8_agreement")},
     }
-    for name in ("float", "int8"):
+    for name in ("float", "int8", "onnx_int8"):
         if result[name]:
             result[f"{name}_vs_current_p50"] = result[name]["p50_ms"] / result["current"]["p50_ms"]
     return result

@@ -70,19 +70,26 @@ def prediction_table(bench: dict) -> Table:
 
 
 def serving_table(bench: dict) -> Table:
-    """Each side's serving paths: the Classifier, the exported float SavedModel and the int8 TFLite model."""
+    """Each side's serving paths: the Classifier, the exported float SavedModel and the int8 TFLite and ONNX models."""
+    names = {
+        "current": "core.classifier.load",
+        "float": "export, float SavedModel",
+        "int8": "export, int8 TFLite",
+        "onnx_int8": "export, int8 ONNX",
+    }
     rows = []
     for side, entry in bench["serving"].items():
-        for path in ("current", "float", "int8"):
+        for path in names:
             timed = entry.get(path)
             if not timed:
                 continue
             ratio = "1.00x" if path == "current" else f"{entry[f'{path}_vs_current_p50']:.2f}x"
-            accuracy = {"float": entry.get("float_accuracy"), "int8": entry.get("int8_accuracy")}.get(path)
+            accuracy = entry.get(f"{path}_accuracy")
+            runtime = f" ({entry['runtime']})" if path == "current" and entry.get("runtime") else ""
             rows.append(
                 [
                     side,
-                    {"current": "core.classifier.load", "float": "export, float", "int8": "export, int8"}[path],
+                    names[path] + runtime,
                     _ms(timed["p50_ms"]),
                     _ms(timed["p95_ms"]),
                     ratio,
@@ -91,9 +98,11 @@ def serving_table(bench: dict) -> Table:
                 ]
             )
     changes = [
-        f"{side} {entry['int8_accuracy_change'] * 100:+.2f} points ({entry['int8_agreement'] * 100:.1f}% same labels)"
+        f"{side} {names[p]} {entry[f'{p}_accuracy_change'] * 100:+.2f} points "
+        f"({entry[f'{p}_agreement'] * 100:.1f}% same labels)"
         for side, entry in bench["serving"].items()
-        if entry.get("int8_accuracy_change") is not None
+        for p in ("int8", "onnx_int8")
+        if entry.get(f"{p}_accuracy_change") is not None
     ]
     note = (
         "Single-text calls, the paths taking turns in the same process; p50 ratio against the Classifier. "

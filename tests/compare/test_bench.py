@@ -258,9 +258,12 @@ def test_load_test_counts_raised_and_answered_errors():
     assert 0 < result["p50_ms"] <= result["p95_ms"]
 
 
-def serving_entry(current: float, float_: float, int8: float | None, change: float | None) -> dict:
+def serving_entry(
+    current: float, float_: float, int8: float | None, change: float | None, onnx_int8: float | None = None
+) -> dict:
     timed = lambda p50: {"p50_ms": p50, "p95_ms": 2 * p50, "batch_per_s": 1000.0 / p50}  # noqa: E731
     entry = {
+        "runtime": "onnxruntime" if onnx_int8 else "tensorflow",
         "current": timed(current),
         "float": timed(float_),
         "int8": timed(int8) if int8 else None,
@@ -272,6 +275,14 @@ def serving_entry(current: float, float_: float, int8: float | None, change: flo
         "int8_agreement": None if change is None else 0.99,
         "peak_rss_mb": 800.0,
     }
+    if onnx_int8:
+        entry.update(
+            onnx_int8=timed(onnx_int8),
+            onnx_int8_vs_current_p50=onnx_int8 / current,
+            onnx_int8_accuracy=0.877,
+            onnx_int8_accuracy_change=-0.003,
+            onnx_int8_agreement=0.995,
+        )
     return entry
 
 
@@ -281,7 +292,7 @@ def test_serving_targets_read_nested_figures_and_the_table_shows_each_path():
     predict = {side: {"p50_ms": 1.0, "p95_ms": 2.0, "batch_per_s": 9.0, "peak_rss_mb": 9.0} for side in training}
     app = {"requests": 1, "clients": 1, "errors": 0, "p50_ms": 1.0, "p95_ms": 1.0}
     serving = {
-        "finetune": serving_entry(current=9.0, float_=5.0, int8=3.5, change=-0.007),
+        "finetune": serving_entry(current=4.0, float_=5.0, int8=3.5, change=-0.007, onnx_int8=2.0),
         "scratch": serving_entry(current=2.0, float_=1.2, int8=None, change=None),
     }
     bench = assemble(training, predict, app, serving)
@@ -289,15 +300,21 @@ def test_serving_targets_read_nested_figures_and_the_table_shows_each_path():
     assert met["serving.finetune.float.p50_ms"] == (5.0, True)
     assert met["serving.finetune.int8.p50_ms"] == (3.5, False)
     assert met["serving.finetune.int8_accuracy_change"] == (-0.007, False)  # more than half a point lost
+    assert met["serving.finetune.current.p50_ms"] == (4.0, True)
+    assert met["serving.finetune.onnx_int8.p50_ms"] == (2.0, True)
+    assert met["serving.finetune.onnx_int8_accuracy_change"] == (-0.003, True)
     assert met["serving.scratch.float.p50_ms"] == (1.2, True)
     without = {t["key"]: t["met"] for t in assemble(training, predict, app)["targets"]}
     assert without["serving.finetune.float.p50_ms"] is None  # not measured, not judged
 
     page = render_markdown({**bench, "profile": "quick", "runs": {}, "environment": {}})
-    assert "| finetune | export, int8 | 3.5 | 7.0 | 0.39x | 286 | 0.8730 |" in page
-    assert "| scratch | export, float | 1.2 | 2.4 | 0.60x | 833 | 0.8800 |" in page
-    assert "finetune -0.70 points (99.0% same labels)" in page
-    assert "export, int8 | 3.5" in page and "| scratch | export, int8" not in page
+    assert "| finetune | core.classifier.load (onnxruntime) | 4.0 | 8.0 | 1.00x | 250 | – |" in page
+    assert "| finetune | export, int8 TFLite | 3.5 | 7.0 | 0.88x | 286 | 0.8730 |" in page
+    assert "| finetune | export, int8 ONNX | 2.0 | 4.0 | 0.50x | 500 | 0.8770 |" in page
+    assert "| scratch | export, float SavedModel | 1.2 | 2.4 | 0.60x | 833 | 0.8800 |" in page
+    assert "finetune export, int8 TFLite -0.70 points (99.0% same labels)" in page
+    assert "finetune export, int8 ONNX -0.30 points (99.5% same labels)" in page
+    assert "| scratch | export, int8" not in page
 
 
 def test_serving_paths_take_turns_and_each_is_timed_on_every_sample():

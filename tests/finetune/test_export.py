@@ -59,6 +59,34 @@ FRESH_PROCESS = textwrap.dedent(
 )
 
 
+# The ONNX files need only onnxruntime and tokenizers: not TensorFlow, not transformers.
+FRESH_ONNX_PROCESS = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    export_dir, texts = sys.argv[1], json.loads(sys.argv[2])
+    record = json.load(open(export_dir + "/export.json"))
+    tokenizer = Tokenizer.from_file(export_dir + "/" + record["onnx"]["tokenizer"])
+    tokenizer.enable_truncation(record["max_length"])
+    tokenizer.enable_padding(pad_id=record["onnx"]["pad_id"])
+    encodings = tokenizer.encode_batch(texts)
+    feed = {
+        "input_ids": np.array([e.ids for e in encodings], np.int32),
+        "attention_mask": np.array([e.attention_mask for e in encodings], np.int32),
+    }
+    result = {}
+    for variant in ("float", "int8"):
+        session = onnxruntime.InferenceSession(export_dir + "/" + record["onnx"][variant]["path"])
+        result[variant] = session.run(None, feed)[0].tolist()
+    assert not any(name.split(".")[0] in ("tensorflow", "transformers", "core", "finetune") for name in sys.modules)
+    print(json.dumps(result))
+    """
+)
+
+
 @pytest.fixture(scope="module")
 def exported(base_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     output = tmp_path_factory.mktemp("finetune-export") / "export"
@@ -66,9 +94,11 @@ def exported(base_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return output
 
 
-def fresh_process_probabilities(export_dir: Path, texts: list[str], cwd: Path) -> dict[str, np.ndarray]:
+def fresh_process_probabilities(
+    export_dir: Path, texts: list[str], cwd: Path, script: str = FRESH_PROCESS
+) -> dict[str, np.ndarray]:
     done = subprocess.run(
-        [sys.executable, "-c", FRESH_PROCESS, str(export_dir), json.dumps(texts)],
+        [sys.executable, "-c", script, str(export_dir), json.dumps(texts)],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -86,6 +116,43 @@ def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
     np.testing.assert_allclose(served["float"], expected, atol=1e-5)
     assert served["int8"].shape == expected.shape
     np.testing.assert_array_equal(served["int8"].argmax(axis=1), expected.argmax(axis=1))
+
+
+def test_the_onnx_files_serve_the_classifier_s_probabilities_with_neither_tensorflow_nor_transformers(
+    exported: Path, base_run: Path, tmp_path: Path
+) -> None:
+    classifier = load(base_run)
+    assert classifier.runtime == "onnxruntime"
+    expected = classifier.predict_proba(TEXTS)
+    served = fresh_process_probabilities(exported, TEXTS, tmp_path, FRESH_ONNX_PROCESS)
+    np.testing.assert_allclose(served["float"], expected, atol=1e-5)
+    assert served["int8"].shape == expected.shape
+    np.testing.assert_allclose(served["int8"].sum(axis=1), 1.0, atol=1e-5)
+    record = json.loads((exported / "export.json").read_text())
+    assert record["onnx"]["int8"]["bytes"] == (exported / "model_int8.onnx").stat().st_size
+    assert record["onnx"]["int8"]["bytes"] < record["onnx"]["float"]["bytes"]
+    test = record["test"]
+    assert test["onnx_float_accuracy"] == pytest.approx(test["float_accuracy"])
+    assert test["onnx_int8_accuracy_change"] == pytest.approx(test["onnx_int8_accuracy"] - test["float_accuracy"])
+
+
+def test_the_onnx_tokenizer_file_gives_the_run_s_ids_on_awkward_text(tmp_path: Path) -> None:
+    from tokenizers import Tokenizer
+    from transformers import AutoTokenizer
+
+    from core.pretrained import packaged_minilm
+    from finetune.pipeline import encode, pad
+
+    tokenizer = AutoTokenizer.from_pretrained(packaged_minilm())
+    max_length = 32
+    expected_ids, expected_mask = pad(encode(tokenizer, AWKWARD, max_length).ids, tokenizer.pad_token_id)
+    tokenizer.backend_tokenizer.save(str(tmp_path / "tokenizer.json"))
+    standalone = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    standalone.enable_truncation(max_length)
+    standalone.enable_padding(pad_id=tokenizer.pad_token_id)
+    encodings = standalone.encode_batch(AWKWARD)
+    np.testing.assert_array_equal(np.array([e.ids for e in encodings]), expected_ids)
+    np.testing.assert_array_equal(np.array([e.attention_mask for e in encodings]), expected_mask)
 
 
 def test_export_json_records_both_variants_accuracy_on_the_test_split(exported: Path, base_run: Path) -> None:
