@@ -9,7 +9,7 @@ run's Hugging Face tokenizer (BertNormalizer, then BERT pre-tokenisation and Wor
   normalisation. It gives the transformers tokenizer's ids, [CLS] and [SEP] around at most `max_length - 2`
   pieces, as `finetune.pipeline.encode` cuts them.
 - `write_onnx`: the run's `model.onnx` (converted now if the run has none), its int8 quantization and the Hugging Face
-  `tokenizer.json`, for ONNX Runtime (`finetune.onnx`).
+  `tokenizer.json`, for ONNX Runtime (`core.onnx`).
 - `serve_lite` (the int8 TFLite variant): `FastBertTokenizer`'s own normalizer, the one TFLite can run. It folds
   compatibility characters (ligatures, full-width forms, ß) that the Hugging Face tokenizer keeps, so on text
   holding them the int8 model may see other pieces; everywhere else its ids are the same.
@@ -136,14 +136,15 @@ class FinetunedServing(tf.Module):
     def write_onnx(self, directory: Path) -> dict[str, Any]:
         """`model.onnx`, `model_int8.onnx` and `tokenizer.json` into `directory`; returns export.json's `onnx`."""
         from core.export import ONNX_FILES, TOKENIZER_FILE
-        from finetune.onnx import ONNX_FILE, convert, quantize
+        from core.onnx import ONNX_FILE, quantize
+        from finetune.onnx import convert_model
 
         run_dir, tokenizer = self._untracked.run_dir, self._untracked.tokenizer
         float_path = Path(directory) / ONNX_FILES["float"]
         if run_dir is not None and (Path(run_dir) / ONNX_FILE).is_file():
             shutil.copyfile(Path(run_dir) / ONNX_FILE, float_path)
         else:
-            convert(self.model, float_path)
+            convert_model(self.model, float_path)
         quantize(float_path, Path(directory) / ONNX_FILES["int8"])
         tokenizer.backend_tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
         return {

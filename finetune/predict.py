@@ -2,7 +2,7 @@
 
 Texts are tokenised in one batched call, grouped by length and each group padded to its own longest text.
 The forward pass is the run's `model.onnx` in ONNX Runtime when run.json's `serving` says it reproduces the
-TensorFlow model (`finetune.onnx`), else one `tf.function` with an unknown batch and sequence length, traced
+TensorFlow model (`core.onnx`), else one `tf.function` with an unknown batch and sequence length, traced
 once, so a single text costs a few milliseconds instead of the tens `model.predict` spends setting up each call.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from core.rundir import RunError
+from core.onnx import onnx_path, serving_runtime
 from finetune.pipeline import encode, length_batches, pad
 
 PREDICT_BATCH = 64
@@ -101,12 +101,9 @@ def load(run_dir: Path, run: dict[str, Any], runtime: str | None = None) -> Fine
     tokenizer = AutoTokenizer.from_pretrained(run_dir)
     labels, max_length = run["data"]["labels"], run["data"]["options"]["max_length"]
     if runtime == "onnxruntime":
-        from finetune.onnx import ONNX_FILE, OnnxForward
+        from finetune.onnx import OnnxForward
 
-        path = Path(run_dir) / (run["serving"].get("file") or ONNX_FILE)
-        if not path.is_file():
-            raise RunError(f"{run_dir} has no {path.name}, which its run.json serves it through; train it again.")
-        forward = OnnxForward(path)
+        forward = OnnxForward(onnx_path(run_dir, run))
         return FinetunedClassifier(lambda: load_model(run_dir), tokenizer, labels, max_length, run, forward=forward)
     return FinetunedClassifier(load_model(run_dir), tokenizer, labels, max_length, run)
 
@@ -118,14 +115,3 @@ def load_model(run_dir: Path) -> tf.keras.Model:
     import finetune.modeling  # noqa: F401 - registers the mean-pooled model type a run may have
 
     return TFAutoModelForSequenceClassification.from_pretrained(run_dir)
-
-
-def serving_runtime(run: dict[str, Any]) -> str:
-    """`onnxruntime` when the run kept a checked ONNX model and ONNX Runtime imports, else `tensorflow`."""
-    if (run.get("serving") or {}).get("runtime") != "onnxruntime":
-        return "tensorflow"
-    try:
-        import onnxruntime  # noqa: F401
-    except ImportError:
-        return "tensorflow"
-    return "onnxruntime"

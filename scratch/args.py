@@ -48,6 +48,13 @@ class ScratchArguments(BudgetArguments):
     patience: int = field(
         default=2, metadata={"help": "Stop after this many epochs without a better validation accuracy."}
     )
+    onnx: bool = field(
+        default=True,
+        metadata={
+            "help": "Also write model.onnx, through which the run is served with ONNX Runtime when it reproduces the "
+            "TensorFlow model on the validation split (--no-onnx skips it)."
+        },
+    )
     teacher: str | None = field(
         default=None,
         metadata={

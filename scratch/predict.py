@@ -1,13 +1,19 @@
-"""Loads a finished scratch run as a `core.classifier.Classifier`, with attention maps for the app."""
+"""Loads a finished scratch run as a `core.classifier.Classifier`, with attention maps for the app.
+
+Probabilities come from the run's `model.onnx` in ONNX Runtime when run.json's `serving` says it reproduces the
+TensorFlow model (`scratch.onnx`), else from the end-to-end Keras model in one `tf.function`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
+from core.onnx import onnx_path, serving_runtime
 from core.rundir import RunError
 from scratch.embedding import PAD_ID
 from scratch.encoder import TransformerEncoderBlock
@@ -26,11 +32,17 @@ class ScratchClassifier:
     Args:
         model: the end-to-end Keras model (strings (B,) -> probabilities (B, K)).
         run: the parsed run.json.
+        forward: texts -> probabilities (B, K) in place of the Keras model (the ONNX Runtime path).
     """
 
     side = "scratch"
 
-    def __init__(self, model: tf.keras.Model, run: dict[str, Any]):
+    def __init__(
+        self,
+        model: tf.keras.Model,
+        run: dict[str, Any],
+        forward: Callable[[list[str]], np.ndarray] | None = None,
+    ):
         self.model = model
         self.run = run
         self.name = "scratch"
@@ -39,9 +51,13 @@ class ScratchClassifier:
         classifier = model.get_layer("classifier")
         self.embedding = classifier.get_layer("embedding")
         self.blocks = [layer for layer in classifier.layers if isinstance(layer, TransformerEncoderBlock)]
-        self._probabilities = tf.function(
-            lambda texts: model(texts, training=False), input_signature=[tf.TensorSpec([None], tf.string)]
-        )
+        self.runtime = "onnxruntime" if forward is not None else "tensorflow"
+        if forward is None:
+            graph = tf.function(
+                lambda texts: model(texts, training=False), input_signature=[tf.TensorSpec([None], tf.string)]
+            )
+            forward = lambda texts: graph(tf.constant(texts, tf.string)).numpy()  # noqa: E731
+        self._probabilities = forward
         self._attention = tf.function(self._attention_maps, input_signature=[tf.TensorSpec([1], tf.string)])
 
     def predict_proba(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
@@ -54,7 +70,7 @@ class ScratchClassifier:
         order = np.argsort([len(text) for text in texts], kind="stable")
         for start in range(0, len(texts), batch_size):
             chosen = order[start : start + batch_size]
-            probabilities[chosen] = self._probabilities(tf.constant([texts[i] for i in chosen], tf.string)).numpy()
+            probabilities[chosen] = self._probabilities([texts[i] for i in chosen])
         return probabilities / probabilities.sum(axis=1, keepdims=True) if len(texts) else probabilities
 
     def _attention_maps(self, text: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
@@ -78,10 +94,20 @@ class ScratchClassifier:
         return tokens, maps.numpy()
 
 
-def load(run_dir: Path, run: dict[str, Any]) -> ScratchClassifier:
-    """Loads `run_dir/model.keras` with Keras safe mode on (called by `core.classifier.load`)."""
+def load(run_dir: Path, run: dict[str, Any], runtime: str | None = None) -> ScratchClassifier:
+    """Loads `run_dir/model.keras` with Keras safe mode on (called by `core.classifier.load`).
+
+    Args:
+        runtime: `tensorflow` or `onnxruntime`; by default ONNX Runtime when run.json's `serving.runtime` names it
+            and `onnxruntime` imports, else TensorFlow.
+    """
     path = Path(run_dir) / run.get("model", {}).get("file", DEFAULT_MODEL_FILE)
     if not path.is_file():
         raise RunError(f"{run_dir} has no {path.name}; the run is incomplete, train it again with python -m scratch.")
     model = tf.keras.models.load_model(path, compile=False, safe_mode=True)
+    if (runtime or serving_runtime(run)) == "onnxruntime":
+        from scratch.onnx import OnnxForward
+
+        forward = OnnxForward(onnx_path(run_dir, run), model.get_layer("tokenizer"))
+        return ScratchClassifier(model, run, forward=forward)
     return ScratchClassifier(model, run)

@@ -38,6 +38,7 @@ from scratch.args import ScratchArguments
 from scratch.card import write_card
 from scratch.distill.distillation import Distillation
 from scratch.model import ModelConfig, build_classifier, build_end_to_end
+from scratch.onnx import write_checked
 from scratch.pipeline import grouped_batches, mean_length, predict_logits, steps_per_epoch, tokenize
 from scratch.tokenizer import make_tokenizer
 from scratch.train import compile_classifier
@@ -85,7 +86,12 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     predicted = predict_logits(classifier, validation_ids, args.batch_size).argmax(axis=1)
     validation = classification_scores(data.label_ids("validation"), predicted, len(data.labels))
     logger.info("Validation accuracy %.4f, macro F1 %.4f", validation["accuracy"], validation["macro_f1"])
-    build_end_to_end(tokenizer, classifier).save(partial / MODEL_FILE)
+    end_to_end = build_end_to_end(tokenizer, classifier)
+    end_to_end.save(partial / MODEL_FILE)
+    if args.onnx:
+        serving = write_checked(end_to_end, data.labels, data.texts("validation"), partial)
+    else:
+        serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     record = run_record(  # with the warmup the ratio gave and the epochs the budget gave
         data,
         data_args,
@@ -102,6 +108,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
             "total_steps": plan.total_steps,
         },
     )
+    record["serving"] = serving
     if distillation:
         record["distillation"] = distillation.record()
     write_card(partial, write_run_json(partial, record))

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from core.classifier import load
+from core.onnx import MAX_DIFFERENCE, check
 from core.rundir import RunError, read_run_json
-from finetune.onnx import MAX_DIFFERENCE, check
 from finetune.predict import load as load_side
 from tests.conftest import NEGATIVE, POSITIVE
 from tests.finetune.tiny import train_tiny_run
