@@ -136,7 +136,7 @@ class FinetunedServing(tf.Module):
     def write_onnx(self, directory: Path) -> dict[str, Any]:
         """`model.onnx`, `model_int8.onnx` and `tokenizer.json` into `directory`; returns export.json's `onnx`."""
         from core.export import ONNX_FILES, TOKENIZER_FILE
-        from core.onnx import ONNX_FILE, quantize
+        from core.onnx import ONNX_FILE, QUANTIZATION, quantize
         from finetune.onnx import convert_model
 
         run_dir, tokenizer = self._untracked.run_dir, self._untracked.tokenizer
@@ -154,7 +154,7 @@ class FinetunedServing(tf.Module):
             },
             "tokenizer": TOKENIZER_FILE,
             "pad_id": tokenizer.pad_token_id,
-            "quantization": "dynamic (ONNX Runtime): int8 weights, activations quantized per call",
+            "quantization": QUANTIZATION,
         }
 
     @tf.function(input_signature=[STRINGS])
