@@ -236,21 +236,16 @@ def load_onnx(
 ) -> Predict:
     """The ONNX model (`float` or `int8`) as texts -> probabilities, tokenised by `tokenizer.json` (onnxruntime and
     tokenizers only); `record` is the export's export.json, read from `export_dir` when not given."""
-    import onnxruntime
     from tokenizers import Tokenizer
+
+    from core.onnx import Session
 
     export_dir = Path(export_dir)
     record = record or json.loads((export_dir / EXPORT_JSON).read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
     tokenizer.enable_truncation(record["max_length"])  # [CLS] and [SEP] kept, as the run cuts texts
     tokenizer.enable_padding(pad_id=record["onnx"]["pad_id"])
-    options = onnxruntime.SessionOptions()
-    if threads:
-        options.intra_op_num_threads = threads
-    options.log_severity_level = 3
-    session = onnxruntime.InferenceSession(
-        str(export_dir / ONNX_FILES[variant]), options, providers=["CPUExecutionProvider"]
-    )
+    session = Session(export_dir / ONNX_FILES[variant], threads)
     classes = len(record["labels"])
 
     def predict(texts: list[str]) -> np.ndarray:
@@ -259,7 +254,7 @@ def load_onnx(
         encodings = tokenizer.encode_batch([str(text) for text in texts])
         ids = np.array([e.ids for e in encodings], np.int32)  # (B, T)
         mask = np.array([e.attention_mask for e in encodings], np.int32)  # (B, T)
-        return session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+        return session(input_ids=ids, attention_mask=mask)
 
     return predict
 
