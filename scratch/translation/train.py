@@ -3,7 +3,8 @@
 The stages, in `train` order: load the shared parallel splits, train the joint SentencePiece vocabulary on
 the train split, tokenise once, batch pairs of similar length by token count, fit with AdamW under the
 warmup / inverse-square-root schedule, score the validation split after every epoch (chrF++ of greedy
-translations, or the validation loss), keep the best epoch, export `saved_model/`, write `run.json`.
+translations, or the validation loss), keep the best epoch (or the average of the last
+epochs when it scores better), export `saved_model/`, write `run.json`.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ logger = logging.getLogger(__name__)
 TOKENIZER_FILE = "sentencepiece.model"
 STATE_FILE = "state.json"
 CHECKPOINT_DIR = "checkpoints"
-WEIGHTS_DIR = "weights"  # the best epoch's Keras weights, kept for Python-side use
+WEIGHTS_DIR = "weights"  # the kept Keras weights, for Python-side use
 WEIGHTS = "model"
+RECENT_DIR = "recent"  # the last `--average-last` epochs' weights, averaged when training ends
 NO_DECAY = ["bias", "gamma", "beta"]
 
 
@@ -87,14 +89,14 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     save(module, partial)
     record = run_record(data, data_args, run_args, args, model, tokenizer, training, scores, evaluation)
     write_translation_run_json(partial, record)
-    for leftover in (CHECKPOINT_DIR, STATE_FILE):
+    for leftover in (CHECKPOINT_DIR, STATE_FILE, RECENT_DIR):
         path = partial / leftover
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)
     return finish_translation_run(partial, Path(run_args.output_dir), chief)
 
 
 def load_trained(run_dir: str | Path) -> tuple[TranslationModel, SubwordTokenizer, dict]:
-    """A finished run's Keras model (best epoch), its tokenizer and its run.json, for Python-side use."""
+    """A finished run's Keras model (its kept weights), its tokenizer and its run.json, for Python-side use."""
     run_dir = Path(run_dir)
     record = read_translation_run(run_dir)
     model = build_model(TranslationConfig(**record["model"]["config"]))
@@ -157,21 +159,16 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
         started = time.perf_counter()
         trained = model.fit(dataset.take(steps), epochs=1, verbose=2).history
         seconds = time.perf_counter() - started
-        evaluated = model.evaluate(validation_set, return_dict=True, verbose=0)
+        scores, current = validation_scores(model, module, validation_set, validation, args.early_stopping)
         row = {
             "epoch": epoch,
             "loss": trained["loss"][0],
             "accuracy": trained["accuracy"][0],
-            "val_loss": evaluated["loss"],
-            "val_accuracy": evaluated["accuracy"],
+            **scores,
             "train_seconds": seconds,
             "steps": steps,
             "pairs": sum(sizes[:steps]),
         }
-        if args.early_stopping == "chrf":
-            hypotheses = translate_all(module, validation.sources)
-            row["val_chrf"] = score(hypotheses, validation.targets)["chrf"]
-        current = row["val_chrf"] if args.early_stopping == "chrf" else -row["val_loss"]
         state["steps"] += steps
         state["history"].append(row)
         state["epoch"] = epoch
@@ -185,10 +182,19 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
             state["stop"] = "early_stopping"
         elif args.max_steps is not None and state["steps"] >= args.max_steps:
             state["stop"] = "budget"
+        keep_recent(model, partial / RECENT_DIR, epoch, args.average_last)
         checkpoint.save()
         write_json(partial / STATE_FILE, state)
         if state["stop"]:
             break
+    averaged = None
+    if args.average_last > 1 and len(recent_epochs(partial / RECENT_DIR)) > 1:
+        epochs = average_recent(model, partial / RECENT_DIR)
+        scores, current = validation_scores(model, module, validation_set, validation, args.early_stopping)
+        averaged = {"epochs": epochs, **scores, "kept": bool(current > state["best_score"])}
+        logger.info("Average of epochs %s: %s", epochs, scores)
+        if averaged["kept"]:
+            model.save_weights(str(partial / WEIGHTS_DIR / WEIGHTS))
     history = state["history"]
     seconds = sum(row["train_seconds"] for row in history)
     return {
@@ -201,7 +207,47 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
         "stop_reason": state["stop"] or "max_epochs",
         "budget": {"max_steps": args.max_steps, "max_epochs": args.epochs},
         "early_stopping": "chrf++ of greedy validation translations" if args.early_stopping == "chrf" else "val_loss",
+        "averaged": averaged,
     }
+
+
+def validation_scores(model, module, validation_set, validation, early_stopping: str) -> tuple[dict, float]:
+    """The current weights' validation loss and token accuracy (and chrF++ of greedy translations with `chrf`),
+    and the early-stopping score (higher is better)."""
+    evaluated = model.evaluate(validation_set, return_dict=True, verbose=0)
+    scores = {"val_loss": evaluated["loss"], "val_accuracy": evaluated["accuracy"]}
+    if early_stopping == "chrf":
+        scores["val_chrf"] = score(translate_all(module, validation.sources), validation.targets)["chrf"]
+        return scores, scores["val_chrf"]
+    return scores, -scores["val_loss"]
+
+
+def recent_epochs(directory: Path) -> list[int]:
+    """The epochs whose weights `keep_recent` holds in `directory`, oldest first."""
+    return sorted(int(path.name[len("epoch-") : -len(".npz")]) for path in directory.glob("epoch-*.npz"))
+
+
+def keep_recent(model: TranslationModel, directory: Path, epoch: int, count: int) -> None:
+    """Saves this epoch's weights to `directory` and deletes all but the newest `count` (nothing when count < 2)."""
+    if count < 2:
+        return
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"epoch-{epoch:04d}.npz"
+    unfinished = directory / f"epoch-{epoch:04d}.npz.partial"
+    with open(unfinished, "wb") as f:
+        np.savez(f, *model.get_weights())
+    unfinished.replace(path)  # a crash mid-write leaves no file that would be averaged
+    for old in recent_epochs(directory)[:-count]:
+        (directory / f"epoch-{old:04d}.npz").unlink()
+
+
+def average_recent(model: TranslationModel, directory: Path) -> list[int]:
+    """Sets the model's weights to the element-wise mean of the kept epochs' weights; returns those epochs."""
+    epochs = recent_epochs(directory)
+    snapshots = [np.load(directory / f"epoch-{epoch:04d}.npz") for epoch in epochs]
+    count = len(model.get_weights())
+    model.set_weights([np.mean([s[f"arr_{i}"] for s in snapshots], axis=0) for i in range(count)])
+    return epochs
 
 
 def run_record(

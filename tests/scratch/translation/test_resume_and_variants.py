@@ -16,7 +16,7 @@ from tests.scratch.translation.toy import toy_pairs, write_tsv
 def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, monkeypatch):
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(400, seed=5))
     output = tmp_path / "run"
-    flags = ["--arch", "decoder-only", "--early-stopping", "loss", "--patience", "5"]
+    flags = ["--arch", "decoder-only", "--early-stopping", "loss", "--patience", "5", "--average-last", "2"]
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -37,6 +37,9 @@ def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, 
     assert record["training"]["steps"] == history[0]["steps"] + history[1]["steps"]
     assert history[1]["val_loss"] < history[0]["val_loss"]
     assert not partial.exists()
+    averaged = record["training"]["averaged"]  # the snapshot of epoch 1, written before the interruption, counts
+    assert averaged["epochs"] == [1, 2] and isinstance(averaged["kept"], bool)
+    assert averaged["kept"] == (-averaged["val_loss"] > -min(row["val_loss"] for row in history))
 
     assert record["model"]["arch"] == "decoder-only"
     assert record["training"]["early_stopping"] == "val_loss"
