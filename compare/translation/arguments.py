@@ -2,7 +2,7 @@
 
 Profiles are budgets, as for classification (`compare.run.profiles`): `quick` trains the `small` preset for
 its 6 epochs, at most 1,500 optimizer steps (about 10 minutes on a 2-core CPU: the measured 6 epochs on pt_en
-took 1,470 steps and 599 s); `full` trains the `base` preset with its own 24-epoch budget and early stopping.
+took 1,470 steps and 599 s); `full` trains the `base` preset with its own 32-epoch budget and early stopping.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 Both share one embedding table for every token of the joint vocabulary and, by default, use it again
 (transposed) as the output projection. Presets are data: `tiny` for tests, `small` for a short run on a
-CPU, `base` the same shape with dropout, for a longer run. The tutorial's shape (the config's defaults: 4 layers,
+CPU, `base` twice as wide (d_model 256, d_ff 1,024, 8 heads) with dropout, for a run of about 90 minutes on two
+cores (at d_model 128 it scored 2.6 BLEU less after the same 24 epochs). The tutorial's shape (the config's defaults: 4 layers,
 d_model 128, d_ff 512, 8 heads) is reachable by flags; with this suite's training it learned far more slowly on
 pt_en than the 2-layer shape and, after 20 epochs, largely ignored the source.
 """
