@@ -32,7 +32,7 @@ def test_every_preset_sets_the_whole_budget_and_patience_comes_from_it_unless_gi
 
 
 def test_the_tutorial_shape_and_every_size_are_reachable_by_flags():
-    config = TranslationArguments(num_layers=4, d_ff=512, num_heads=8).model_config()
+    config = TranslationArguments(num_layers=4, d_model=128, d_ff=512, num_heads=8).model_config()
     assert (config.num_layers, config.d_model, config.d_ff, config.num_heads, config.dropout) == (4, 128, 512, 8, 0.1)
     custom = TranslationArguments(preset="tiny", num_layers=6, d_model=96, num_heads=6, d_ff=384).model_config()
     assert (custom.num_layers, custom.d_model, custom.num_heads, custom.d_ff) == (6, 96, 6, 384)
