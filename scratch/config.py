@@ -33,36 +33,47 @@ class ModelConfig:
     tokenizer: str = "words"
 
     def __post_init__(self) -> None:
-        for name in ("num_labels", "vocab_size", "num_layers", "d_model", "num_heads", "d_ff"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)}.")
         if self.num_labels < 2:
             raise ValueError(f"A classifier needs at least 2 labels, got num_labels={self.num_labels}.")
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model {self.d_model} is not divisible by num_heads {self.num_heads}: each head gets "
-                f"d_model / num_heads dimensions. Choose e.g. --num-heads {_divisor_near(self.d_model, self.num_heads)}."
-            )
+        check_shape(self)
         if self.vocab_size <= len(WORD_RESERVED):
             raise ValueError(
-                f"vocab_size {self.vocab_size} is not larger than the {len(WORD_RESERVED)} reserved tokens "
+                f"--vocab-size {self.vocab_size} is not larger than the {len(WORD_RESERVED)} reserved tokens "
                 f"(padding and unknown); use at least {len(WORD_RESERVED) + 1}."
             )
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"dropout must be in [0, 1), got {self.dropout}.")
-        if self.norm not in NORMS:
-            raise ValueError(f"norm must be one of {', '.join(NORMS)}, got {self.norm!r}.")
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}.")
         if self.tokenizer not in TOKENIZERS:
-            raise ValueError(f"tokenizer must be one of {', '.join(TOKENIZERS)}, got {self.tokenizer!r}.")
+            raise ValueError(f"--tokenizer must be one of {', '.join(TOKENIZERS)}, got {self.tokenizer!r}.")
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
 
-def _divisor_near(d_model: int, num_heads: int) -> int:
-    return min((h for h in range(1, d_model + 1) if d_model % h == 0), key=lambda h: abs(h - num_heads))
+def check_shape(config) -> None:
+    """The checks every from-scratch Transformer's config makes (the classifier's and the translator's), with the
+    command-line flag of each bad value named."""
+    for name in ("vocab_size", "num_layers", "d_model", "num_heads", "d_ff"):
+        if getattr(config, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(config, name)}.")
+    if config.d_model % config.num_heads:
+        near = min(
+            (h for h in range(1, config.d_model + 1) if config.d_model % h == 0),
+            key=lambda h: abs(h - config.num_heads),
+        )
+        raise ValueError(
+            f"--d-model {config.d_model} is not divisible by --num-heads {config.num_heads}: each head gets "
+            f"d_model / num_heads dimensions. Choose e.g. --num-heads {near}."
+        )
+    if not 0.0 <= config.dropout < 1.0:
+        raise ValueError(f"--dropout must be in [0, 1), got {config.dropout}.")
+    check_block_options(config.norm, config.activation)
+
+
+def check_block_options(norm: str, activation: str) -> None:
+    """The errors every Transformer block raises for an unknown `norm` or feed-forward `activation`."""
+    if norm not in NORMS:
+        raise ValueError(f"--norm must be one of {', '.join(NORMS)}, got {norm!r}.")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}.")
 
 
 # Presets are data: the fields they set, everything else from ModelConfig's defaults.

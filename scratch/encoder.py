@@ -5,7 +5,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from scratch.attention import MultiHeadAttention, attend_cached
-from scratch.config import ACTIVATIONS, NORMS
+from scratch.config import check_block_options
 
 
 def attention_mask(padding_mask: tf.Tensor | None, length: tf.Tensor, causal: bool) -> tf.Tensor | None:
@@ -52,10 +52,7 @@ class TransformerEncoderBlock(tf.keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if norm not in NORMS:
-            raise ValueError(f"norm must be one of {', '.join(NORMS)}, got {norm!r}.")
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}.")
+        check_block_options(norm, activation)
         self.num_heads = num_heads
         self.d_ff = d_ff
         self.dropout = dropout

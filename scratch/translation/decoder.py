@@ -9,7 +9,8 @@ from __future__ import annotations
 import tensorflow as tf
 
 from scratch.attention import MultiHeadAttention, attend, attend_cached, project_keys_values
-from scratch.encoder import ACTIVATIONS, NORMS, attention_mask
+from scratch.config import check_block_options
+from scratch.encoder import attention_mask
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
@@ -44,10 +45,7 @@ class TransformerDecoderBlock(tf.keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if norm not in NORMS:
-            raise ValueError(f"norm must be one of {', '.join(NORMS)}, got {norm!r}.")
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}.")
+        check_block_options(norm, activation)
         self.num_heads = num_heads
         self.d_ff = d_ff
         self.dropout = dropout

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import tensorflow as tf
 
+from scratch.config import check_shape
 from scratch.embedding import TokenAndPositionEmbedding
-from scratch.encoder import ACTIVATIONS, NORMS, TransformerEncoderBlock
+from scratch.encoder import TransformerEncoderBlock
 from scratch.positional_encoding import sinusoid
 from scratch.translation.decoder import TransformerDecoderBlock
 from scratch.translation.losses import masked_accuracy, masked_loss
@@ -49,21 +50,7 @@ class TranslationConfig:
                 f"--vocab-size {self.vocab_size} is smaller than the reserved ids and byte pieces; "
                 f"use at least {MIN_VOCAB_SIZE}."
             )
-        for name in ("num_layers", "d_model", "num_heads", "d_ff"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
-        if self.d_model % self.num_heads:
-            divisors = [h for h in range(1, self.d_model + 1) if self.d_model % h == 0 and h <= 32]
-            raise ValueError(
-                f"--d-model {self.d_model} is not divisible by --num-heads {self.num_heads}; "
-                f"choose a head count among {divisors}."
-            )
-        if not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"--dropout must be in [0, 1), got {self.dropout}.")
-        if self.norm not in NORMS:
-            raise ValueError(f"--norm must be one of {', '.join(NORMS)}, got {self.norm!r}.")
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}.")
+        check_shape(self)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -31,8 +31,8 @@ def test_model_flags_override_the_preset():
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--d-model", "100", "--num-heads", "3"], "d_model 100 is not divisible by num_heads 3"),
-        (["--vocab-size", "1"], "vocab_size 1 is not larger than the 2 reserved tokens"),
+        (["--d-model", "100", "--num-heads", "3"], "--d-model 100 is not divisible by --num-heads 3"),
+        (["--vocab-size", "1"], "--vocab-size 1 is not larger than the 2 reserved tokens"),
         (["--norm", "sandwich"], "norm must be one of post, pre"),
         (["--preset", "huge"], "Unknown preset 'huge'"),
         (["--label-smoothing", "1.5"], "--label-smoothing must be in"),

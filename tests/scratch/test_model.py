@@ -30,8 +30,8 @@ def test_overrides_replace_preset_fields_and_none_keeps_them():
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        ({"d_model": 30, "num_heads": 4}, "d_model 30 is not divisible by num_heads 4"),
-        ({"vocab_size": 2}, "vocab_size 2 is not larger than the 2 reserved tokens"),
+        ({"d_model": 30, "num_heads": 4}, "--d-model 30 is not divisible by --num-heads 4"),
+        ({"vocab_size": 2}, "--vocab-size 2 is not larger than the 2 reserved tokens"),
         ({"num_labels": 1}, "at least 2 labels"),
         ({"dropout": 1.0}, "dropout"),
         ({"tokenizer": "bytes"}, "tokenizer must be"),
@@ -106,3 +106,21 @@ def test_end_to_end_model_saves_and_reloads_in_safe_mode(tmp_path):
     model.save(tmp_path / "model.keras")
     reloaded = tf.keras.models.load_model(tmp_path / "model.keras", compile=False, safe_mode=True)
     np.testing.assert_allclose(reloaded(texts).numpy(), probabilities, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"d_model": 30, "num_heads": 4}, "--d-model 30 is not divisible by --num-heads 4: each head gets"),
+        ({"num_layers": 0}, "--num-layers must be at least 1, got 0"),
+        ({"dropout": -0.1}, r"--dropout must be in \[0, 1\), got -0.1"),
+        ({"norm": "sandwich"}, "--norm must be one of post, pre, got 'sandwich'"),
+    ],
+)
+def test_classifier_and_translator_configs_refuse_a_bad_shape_alike(overrides, message):
+    from scratch.translation.model import TranslationConfig
+
+    with pytest.raises(ValueError, match=message):
+        ModelConfig(**{**TINY, **overrides})
+    with pytest.raises(ValueError, match=message):
+        TranslationConfig(**overrides)

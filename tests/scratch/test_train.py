@@ -56,7 +56,7 @@ def test_bad_model_options_fail_before_loading_data(tmp_path, capsys):
     missing = tmp_path / "missing.csv"
     with pytest.raises(SystemExit):
         main(tiny_argv(tmp_path / "run", missing, d_model=30, num_heads=4))
-    assert "d_model 30 is not divisible by num_heads 4" in capsys.readouterr().err
+    assert "--d-model 30 is not divisible by --num-heads 4" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(tiny_argv(tmp_path / "run", missing, vocab_size=2))
     assert "not larger than the 2 reserved tokens" in capsys.readouterr().err
