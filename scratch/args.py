@@ -12,21 +12,31 @@ from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_pre
 
 
 @dataclass
-class ScratchArguments(BudgetArguments):
+class ShapeArguments:
+    """The shape options every from-scratch Transformer takes; a field left unset comes from `--preset`."""
+
+    num_layers: int | None = field(default=None, metadata={"help": "Blocks per stack (overrides the preset)."})
+    d_model: int | None = field(default=None, metadata={"help": "Width of the token vectors (overrides the preset)."})
+    num_heads: int | None = field(default=None, metadata={"help": "Attention heads; must divide --d-model."})
+    d_ff: int | None = field(default=None, metadata={"help": "Hidden width of the feed-forward blocks."})
+    dropout: float | None = field(default=None, metadata={"help": "Dropout rate (overrides the preset)."})
+    norm: str = field(default="post", metadata={"help": "post: LayerNorm after each residual (original); pre: before."})
+
+    def shape_overrides(self) -> dict[str, Any]:
+        """These fields as `config_from_preset` overrides (None keeps the preset's value)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(ShapeArguments)}
+
+
+@dataclass
+class ScratchArguments(BudgetArguments, ShapeArguments):
     """Model and training options (the budget options: `BudgetArguments`). Model fields left unset come from `--preset`."""
 
     DEFAULT_EPOCHS: ClassVar[int] = 8
 
     preset: str = field(default=DEFAULT_PRESET, metadata={"help": f"Model size: {', '.join(PRESETS)}."})
-    num_layers: int | None = field(default=None, metadata={"help": "Encoder blocks (overrides the preset)."})
-    d_model: int | None = field(default=None, metadata={"help": "Width of the token vectors (overrides the preset)."})
-    num_heads: int | None = field(default=None, metadata={"help": "Attention heads; must divide --d-model."})
-    d_ff: int | None = field(default=None, metadata={"help": "Hidden width of the feed-forward blocks."})
     vocab_size: int | None = field(
         default=None, metadata={"help": "Word vocabulary size, 2 reserved tokens included (words tokenizer)."}
     )
-    dropout: float | None = field(default=None, metadata={"help": "Dropout rate (overrides the preset)."})
-    norm: str = field(default="post", metadata={"help": "post: LayerNorm after each residual (original); pre: before."})
     activation: str = field(default="gelu", metadata={"help": "Feed-forward activation: gelu or relu."})
     tokenizer: str = field(
         default="words",
@@ -119,14 +129,9 @@ class ScratchArguments(BudgetArguments):
         return config_from_preset(
             self.preset,
             num_labels=num_labels,
-            num_layers=self.num_layers,
-            d_model=self.d_model,
-            num_heads=self.num_heads,
-            d_ff=self.d_ff,
             vocab_size=self.vocab_size,
-            dropout=self.dropout,
-            norm=self.norm,
             activation=self.activation,
+            **self.shape_overrides(),
             causal=self.causal,
             tokenizer=self.tokenizer,
         )

@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from scratch.args import ShapeArguments
 from scratch.translation.model import ARCHS, DEFAULT_PRESET, PRESETS, TranslationConfig, config_from_preset
 
 # Training budgets that go with each preset; a flag given on the command line wins. On pt_en an epoch is about
@@ -41,7 +42,7 @@ EARLY_STOPPING = ("chrf", "loss")
 
 
 @dataclass
-class TranslationArguments:
+class TranslationArguments(ShapeArguments):
     """Model, training and decoding options. Fields left unset come from `--preset`."""
 
     preset: str = field(default=DEFAULT_PRESET, metadata={"help": f"Model size and budget: {', '.join(PRESETS)}."})
@@ -49,15 +50,9 @@ class TranslationArguments:
         default="encoder-decoder",
         metadata={"help": f"{' or '.join(ARCHS)}: source and target in one causal sequence (GPT-style)."},
     )
-    num_layers: int | None = field(default=None, metadata={"help": "Blocks per stack (overrides the preset)."})
-    d_model: int | None = field(default=None, metadata={"help": "Width of the token vectors (overrides the preset)."})
-    num_heads: int | None = field(default=None, metadata={"help": "Attention heads; must divide --d-model."})
-    d_ff: int | None = field(default=None, metadata={"help": "Hidden width of the feed-forward blocks."})
     vocab_size: int | None = field(
         default=None, metadata={"help": "Most pieces of the joint SentencePiece vocabulary, reserved ids included."}
     )
-    dropout: float | None = field(default=None, metadata={"help": "Dropout rate (overrides the preset)."})
-    norm: str = field(default="post", metadata={"help": "post: LayerNorm after each residual (original); pre: before."})
     activation: str = field(default="relu", metadata={"help": "Feed-forward activation: relu or gelu."})
     tie_embeddings: bool = field(
         default=True, metadata={"help": "Share the embedding table with the output projection (--no-tie-embeddings)."}
@@ -124,13 +119,8 @@ class TranslationArguments:
             self.preset,
             vocab_size=vocab_size or self.vocab_size,
             arch=self.arch,
-            num_layers=self.num_layers,
-            d_model=self.d_model,
-            num_heads=self.num_heads,
-            d_ff=self.d_ff,
-            dropout=self.dropout,
-            norm=self.norm,
             activation=self.activation,
+            **self.shape_overrides(),
             tie_embeddings=self.tie_embeddings,
         )
 
