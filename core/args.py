@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import sys
 from dataclasses import dataclass, field
@@ -150,6 +151,44 @@ class OptionsError(UserError):
     """A command line or options file that names a bad value or an unknown option."""
 
 
+def options_file_flags(argv: list[str]) -> list[str]:
+    """A command line of one `.json` file as the flags that file holds; any other command line as it is.
+
+    The file holds one object of option names (with `_` or `-`) and values: `{"task": "sst2", "max_length": 64,
+    "names": ["a", "b"], "tie_embeddings": false}`. A null value keeps the option's default. Going through the
+    command line's own parser gives the file the same type conversion, checks and error messages.
+
+    >>> import json, tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+    ...     json.dump({"task": "sst2", "max_length": 64, "runs": ["a", "b"], "verbose": True, "seed": None}, handle)
+    >>> options_file_flags([handle.name])
+    ['--task', 'sst2', '--max_length', '64', '--runs', 'a', 'b', '--verbose', 'true']
+    """
+    if len(argv) != 1 or not argv[0].endswith(".json"):
+        return argv
+    path = Path(argv[0])
+    example = 'for example {"task": "sst2", "output_dir": "runs/x"}'
+    try:
+        options = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise OptionsError(f"cannot read the options file {path}: {error.strerror or error}.") from None
+    except ValueError as error:
+        raise OptionsError(f"the options file {path} is not valid JSON ({error}); {example}.") from None
+    if not isinstance(options, dict):
+        raise OptionsError(f"the options file {path} must hold one JSON object of options, {example}.")
+    flags = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        if isinstance(value, dict):
+            raise OptionsError(
+                f"{path}: the option {key!r} holds an object; give a string, number, true/false or list."
+            )
+        values = value if isinstance(value, list) else [value]
+        flags += [f"--{key}", *(str(v).lower() if isinstance(v, bool) else str(v) for v in values)]
+    return flags
+
+
 def parse_args(
     dataclass_types: tuple[type, ...], argv: list[str] | None = None, raise_errors: bool = False
 ) -> tuple[Any, ...]:
@@ -169,8 +208,10 @@ def parse_args(
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = Parser(dataclass_types)
     try:
-        if len(argv) == 1 and argv[0].endswith(".json"):
-            return parser.parse_json_file(Path(argv[0]).resolve())
+        argv = options_file_flags(argv)
+    except OptionsError as error:
+        parser.error(str(error))
+    try:
         *parsed, unknown = parser.parse_args_into_dataclasses(args=argv, return_remaining_strings=True)
     except OptionsError:
         raise

@@ -12,13 +12,13 @@ the app and user scripts never import training code, and each side stays importa
 from __future__ import annotations
 
 import importlib
-import json
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from core.rundir import RunError, read_run_json
+from core.translator import is_translation_run
 
 
 @runtime_checkable
@@ -49,7 +49,7 @@ def load(run_dir: str | Path, name: str | None = None) -> Classifier:
         run_dir: a directory holding `run.json` and the side's model files.
         name: the name reports and the app show; defaults to the side.
     """
-    if _task_kind(Path(run_dir)) == "translation":
+    if is_translation_run(run_dir):
         raise RunError(f"{run_dir} is a translation run, not a classifier; load it with core.translator.load.")
     run = read_run_json(run_dir)
     try:
@@ -61,14 +61,6 @@ def load(run_dir: str | Path, name: str | None = None) -> Classifier:
     model = module.load(Path(run_dir), run)
     model.name = name or run["side"]
     return model
-
-
-def _task_kind(run_dir: Path) -> str | None:
-    """`task_kind` of the run.json in `run_dir` (None when absent or unreadable: read_run_json says why)."""
-    try:
-        return json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("task_kind")
-    except (OSError, ValueError, AttributeError):
-        return None
 
 
 def find_runs(paths: list[str | Path]) -> list[Path]:

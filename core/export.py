@@ -32,6 +32,7 @@ import numpy as np
 
 from core.args import DataArguments
 from core.rundir import RunError, environment, partial_path, read_run_json, write_json
+from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
 
@@ -77,18 +78,14 @@ def export_command(argv: list[str], side: str, build: Callable[[Path, dict[str, 
         export(args, run, build(Path(args.run_dir), run))
 
     argv = list(argv)
-    if argv and not argv[0].startswith("-"):
+    if argv and not argv[0].startswith("-") and not argv[0].endswith(".json"):
         argv = ["--run-dir", *argv]
     return run_command(argv, (ExportArguments,), export_parsed)
 
 
 def read_export_run(run_dir: str | Path, side: str) -> dict[str, Any]:
     """The run's validated run.json, refusing a translation run and a run of the other side."""
-    try:
-        kind = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8")).get("task_kind")
-    except (OSError, ValueError, AttributeError):
-        kind = None  # read_run_json says what is wrong
-    if kind == "translation":
+    if is_translation_run(run_dir):
         raise RunError(f"{run_dir} is a translation run; its saved_model/ is already its serving export.")
     run = read_run_json(run_dir)
     if run["side"] != side:

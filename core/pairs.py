@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from core.args import DATA_DIR_ENV, check_data_source
+from core.args import DATA_DIR_ENV, OptionsError, check_data_source, options_file_flags
 from core.data import SPLITS, DataError, as_text, carve_missing_splits, read_table
 
 logger = logging.getLogger(__name__)
@@ -39,7 +39,11 @@ PAIR_TASKS = {"pt_en": PairTaskSpec("pt_en", "pt", "en", "source")}
 
 
 def is_translation(argv: list[str]) -> bool:
-    """Whether a command line names a translation task or parallel-text columns (`--source-column` ...)."""
+    """Whether a command line (or its one options file) names a translation task or parallel-text columns."""
+    try:
+        argv = options_file_flags(argv)
+    except OptionsError:
+        return False  # the command's own parser reports the file
     for i, arg in enumerate(argv):
         name, _, value = arg.partition("=")
         if name.replace("_", "-") in ("--source-column", "--target-column"):

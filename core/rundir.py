@@ -50,6 +50,17 @@ def partial_path(output_dir: str | Path) -> Path:
     return output_dir.with_name(output_dir.name + ".partial")
 
 
+def check_run_dir(output_dir: str | Path, overwrite: bool = False, resume: bool = False) -> None:
+    """Raises the `RunError` that `start_run` would, without touching anything: call it before slow work."""
+    output_dir = Path(output_dir)
+    if output_dir.exists() and not overwrite:
+        if resume:
+            raise RunError(f"{output_dir} is already a finished run; there is nothing to resume. Use --overwrite.")
+        raise RunError(f"{output_dir} already exists. Pass --overwrite to replace it, or choose another --output-dir.")
+    if resume and not partial_path(output_dir).is_dir():
+        raise RunError(f"--resume: no unfinished run at {partial_path(output_dir)}; start without --resume.")
+
+
 def start_run(output_dir: str | Path, overwrite: bool = False, resume: bool = False, chief: bool = True) -> Path:
     """Prepares `DIR.partial/` for writing and returns it.
 
@@ -59,15 +70,9 @@ def start_run(output_dir: str | Path, overwrite: bool = False, resume: bool = Fa
     """
     if not chief:
         return Path(tempfile.mkdtemp(prefix="textcls-worker-"))
-    output_dir = Path(output_dir)
+    check_run_dir(output_dir, overwrite, resume)
     partial = partial_path(output_dir)
-    if output_dir.exists() and not overwrite:
-        if resume:
-            raise RunError(f"{output_dir} is already a finished run; there is nothing to resume. Use --overwrite.")
-        raise RunError(f"{output_dir} already exists. Pass --overwrite to replace it, or choose another --output-dir.")
     if resume:
-        if not partial.is_dir():
-            raise RunError(f"--resume: no unfinished run at {partial}; start without --resume.")
         logger.info("Resuming the unfinished run in %s", partial)
     elif partial.exists():
         logger.info("Discarding an earlier unfinished run in %s", partial)

@@ -6,6 +6,7 @@ A translation run's `run.json` has `task_kind: "translation"` and `validation` {
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,15 @@ REQUIRED_NESTED = {
     "training": ("seconds", "epochs_run", "best_epoch", "history", "examples_per_second", "stop_reason"),
     "validation": ("bleu", "chrf"),
 }
+
+
+def is_translation_run(run_dir: str | Path) -> bool:
+    """Whether `run_dir/run.json` records a translation run; False when it is absent or unreadable (loading the
+    run then says what is wrong with it)."""
+    try:
+        return json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8")).get("task_kind") == TASK_KIND
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def validate_translation_run(record: Any, path: Path) -> None:

@@ -92,7 +92,6 @@ def toy_file(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_translation_run(toy_file, tmp_path_factory) -> Path:
-    from scratch.translation.train import main
-    from tests.scratch.translation.conftest import tiny_command
+    from tests.scratch.translation.conftest import tiny_command, train_tiny
 
-    return main(tiny_command(toy_file, tmp_path_factory.mktemp("translation") / "run"))
+    return train_tiny(tiny_command(toy_file, tmp_path_factory.mktemp("translation") / "run"))

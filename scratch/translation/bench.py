@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 import time
 from dataclasses import dataclass, field
 
 import tensorflow as tf
 
-from core.args import parse_args
+from core.cli import run_command
+from core.data import SPLITS
 from core.pairs import PairDataArguments, load_pairs
 from core.translator import load
 from scratch.translation import decoding
@@ -36,6 +38,13 @@ class BenchArguments:
     output_tokens: int = field(default=30, metadata={"help": "Output length of the cached/uncached timing."})
     timing_batch: int = field(default=32, metadata={"help": "Sentences in the cached/uncached timing batch."})
     repeats: int = field(default=3, metadata={"help": "Timed repetitions (the best is reported)."})
+
+    def __post_init__(self) -> None:
+        if self.split not in SPLITS:
+            raise ValueError(f"--split must be one of {', '.join(SPLITS)}, got {self.split!r}.")
+        for name in ("beam", "batch_size", "output_tokens", "timing_batch", "repeats"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
 
 
 def score_split(args: BenchArguments) -> dict:
@@ -87,14 +96,18 @@ def time_cache(args: BenchArguments, sources: list[str]) -> dict:
     return timings
 
 
-def main(argv: list[str] | None = None) -> dict:
-    (args,) = parse_args((BenchArguments,), argv)
+def bench(args: BenchArguments) -> dict:
+    """Scores and times the run; prints the results as JSON and returns them."""
     result, split = score_split(args)
     result["greedy_timing"] = time_cache(args, split.sources)
     print(json.dumps(result, indent=2))
     return result
 
 
+def main(argv: list[str] | None = None) -> int:
+    """A bad option, run or data mirror ends in one `error:` line and exit status 2 (`core.cli`)."""
+    return run_command(argv, (BenchArguments,), bench)
+
+
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    main()
+    sys.exit(main())

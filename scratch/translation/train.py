@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from core.args import RunArguments, parse_args
+from core.args import RunArguments
 from core.data import DataError
 from core.pairs import PairData, PairDataArguments, load_pairs
-from core.rundir import partial_path, start_run, write_json
+from core.rundir import check_run_dir, partial_path, start_run, write_json
 from core.runtime import is_chief, make_strategy, set_seed
 from core.translator import read_translation_run
 from scratch.schedule import WarmupInverseSqrt
@@ -44,15 +44,11 @@ RECENT_DIR = "recent"  # the last `--average-last` epochs' weights, averaged whe
 NO_DECAY = ["bias", "gamma", "beta"]
 
 
-def main(argv: list[str] | None = None) -> Path:
-    """`python -m scratch.translation ...`: parses the options, trains, and returns the finished run directory."""
-    data_args, run_args, args = parse_args((PairDataArguments, RunArguments, TranslationArguments), argv)
-    return train(data_args, run_args, args)
-
-
 def train(data_args: PairDataArguments, run_args: RunArguments, args: TranslationArguments) -> Path:
     set_seed(data_args.seed)
     strategy = make_strategy(run_args.strategy)  # before any other TensorFlow op: multiworker needs it first
+    if is_chief(strategy):
+        check_run_dir(run_args.output_dir, run_args.overwrite, run_args.resume)  # before the vocabulary is trained
     data = load_pairs(data_args)
     if len(data.splits["validation"]) == 0:
         raise DataError("The validation split is empty; it needs at least one sentence pair.")

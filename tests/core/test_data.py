@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 
 from core.args import DataArguments
-from core.data import DataError, load_task
-from core.errors import UserError
+from core.data import load_task
 from tests.conftest import separable_rows, write_csv
 from tests.core.bad_inputs import CASES
 
@@ -255,10 +254,3 @@ def test_bad_data_is_a_clear_error(tmp_path: Path, case) -> None:
     options, message = case(tmp_path)
     with pytest.raises(ValueError, match=message):
         load_task(DataArguments(**options))
-
-
-def test_data_errors_are_user_errors(tmp_path: Path) -> None:
-    options, _ = CASES["missing_file"](tmp_path)
-    with pytest.raises(DataError) as error:
-        load_task(DataArguments(**options))
-    assert isinstance(error.value, UserError)

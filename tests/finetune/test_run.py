@@ -46,7 +46,7 @@ def _initial_loss(run_dir: Path, run: dict) -> float:
 def test_run_directory_holds_model_tokenizer_card_and_logs(base_run: Path) -> None:
     names = {p.name for p in base_run.iterdir()}
     assert {"tf_model.h5", "config.json", "tokenizer.json", "vocab.txt", "run.json", "README.md", "logs"} <= names
-    assert "history.jsonl" in names and "epoch_seconds.jsonl" not in names
+    assert "history.jsonl" in names
     assert "backup" not in names and not partial_path(base_run).exists()
     assert list((base_run / "logs" / "train").glob("events.out.tfevents.*"))
     config = json.loads((base_run / "config.json").read_text())

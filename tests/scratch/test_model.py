@@ -16,10 +16,20 @@ def expected_params(config: ModelConfig, vocab_size: int) -> int:
     return vocab_size * c + config.num_layers * block + final_norm + c * config.num_labels + config.num_labels
 
 
+# The shapes the README gives: (layers, d_model, heads, d_ff, dropout, vocabulary).
+DOCUMENTED = {
+    "tiny": (2, 32, 2, 64, 0.0, 1000),
+    "small": (2, 128, 4, 512, 0.2, 20000),
+    "base": (4, 256, 8, 1024, 0.1, 30000),
+}
+
+
 @pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_every_preset_is_a_valid_config(preset):
-    config = config_from_preset(preset)
-    assert config.d_model % config.num_heads == 0
+def test_every_preset_has_its_documented_shape_and_builds(preset):
+    config = config_from_preset(preset, num_labels=2)
+    shape = (config.num_layers, config.d_model, config.num_heads, config.d_ff, config.dropout, config.vocab_size)
+    assert shape == DOCUMENTED[preset]
+    assert build_classifier(config).count_params() == expected_params(config, config.vocab_size)
 
 
 def test_overrides_replace_preset_fields_and_none_keeps_them():

@@ -21,3 +21,11 @@ def tiny_command(train_file: Path, output_dir: Path, *extra: str) -> list[str]:
         *TINY_FLAGS,
         *extra,
     ]
+
+
+def train_tiny(argv: list[str]) -> Path:
+    """Runs `python -m scratch` on `argv` (a translation command line) in this process; returns its run directory."""
+    from scratch.__main__ import main
+
+    assert main(argv) == 0
+    return Path(argv[argv.index("--output-dir") + 1])

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
 import sacrebleu
 
 from core.pairs import PairDataArguments, load_pairs
@@ -10,7 +13,9 @@ from scratch.translation.bench import main
 
 
 def test_bench_scores_the_test_split_and_times_cached_and_uncached_greedy(tiny_translation_run, capsys):
-    result = main(["--run", str(tiny_translation_run), "--output-tokens", "8", "--timing-batch", "4", "--repeats", "1"])
+    argv = ["--run", str(tiny_translation_run), "--output-tokens", "8", "--timing-batch", "4", "--repeats", "1"]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
     translator = load(tiny_translation_run)
     split = load_pairs(PairDataArguments(**translator.run["data"]["options"])).splits["test"]
     hypotheses = translator.translate(split.sources)
@@ -21,4 +26,20 @@ def test_bench_scores_the_test_split_and_times_cached_and_uncached_greedy(tiny_t
     timing = result["greedy_timing"]
     assert (timing["batch"], timing["output_tokens"]) == (4, 8)
     assert timing["cached_seconds"] > 0 and timing["uncached_seconds"] > 0
-    assert '"sentences_per_second"' in capsys.readouterr().out
+    assert result["sentences_per_second"] > 0
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--split", "dev"], "error: --split must be one of train, validation, test, got 'dev'."),
+        (["--beam", "0"], "error: --beam must be at least 1, got 0."),
+        ([], "error: Run directory {missing} does not exist."),
+    ],
+)
+def test_bad_options_and_a_missing_run_are_one_error_line(tmp_path, capsys, flags, message):
+    missing = tmp_path / "no-run"
+    with pytest.raises(SystemExit) as exit_:
+        main(["--run", str(missing), *flags])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.startswith(message.format(missing=missing))

@@ -9,7 +9,7 @@ import pytest
 
 import scratch.translation.train as train_module
 from core.translator import load, read_translation_run
-from tests.scratch.translation.conftest import tiny_command
+from tests.scratch.translation.conftest import tiny_command, train_tiny
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
 
@@ -23,13 +23,13 @@ def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, 
 
     monkeypatch.setattr(train_module, "save", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        train_module.main(tiny_command(toy, output, "--epochs", "1", *flags))
+        train_tiny(tiny_command(toy, output, "--epochs", "1", *flags))
     partial = output.with_name("run.partial")
     first = json.loads((partial / train_module.STATE_FILE).read_text())
     assert first["epoch"] == 1 and not output.exists()
 
     monkeypatch.undo()
-    run = train_module.main(tiny_command(toy, output, "--epochs", "2", "--resume", *flags))
+    run = train_tiny(tiny_command(toy, output, "--epochs", "2", "--resume", *flags))
     record = read_translation_run(run)
     history = record["training"]["history"]
     assert [row["epoch"] for row in history] == [1, 2]

@@ -16,9 +16,10 @@ import tensorflow as tf
 
 from core.pairs import PairDataArguments, load_pairs
 from core.translator import load, read_translation_run
+from scratch.__main__ import main
 from scratch.translation import decoding
 from scratch.translation.tokenizer import EOS_ID, encode_source
-from scratch.translation.train import load_trained, main
+from scratch.translation.train import load_trained
 from tests.scratch.translation.conftest import tiny_command
 from tests.scratch.translation.toy import WORDS, write_tsv
 
@@ -118,12 +119,13 @@ def test_the_translator_gives_greedy_beam_and_attention(tiny_translation_run):
         translator.translate(sources, beam=0)
 
 
-def _refused(argv: list[str], output: Path, capsys, message: str, error=SystemExit):
-    with pytest.raises(error) as raised:
+def _refused(argv: list[str], output: Path, capsys, message: str, exists: bool = False):
+    """`python -m scratch` ends in one `error:` line holding `message` and exit status 2, leaving no run."""
+    with pytest.raises(SystemExit) as raised:
         main(argv)
-    shown = str(raised.value) if error is not SystemExit else capsys.readouterr().err
-    assert message in shown
-    assert not output.exists() and not output.with_name(output.name + ".partial").exists()
+    err = capsys.readouterr().err
+    assert raised.value.code == 2 and err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert output.exists() == exists and not output.with_name(output.name + ".partial").exists()
 
 
 @pytest.mark.parametrize(
@@ -139,9 +141,29 @@ def test_bad_options_are_refused_before_training(toy_file, tmp_path, capsys, ext
 
 
 def test_bad_data_is_refused_before_training(tmp_path, capsys):
-    from core.data import DataError
-
     empty = write_tsv(tmp_path / "empty.tsv", [("", "cat"), ("gato", "")])
-    _refused(tiny_command(empty, tmp_path / "run"), tmp_path / "run", capsys, "has an empty 'pt' or 'en'", DataError)
+    _refused(tiny_command(empty, tmp_path / "run"), tmp_path / "run", capsys, "has an empty 'pt' or 'en'")
     wrong = write_tsv(tmp_path / "wrong.tsv", [("gato", "cat")] * 20, header=("src", "tgt"))
-    _refused(tiny_command(wrong, tmp_path / "run"), tmp_path / "run", capsys, "Its columns are: src, tgt", DataError)
+    _refused(tiny_command(wrong, tmp_path / "run"), tmp_path / "run", capsys, "Its columns are: src, tgt")
+
+
+def test_an_existing_output_directory_is_refused_before_the_vocabulary_is_trained(
+    toy_file, tmp_path, capsys, monkeypatch
+):
+    import scratch.translation.train as train_module
+
+    def untrainable(*args, **kwargs):
+        raise AssertionError("the vocabulary was trained before the output directory was checked")
+
+    monkeypatch.setattr(train_module, "train_sentencepiece", untrainable)
+    (tmp_path / "run").mkdir()
+    _refused(
+        tiny_command(toy_file, tmp_path / "run"),
+        tmp_path / "run",
+        capsys,
+        "already exists. Pass --overwrite",
+        exists=True,
+    )
+    _refused(
+        tiny_command(toy_file, tmp_path / "new", "--resume"), tmp_path / "new", capsys, "--resume: no unfinished run"
+    )
