@@ -37,13 +37,13 @@ import gradio as gr  # noqa: E402 - the environment above must be set before Gra
 
 from core.args import parse_args  # noqa: E402
 from core.cli import quiet_tensorflow  # noqa: E402
+from core.translator import is_translation_run  # noqa: E402
 from demo.page import CSS, THEME, build_demo  # noqa: E402
 from demo.prediction import DEFAULT_MAX_CHARS, warm_up  # noqa: E402
 from demo.sources import (  # noqa: E402
     CREATE_COMMAND,
     Example,
     Report,
-    is_translation_run,
     live_examples,
     load_models,
     load_report,

@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 
 from compare.progress import Progress, setup_logging
-from compare.translation.runs import task_kind
+from compare.report.results import predictions
 from core.args import parse_args
 from core.classifier import Classifier, find_runs, load
-from core.data import DataError
+from core.data import DataError, as_text, read_table
 from core.rundir import RunError
-from core.translator import TASK_KIND
+from core.translator import is_translation_run
 from core.translator import load as load_translator
 
 logger = logging.getLogger(__name__)
@@ -69,16 +69,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def read_texts(path: Path, columns: list[str]) -> tuple[pd.DataFrame, list[str]]:
-    """The input rows and their texts (columns joined with a space, missing values as empty text)."""
-    if not path.is_file():
-        raise DataError(f"Input file {path} does not exist.")
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=object, keep_default_na=False)
-    elif suffix == ".parquet":
-        frame = pd.read_parquet(path)
-    else:
-        frame = pd.read_json(path, lines=suffix == ".jsonl", dtype=False)
+    """The input rows (read as the training data is, `core.data.read_table`) and their texts: the columns
+    joined with a space, missing values as empty text."""
+    frame = read_table(path)
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise DataError(
@@ -86,12 +79,8 @@ def read_texts(path: Path, columns: list[str]) -> tuple[pd.DataFrame, list[str]]
             "Choose with --text-column."
         )
     parts = [frame[c].to_numpy(dtype=object) for c in columns]
-    texts = [" ".join(v for v in (_text(p[i]) for p in parts) if v) for i in range(len(frame))]
+    texts = [" ".join(v for v in (as_text(p[i]) for p in parts) if v) for i in range(len(frame))]
     return frame, texts
-
-
-def _text(value: object) -> str:
-    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
 
 
 def model_names(models: list[Classifier], paths: list[Path], names: list[str] | None) -> list[str]:
@@ -109,15 +98,14 @@ def predict_file(args: PredictArguments, loader=load) -> Path:
     paths = find_runs(args.runs)
     frame, texts = read_texts(Path(args.input), args.text_column)
     progress.stage("read %d rows from %s", len(texts), args.input)
-    kinds = {path: task_kind(path) for path in paths}
-    if len(set(kinds.values())) > 1:
-        translation = [str(p) for p, kind in kinds.items() if kind == TASK_KIND]
-        classification = [str(p) for p, kind in kinds.items() if kind != TASK_KIND]
+    translation = [p for p in paths if is_translation_run(p)]
+    classification = [p for p in paths if p not in translation]
+    if translation and classification:
         raise RunError(
             f"{translation[0]} is a translation run but {classification[0]} is a classification run; "
             "predict with runs of one kind at a time."
         )
-    if TASK_KIND in kinds.values():
+    if translation:
         return translate_file(args, paths, frame, texts, progress)
     models = [loader(path, None) for path in paths]
     names = model_names(models, paths, args.names)
@@ -173,13 +161,9 @@ def write_predictions(frame: pd.DataFrame, results: dict, output: Path) -> None:
         records = frame.to_dict(orient="records")
         with tmp.open("w", encoding="utf-8") as handle:
             for i, record in enumerate(records):
-                record["predictions"] = {
-                    name: {
-                        "label": labels[int(probs[i].argmax())],
-                        "probs": {label: round(float(p), 6) for label, p in zip(labels, probs[i])},
-                    }
-                    for name, (labels, probs) in results.items()
-                }
+                record["predictions"] = predictions(
+                    {name: (labels, probs[i]) for name, (labels, probs) in results.items()}
+                )
                 handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
     tmp.replace(output)
 

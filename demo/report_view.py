@@ -18,9 +18,11 @@ from compare.render.markdown import markdown_table
 from compare.render.tables import Table
 from compare.render.tuning import tuning_tables
 from compare.report.locate import recorded_runs
+from compare.translation import render as translation
+from compare.translation.render import score
 from core.rundir import read_run_json
-from core.translator import read_translation_run
-from demo.sources import Report, is_translation_run
+from core.translator import is_translation_run, read_translation_run
+from demo.sources import Report
 
 logger = logging.getLogger(__name__)
 
@@ -134,77 +136,22 @@ def report_runs(
     return runs
 
 
-def score(value: float | None, bounds: list[float] | None = None) -> str:
-    """A BLEU or chrF++ score on sacrebleu's 0-100 scale, with its 95% interval when there is one."""
-    if value is None:
-        return "–"
-    return f"{value:.1f}" + (f" [{bounds[0]:.1f}, {bounds[1]:.1f}]" if bounds else "")
-
-
-def signed_score(value: float, bounds: list[float] | None) -> str:
-    return f"{value:+.1f}" + (f" [{bounds[0]:+.1f}, {bounds[1]:+.1f}]" if bounds else "")
-
-
-def _systems(results: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    """(name, kind, entry) of every model, then every reference system, of a translation results.json."""
-    return [(name, "model", entry) for name, entry in results["models"].items()] + [
-        (name, "reference", entry) for name, entry in results["references"].items()
-    ]
-
-
 def translation_scores(results: dict[str, Any]) -> str:
-    """Each model's and reference system's BLEU and chrF++ with 95% intervals, and the models' costs."""
-    systems = _systems(results)
-    rows = [
-        [
-            name,
-            kind,
-            score(entry["bleu"], entry.get("bleu_ci")),
-            score(entry["chrf"], entry.get("chrf_ci")),
-            count(entry.get("params")),
-            seconds(entry.get("train_seconds")),
-            "–" if entry.get("latency_p50_ms") is None else f"{entry['latency_p50_ms']:.1f} ms",
-        ]
-        for name, kind, entry in systems
-    ]
-    header = ["system", "kind", "BLEU [95% CI]", "chrF++ [95% CI]", "parameters", "training time", "latency p50"]
-    signatures = results.get("signatures") or {}
-    note = f"The {results.get('split', '?')} split, {count(results.get('n'))} sentences; sacreBLEU 0-100."
-    if signatures:
-        note += f" Signatures: BLEU `{signatures.get('bleu', '?')}`, chrF++ `{signatures.get('chrf', '?')}`."
-    muted = {i for i, (_, kind, _) in enumerate(systems) if kind == "reference"}
-    return markdown_table(Table("BLEU and chrF++ with 95% intervals", header, rows, muted_rows=muted, note=note))
+    """The translation report's score table (BLEU and chrF++ with 95% intervals) and its cost table."""
+    return "\n".join(
+        markdown_table(table) for table in (translation.scores_table(results), translation.cost_table(results))
+    )
 
 
 def translation_comparisons(results: dict[str, Any]) -> str:
-    """Each pair's BLEU and chrF++ difference (a minus b) with its paired-bootstrap 95% interval; or ""."""
-    rows = [
-        [
-            c["a"],
-            c["b"],
-            signed_score(c["bleu_diff"], c.get("bleu_diff_ci")),
-            signed_score(c["chrf_diff"], c.get("chrf_diff_ci")),
-        ]
-        for c in results.get("comparisons") or []
-    ]
-    header = ["a", "b", "BLEU a − b [95% CI]", "chrF++ a − b [95% CI]"]
-    note = "Paired bootstrap resampling over the sentences; an interval that holds 0 is no clear difference."
-    return markdown_table(Table("Each pair, a minus b", header, rows, note=note)) if rows else ""
+    """The report's paired comparisons (a minus b, paired-bootstrap intervals and p); "" when there are none."""
+    return markdown_table(translation.comparisons_table(results)) if results.get("comparisons") else ""
 
 
 def translation_domains(results: dict[str, Any]) -> str:
-    """BLEU and chrF++ of each system in each domain of the split; "" when the data has no domains."""
-    rows = [
-        [domain, name, f"{scores.get('n', 0):,}", score(scores.get("bleu")), score(scores.get("chrf"))]
-        for name, _, entry in _systems(results)
-        for domain, scores in sorted((entry.get("per_domain") or {}).items())
-    ]
-    rows.sort(key=lambda row: row[0])  # one domain's systems together
-    return (
-        markdown_table(Table("Each domain of the split", ["domain", "system", "sentences", "BLEU", "chrF++"], rows))
-        if rows
-        else ""
-    )
+    """The report's per-domain BLEU / chrF++ table; "" when the data has no domains."""
+    table = translation.breakdown_table(results, "per_domain", "Per domain", "domain")
+    return markdown_table(table) if table is not None else ""
 
 
 def translation_runs_table(runs: dict[str, dict[str, Any]]) -> str:

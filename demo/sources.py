@@ -89,14 +89,21 @@ def load_report(directory: str | Path) -> Report:
             f"{directory} is not a report directory: it has no results.json. Create one with `{CREATE_COMMAND}` "
             "or `python -m compare report --runs RUN RUN --output-dir DIR`."
         )
-    results = json.loads(path.read_text(encoding="utf-8"))
+    results = _read_json(path)
     curve_path = directory / "curve.json"
-    curve = json.loads(curve_path.read_text(encoding="utf-8")) if curve_path.is_file() else None
+    curve = _read_json(curve_path) if curve_path.is_file() else None
     predictions = directory / "predictions.jsonl"
     examples = pick_examples(read_predictions(predictions)) if predictions.is_file() else []
     translations = directory / "translations.jsonl"
     chosen = pick_translations(read_translations(translations)) if translations.is_file() else []
     return Report(directory, results, sorted(directory.glob("*.png")), curve, examples, chosen)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path} is not a readable JSON file ({error}); recreate the report that holds it.") from None
 
 
 def read_predictions(path: Path) -> Iterator[Example]:
@@ -227,15 +234,6 @@ def resolve_sources(
     if runs:
         return report_dir, find_runs(runs)
     return report_dir, report_run_dirs(report_dir) if report_dir is not None else []
-
-
-def is_translation_run(run_dir: Path) -> bool:
-    """Whether `run_dir/run.json` records a translation run (an unreadable one is left to the classifier
-    loader, which says what is wrong with it)."""
-    try:
-        return json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8")).get("task_kind") == TRANSLATION
-    except (OSError, ValueError, AttributeError):
-        return False
 
 
 def load_translators(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[dict[str, Any], list[str]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 import app
+from compare.bench.app_load import free_port
 from compare.render.format import ci, pct
 from demo import page, prediction, sources
 from tests.demo.fakes import FakeClassifier, FakeScratch, compare_report
@@ -182,12 +182,6 @@ def test_translation_runs_on_the_command_line_get_a_translate_tab(tmp_path: Path
 
 
 # --- the server -----------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from urllib.parse import urlparse
 import pytest
 
 import app
+from compare.bench.app_load import free_port
 from demo import page as demo_page
 from tests.demo.fakes import compare_report
-from tests.test_app import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

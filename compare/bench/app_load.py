@@ -62,7 +62,7 @@ def wait_until_serving(url: str, process: subprocess.Popen, log_file: Path, time
         except (urllib.error.URLError, OSError):
             pass
         time.sleep(1.0)
-    raise RuntimeError(f"app.py did not serve {url} within {timeout:.0f} s; see its log {log_file}.")
+    raise TimeoutError(f"app.py did not serve {url} within {timeout:.0f} s; see its log {log_file}.")
 
 
 def load_test(url: str, texts: list[str], requests: int, clients: int, choice: str = "both") -> dict:

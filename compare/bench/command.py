@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
         run_bench(data, args)
-    except (RunError, DataError, ProcessError, StageError) as error:
+    except (RunError, DataError, ProcessError, StageError, TimeoutError) as error:
         logger.error("compare bench: %s", error)
         return 1
     return 0

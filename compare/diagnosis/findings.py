@@ -91,17 +91,33 @@ def diagnose_report(
     return found
 
 
+def rising_gain(scores: Sequence[float], min_gain: float) -> float | None:
+    """The last epoch's gain in a validation score when it rose by at least `min_gain` to the best value so far;
+    None when it did not (a run recovering towards an earlier, better epoch, the one kept, is not rising).
+
+    >>> round(rising_gain([0.80, 0.85, 0.86], 0.002), 3)
+    0.01
+    >>> rising_gain([0.80, 0.90, 0.86, 0.88], 0.002), rising_gain([0.85, 0.851], 0.002), rising_gain([0.8], 0.0)
+    (None, None, None)
+    """
+    if len(scores) < 2:
+        return None
+    gain = scores[-1] - scores[-2]
+    return gain if gain >= min_gain and scores[-1] >= max(scores) else None
+
+
 def stopped_while_improving(run: dict) -> dict | None:
     training = run["training"]
     history = training["history"]
     stop_reason = training.get("stop_reason")
     if not history or stop_reason == "early_stopping":
         return None
+    chance = 1 / len(run["data"]["labels"])  # what a single epoch rose from
+    gain = rising_gain([chance, *(row["val_accuracy"] for row in history)], MIN_LAST_EPOCH_GAIN)
+    if gain is None:
+        return None
     last = history[-1]["val_accuracy"]
-    before = history[-2]["val_accuracy"] if len(history) > 1 else 1 / len(run["data"]["labels"])
-    gain = last - before
-    if gain < MIN_LAST_EPOCH_GAIN or last < max(row["val_accuracy"] for row in history):
-        return None  # not rising, or recovering towards an earlier, better epoch (the one kept)
+    before = last - gain
     if stop_reason == "max_epochs":
         limit = run.get("hyperparameters", {}).get("epochs", len(history))
         ended, advice = (

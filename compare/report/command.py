@@ -35,12 +35,11 @@ from compare.scoring.scores import quick_scores, score
 from compare.scoring.statistics import StatisticsArguments
 from compare.scoring.timing import predict_split, single_text_latency
 from compare.translation.report import TranslationReportArguments, build_translation_report
-from compare.translation.runs import task_kind
 from core.args import parse_args
 from core.classifier import Classifier, load
 from core.data import DataError
 from core.rundir import RunError, environment, write_json
-from core.translator import TASK_KIND
+from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
 
@@ -61,20 +60,21 @@ class ReportArguments:
     examples: int = field(default=25, metadata={"help": "Rows in each error-analysis table."})
 
     def __post_init__(self) -> None:
-        if len(self.runs) < 2:
-            raise ValueError(f"--runs needs at least two run directories, got {len(self.runs)}.")
-        if self.latency_samples < 1:
-            raise ValueError(f"--latency-samples must be at least 1, got {self.latency_samples}.")
+        for name in ("latency_samples", "examples"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
 
 
 def main(argv: list[str] | None = None) -> int:
     args, stats = parse_args((ReportArguments, StatisticsArguments), argv)
     setup_logging()
     try:
-        if any(task_kind(run) == TASK_KIND for run in args.runs):
-            options = TranslationReportArguments(latency_samples=args.latency_samples)
+        if any(is_translation_run(run) for run in args.runs):
+            options = TranslationReportArguments(latency_samples=args.latency_samples, examples=args.examples)
             build_translation_report(args.runs, args.output_dir, stats, options, args.names, args.split)
             return 0
+        if len(args.runs) < 2:
+            raise RunError(f"--runs needs at least two classification run directories, got {len(args.runs)}.")
         build_report(args, stats)
     except (RunError, DataError, ReportDirError) as error:
         logger.error("compare report: %s", error)

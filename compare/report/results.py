@@ -82,17 +82,20 @@ def prediction_rows(split: EvalSplit, probs: dict[str, np.ndarray]) -> Iterable[
     """predictions.jsonl rows: text, gold label, and each model's label and probabilities, labels by name."""
     labels = split.labels
     for i, text in enumerate(split.texts):
-        yield {
-            "text": text,
-            "gold": labels[split.gold[i]],
-            "predictions": {
-                name: {
-                    "label": labels[int(p[i].argmax())],
-                    "probs": {label: round(float(v), 6) for label, v in zip(labels, p[i])},
-                }
-                for name, p in probs.items()
-            },
+        row_predictions = {name: (labels, p[i]) for name, p in probs.items()}
+        yield {"text": text, "gold": labels[split.gold[i]], "predictions": predictions(row_predictions)}
+
+
+def predictions(row: dict[str, tuple[list[str], np.ndarray]]) -> dict[str, dict]:
+    """One row's `predictions` object: {model: {"label": its label, "probs": {label: probability}}}, from
+    {model: (label names, probabilities)}; predictions.jsonl's and `compare predict`'s JSONL rows share it."""
+    return {
+        name: {
+            "label": labels[int(p.argmax())],
+            "probs": {label: round(float(v), 6) for label, v in zip(labels, p)},
         }
+        for name, (labels, p) in row.items()
+    }
 
 
 def write_predictions(path: Path, rows: Iterable[dict]) -> None:

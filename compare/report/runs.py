@@ -10,13 +10,14 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from compare.translation.runs import task_kind
 from core.args import DataArguments
 from core.data import TaskData, load_task
 from core.rundir import RunError, read_run_json
+from core.translator import is_translation_run
 
 
 @dataclass
@@ -65,7 +66,7 @@ def read_runs(paths: list[str | Path], names: list[str] | None = None) -> list[C
         raise RunError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); give one name per run.")
     runs = []
     for i, path in enumerate(paths):
-        if task_kind(path) == "translation":
+        if is_translation_run(path):
             raise RunError(
                 f"{path} is a translation run; a classification report compares classifiers. Put translation runs "
                 "in a translation report of their own (`compare report --runs` with translation runs only)."
@@ -109,24 +110,13 @@ def check_compatible(runs: list[ComparedRun], split: str) -> list[str]:
     Train splits may differ (a profile can give each side its own subset size); that is noted.
     """
     first = runs[0]
-    for run in runs:
-        if split not in run.run["data"]["fingerprints"]:
-            have = ", ".join(run.run["data"]["fingerprints"]) or "none"
-            raise RunError(f"Run {run.path} has no labelled {split!r} split (it has: {have}); choose another --split.")
     for run in runs[1:]:
         if run.run["data"]["labels"] != first.run["data"]["labels"]:
             raise RunError(
                 f"Runs {first.path} and {run.path} have different label sets: {first.run['data']['labels']} versus "
                 f"{run.run['data']['labels']}. Compare runs trained on the same task."
             )
-        ours, theirs = first.run["data"]["fingerprints"], run.run["data"]["fingerprints"]
-        for name in sorted((set(ours) | set(theirs) | {split}) - {"train"}):
-            if ours.get(name) != theirs.get(name):
-                raise RunError(
-                    f"Runs {first.path} and {run.path} saw different {name} splits (fingerprint "
-                    f"{str(ours.get(name))[:12]} versus {str(theirs.get(name))[:12]}). Train both with the same data "
-                    "options (task or files, --seed) so that they are scored on identical examples."
-                )
+    check_same_splits(runs, split, "examples", labelled=True)
     notes = []
     train = {r.run["data"]["fingerprints"].get("train") for r in runs}
     if len(train) > 1:
@@ -135,10 +125,31 @@ def check_compatible(runs: list[ComparedRun], split: str) -> list[str]:
     return notes
 
 
-def data_arguments(run: dict) -> DataArguments:
-    """The data options a run recorded, as DataArguments (unknown keys from newer versions ignored)."""
-    known = {f.name for f in dataclasses.fields(DataArguments)}
-    return DataArguments(**{k: v for k, v in run["data"]["options"].items() if k in known})
+def check_same_splits(runs: list, split: str, what: str, labelled: bool = False) -> None:
+    """Refuses runs (each with `path` and `run`, its run.json) of which one lacks `split`, or two saw different
+    `split` or validation splits, by the fingerprints run.json records; train splits may differ."""
+    first = runs[0]
+    for run in runs:
+        if split not in run.run["data"]["fingerprints"]:
+            have = ", ".join(run.run["data"]["fingerprints"]) or "none"
+            kind = "labelled " if labelled else ""
+            raise RunError(f"Run {run.path} has no {kind}{split!r} split (it has: {have}); choose another --split.")
+    for run in runs[1:]:
+        ours, theirs = first.run["data"]["fingerprints"], run.run["data"]["fingerprints"]
+        for name in sorted((set(ours) | set(theirs) | {split}) - {"train"}):
+            if ours.get(name) != theirs.get(name):
+                raise RunError(
+                    f"Runs {first.path} and {run.path} saw different {name} splits (fingerprint "
+                    f"{str(ours.get(name))[:12]} versus {str(theirs.get(name))[:12]}). Train them with the same data "
+                    f"options (task or files, --seed) so that they are scored on identical {what}."
+                )
+
+
+def data_arguments(run: dict, options: type = DataArguments) -> Any:
+    """The data options a run recorded, as `options` (DataArguments, or PairDataArguments for a translation
+    run), unknown keys from newer versions ignored."""
+    known = {f.name for f in dataclasses.fields(options)}
+    return options(**{k: v for k, v in run["data"]["options"].items() if k in known})
 
 
 def load_split(runs: list[ComparedRun], split: str) -> EvalSplit:

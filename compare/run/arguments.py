@@ -6,8 +6,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from compare.run.profiles import PROFILES, SIDES, get_profile
-
-CLASS_WEIGHTS = ("none", "balanced")
+from core.budget import CLASS_WEIGHTS
 
 
 @dataclass

@@ -1,11 +1,12 @@
-"""Getting one side's run: reusing the finished run already there, or starting the side's command to train it.
+"""Getting one run: reusing the finished run already there, or starting the side's command to train it.
 
 Compare never imports training code (only the sides' option classes, to read their defaults):
 `python -m finetune ...` / `python -m scratch ...` run as subprocesses through `core.processes` (which also
 hands their memory back between stages), logging to `<run>.log` beside the run.
 A finished run is reused when its run.json records the same data options and `<run>.request.json` (written
 here after a successful training) the same side, flags and option defaults: a run trained before a default
-changed (say, a new warmup) is trained again.
+changed (say, a new warmup) is trained again. The same holds for a translation run (`python -m scratch` on a
+translation task, its options `scratch.translation.args`), asked for as the side `translation`.
 """
 
 from __future__ import annotations
@@ -20,13 +21,20 @@ import time
 from pathlib import Path
 
 from core.args import DataArguments
+from core.pairs import PairDataArguments
 from core.processes import run_command
 from core.rundir import RunError, read_run_json, write_json
+from core.translator import read_translation_run
 
 logger = logging.getLogger(__name__)
 
 PATH_OPTIONS = ("train_file", "validation_file", "test_file", "labels_file", "data_dir")
-SIDE_ARGUMENTS = {"finetune": ("finetune.args", "FinetuneArguments"), "scratch": ("scratch.args", "ScratchArguments")}
+SIDE_ARGUMENTS = {
+    "finetune": ("finetune.args", "FinetuneArguments"),
+    "scratch": ("scratch.args", "ScratchArguments"),
+    "translation": ("scratch.translation.args", "TranslationArguments"),
+}
+COMMANDS = {"finetune": "finetune", "scratch": "scratch", "translation": "scratch"}  # python -m <command>
 
 
 def absolute_paths(data, options: tuple[str, ...] = PATH_OPTIONS):
@@ -36,14 +44,14 @@ def absolute_paths(data, options: tuple[str, ...] = PATH_OPTIONS):
     Symbolic links stay as given (no `resolve`), so a side run directly and the same run launched from here
     record the same paths.
     """
-    changes = {name: os.path.abspath(getattr(data, name)) for name in options if getattr(data, name)}
+    changes = {name: os.path.abspath(getattr(data, name)) for name in options if getattr(data, name, None)}
     return dataclasses.replace(data, **changes)
 
 
-def data_flags(data: DataArguments) -> list[str]:
-    """DataArguments as command-line flags (`--task sst2 --max-length 128 ...`), None fields left out."""
+def data_flags(data: DataArguments | PairDataArguments) -> list[str]:
+    """Data options as command-line flags (`--task sst2 --max-length 128 ...`), None fields left out."""
     flags = []
-    for f in dataclasses.fields(DataArguments):
+    for f in dataclasses.fields(data):
         value = getattr(data, f.name)
         if value is None:
             continue
@@ -61,7 +69,7 @@ def log_path(run_dir: Path) -> Path:
 
 
 def side_defaults(side: str) -> dict:
-    """The default of every model option of `python -m <side>`, as JSON would give it back."""
+    """The default of every model option of `side`'s command, as JSON would give it back."""
     module, name = SIDE_ARGUMENTS[side]
     arguments = getattr(importlib.import_module(module), name)
     return json.loads(json.dumps({f.name: f.default for f in dataclasses.fields(arguments)}))
@@ -69,37 +77,59 @@ def side_defaults(side: str) -> dict:
 
 def request_record(side: str, flags: list[str], cmd: list[str]) -> dict:
     """What `<run>.request.json` holds: enough to tell whether the same request would train the same run."""
-    return {"schema_version": 1, "side": side, "flags": list(flags), "defaults": side_defaults(side), "command": cmd}
+    return {
+        "schema_version": 1,
+        "side": COMMANDS[side],
+        "flags": list(flags),
+        "defaults": side_defaults(side),
+        "command": cmd,
+    }
 
 
-def command(side: str, data: DataArguments, flags: list[str], run_dir: Path) -> list[str]:
-    return [sys.executable, "-m", side, *data_flags(data), "--output-dir", str(run_dir), "--overwrite", *flags]
+def command(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        COMMANDS.get(side, side),
+        *data_flags(data),
+        "--output-dir",
+        str(run_dir),
+        "--overwrite",
+        *flags,
+    ]
 
 
-def reusable(side: str, data: DataArguments, flags: list[str], run_dir: Path) -> bool:
+def read_run(side: str, run_dir: Path) -> dict:
+    return read_translation_run(run_dir) if side == "translation" else read_run_json(run_dir)
+
+
+def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:
     """Whether `run_dir` is a finished run of `side` with these data options, flags and option defaults."""
     if not (run_dir / "run.json").is_file() or not request_path(run_dir).is_file():
         return False
     try:
-        run = read_run_json(run_dir)
+        run = read_run(side, run_dir)
         request = json.loads(request_path(run_dir).read_text(encoding="utf-8"))
     except (RunError, ValueError):
         return False
-    if run["side"] != side or run["data"]["options"] != data.to_dict() or request.get("flags") != list(flags):
+    same = run["side"] == COMMANDS[side] and run["data"]["options"] == data.to_dict()
+    if not same or request.get("flags") != list(flags):
         return False
     if request.get("defaults") != side_defaults(side):
-        logger.info("Not reusing %s: the defaults of python -m %s changed since it was trained", run_dir, side)
+        logger.info(
+            "Not reusing %s: the defaults of python -m %s changed since it was trained", run_dir, COMMANDS[side]
+        )
         return False
     return True
 
 
 def train_side(
-    side: str, data: DataArguments, flags: list[str], run_dir: str | Path, retrain: bool = False
+    side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: str | Path, retrain: bool = False
 ) -> tuple[Path, bool]:
     """Trains `side` into `run_dir` unless an equivalent finished run is there already.
 
     Args:
-        side: `finetune` or `scratch`.
+        side: `finetune`, `scratch` or `translation`.
         data: the data options (file paths are made absolute).
         flags: model flags for the side's command (e.g. `["--epochs", "1"]`).
         run_dir: the run directory to write or reuse.
@@ -119,7 +149,7 @@ def train_side(
     logger.info("Training %s: %s (log: %s)", side, " ".join(cmd[1:]), log_path(run_dir))
     start = time.perf_counter()
     run_command(cmd, log=log_path(run_dir))
-    read_run_json(run_dir)
+    read_run(side, run_dir)
     write_json(request_path(run_dir), request_record(side, flags, cmd[1:]))
     logger.info("Trained %s in %.0f s", run_dir, time.perf_counter() - start)
     return run_dir, False

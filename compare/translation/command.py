@@ -14,9 +14,9 @@ from pathlib import Path
 
 from compare.progress import Progress, setup_logging
 from compare.report.publish import ReportDirError, check_output_dir
+from compare.run.launch import train_side
 from compare.scoring.statistics import StatisticsArguments
 from compare.translation.arguments import TranslationRunArguments
-from compare.translation.launch import train_translation
 from compare.translation.report import TranslationReportArguments, build_translation_report
 from core.args import parse_args
 from core.data import DataError
@@ -58,7 +58,7 @@ def run_translation_comparison(
     load_pairs(data)  # a missing file or column fails here, in words, rather than inside the training command
     paths = {}
     for name, flags in args.variants().items():
-        paths[name], reused = train_translation(data, flags, output_dir / "runs" / name, args.retrain)
+        paths[name], reused = train_side("translation", data, flags, output_dir / "runs" / name, args.retrain)
         progress.stage("%s %s: %s", "reused" if reused else "trained", name, paths[name])
     return build_translation_report(
         list(paths.values()), output_dir, stats, report, names=list(paths), progress=progress, **report_hooks

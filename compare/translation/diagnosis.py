@@ -1,8 +1,9 @@
 """Findings that qualify a translation model's score, and the clause they add to a verdict.
 
 "bergamot beats scratch by 40 BLEU" alone hides that the from-scratch model may not have finished learning:
-a run whose budget ended while its validation chrF++ still rose is marked `stopped_while_improving`, as in
-classification (`compare.diagnosis.findings`), with the gain in chrF++ points.
+a run whose budget ended while its validation chrF++ still rose (by at least `MIN_LAST_EPOCH_GAIN`, to its best
+value) is marked `stopped_while_improving`, by the rule classification uses (`compare.diagnosis.findings`), with
+the gain in chrF++ points.
 
 Examples:
     >>> run = {"training": {"stop_reason": "budget", "history": [{"val_chrf": 20.0}, {"val_chrf": 23.5}]}}
@@ -16,15 +17,19 @@ Examples:
 
 from __future__ import annotations
 
+from compare.diagnosis.findings import rising_gain
+
+MIN_LAST_EPOCH_GAIN = 0.2  # chrF++ points
+
 
 def diagnose(run: dict) -> list[dict]:
     """The findings of one translation run, from its run.json `training` record."""
     training = run["training"]
     history = [epoch for epoch in training.get("history", []) if epoch.get("val_chrf") is not None]
-    if training.get("stop_reason") not in ("budget", "max_epochs") or len(history) < 2:
+    if training.get("stop_reason") not in ("budget", "max_epochs"):
         return []
-    gain = history[-1]["val_chrf"] - history[-2]["val_chrf"]
-    if gain <= 0:
+    gain = rising_gain([epoch["val_chrf"] for epoch in history], MIN_LAST_EPOCH_GAIN)
+    if gain is None:
         return []
     limit = "step budget" if training["stop_reason"] == "budget" else "epoch limit"
     return [

@@ -16,7 +16,8 @@ from compare.render.tables import Table
 from compare.translation.figures import TITLES, scored_systems
 
 
-def _score(value: float | None, bounds: list[float] | None) -> str:
+def score(value: float | None, bounds: list[float] | None = None) -> str:
+    """A BLEU or chrF++ score on sacrebleu's 0-100 scale, with its 95% interval when there is one."""
     if value is None:
         return "–"
     return f"{value:.1f} [{bounds[0]:.1f}, {bounds[1]:.1f}]" if bounds else f"{value:.1f}"
@@ -34,10 +35,10 @@ def verdict(results: dict) -> tuple[str, str]:
 def scores_table(results: dict) -> Table:
     rows, muted = [], set()
     for name, m in results["models"].items():
-        rows.append([name, _score(m["bleu"], m["bleu_ci"]), _score(m["chrf"], m["chrf_ci"]), m["arch"]])
+        rows.append([name, score(m["bleu"], m["bleu_ci"]), score(m["chrf"], m["chrf_ci"]), m["arch"]])
     for name, r in results["references"].items():
         muted.add(len(rows))
-        rows.append([name, _score(r["bleu"], r["bleu_ci"]), _score(r["chrf"], r["chrf_ci"]), _ref_note(r)])
+        rows.append([name, score(r["bleu"], r["bleu_ci"]), score(r["chrf"], r["chrf_ci"]), _ref_note(r)])
     note = (
         f"Corpus sacreBLEU and chrF++ (0-100) on the {results['n']:,} {results['split']} sentences, greedy decoding; "
         "intervals: 95% percentile bootstrap over sentences. Reference rows in italics."

@@ -7,14 +7,13 @@ differ, which is noted.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from compare.report.runs import check_same_splits, data_arguments
 from core.pairs import PAIR_TASKS, PairDataArguments, PairSplit, load_pairs
 from core.rundir import RUN_JSON, RunError
-from core.translator import TASK_KIND, read_translation_run
+from core.translator import is_translation_run, read_translation_run
 
 
 @dataclass
@@ -24,21 +23,13 @@ class TranslationRun:
     run: dict
 
 
-def task_kind(run_dir: str | Path) -> str | None:
-    """`task_kind` of `run_dir/run.json` ("translation", or None for a classification run or no readable file)."""
-    try:
-        return json.loads((Path(run_dir) / RUN_JSON).read_text(encoding="utf-8")).get("task_kind")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
 def read_translation_runs(paths: list[str | Path], names: list[str] | None = None) -> list[TranslationRun]:
     """Reads each translation run, named by `names` or else by its directory; refuses classification runs."""
     if names is not None and len(names) != len(paths):
         raise RunError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); give one name per run.")
     runs = []
     for i, path in enumerate(map(Path, paths)):
-        if (path / RUN_JSON).is_file() and task_kind(path) != TASK_KIND:
+        if (path / RUN_JSON).is_file() and not is_translation_run(path):
             raise RunError(
                 f"{path} is a classification run; a translation report compares translation runs (trained with "
                 "`python -m scratch --task pt_en` or --source-column/--target-column). Score classification runs "
@@ -54,36 +45,17 @@ def read_translation_runs(paths: list[str | Path], names: list[str] | None = Non
 
 def check_compatible(runs: list[TranslationRun], split: str) -> list[str]:
     """Refuses runs whose scored or validation splits differ; returns notes on allowed differences."""
-    first = runs[0]
-    for run in runs:
-        if split not in run.run["data"]["fingerprints"]:
-            have = ", ".join(run.run["data"]["fingerprints"]) or "none"
-            raise RunError(f"Run {run.path} has no {split!r} split (it has: {have}); choose another --split.")
-    for run in runs[1:]:
-        ours, theirs = first.run["data"]["fingerprints"], run.run["data"]["fingerprints"]
-        for name in sorted({split, "validation"} & (set(ours) | set(theirs))):
-            if ours.get(name) != theirs.get(name):
-                raise RunError(
-                    f"Runs {first.path} and {run.path} saw different {name} splits (fingerprint "
-                    f"{str(ours.get(name))[:12]} versus {str(theirs.get(name))[:12]}). Train them with the same data "
-                    "options (task or files, --seed) so that they translate identical sentences."
-                )
+    check_same_splits(runs, split, "sentences")
     if len({r.run["data"]["fingerprints"].get("train") for r in runs}) > 1:
         rows = ", ".join(f"{r.name}: {r.run['data']['splits'].get('train', 0):,}" for r in runs)
         return [f"The runs trained on different train splits; train pairs {rows}."]
     return []
 
 
-def data_arguments(run: dict) -> PairDataArguments:
-    """The data options a run recorded (unknown keys from newer versions ignored)."""
-    known = {f.name for f in dataclasses.fields(PairDataArguments)}
-    return PairDataArguments(**{k: v for k, v in run["data"]["options"].items() if k in known})
-
-
 def load_split(run: TranslationRun, split: str) -> tuple[PairSplit, str]:
     """The split `run` was scored on, reloaded and checked against its fingerprint; and the data's source."""
     try:
-        data = load_pairs(data_arguments(run.run))
+        data = load_pairs(data_arguments(run.run, PairDataArguments))
     except ValueError as error:
         raise RunError(f"Could not load the data run {run.path} was trained on: {error}") from error
     if data.splits[split].fingerprint() != run.run["data"]["fingerprints"][split]:

@@ -18,7 +18,6 @@ from compare.scoring.metrics.sacrebleu_chrf import make_chrf
 from compare.scoring.statistics import CONFIDENCE, StatisticsArguments, interval
 
 METRICS = ("bleu", "chrf")
-NAMES = {"bleu": "BLEU", "chrf": "chrF++"}
 
 
 @dataclass

@@ -80,3 +80,23 @@ def test_a_missing_text_column_is_named(tmp_path: Path, runs: Path) -> None:
     with pytest.raises(DataError, match="has no column 'text'; its columns are sentence"):
         predict_file(args, loader=loader)
     assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", r"in\.csv is empty; it needs a header row"),
+        (b"text\n\xff\xfe bad bytes\n", r"in\.csv is not UTF-8 .* re-save it as UTF-8"),
+        (None, r"Data file .*in\.csv does not exist"),
+    ],
+)
+def test_an_unreadable_input_is_one_error_naming_the_file(tmp_path: Path, runs: Path, caplog, content, message):
+    import re
+
+    from compare.predict import main
+
+    if content is not None:
+        (tmp_path / "in.csv").write_bytes(content)
+    argv = ["--runs", str(runs), "--input", str(tmp_path / "in.csv"), "--output", str(tmp_path / "o.csv")]
+    assert main(argv) == 1
+    assert re.search(message, caplog.text) and not (tmp_path / "o.csv").exists()

@@ -33,7 +33,7 @@ def history(val_accuracies: list[float], seconds: list[float]) -> list[dict]:
     ]
 
 
-# Like the 4-class news report that prompted the diagnosis: scratch stopped by its budget within one epoch.
+# A 4-class news task: scratch stopped by its budget within one epoch.
 SCRATCH_TRAINING = {
     "history": history([0.47], [9.0]),
     "stop_reason": "budget",

@@ -46,7 +46,6 @@ def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
 
 @pytest.mark.parametrize("side", ["finetune", "scratch"])
 def test_the_side_parses_the_quick_profile_into_its_budget(side: str) -> None:
-    import dataclasses
     import importlib
 
     from core.args import RunArguments, parse_args
@@ -56,8 +55,6 @@ def test_the_side_parses_the_quick_profile_into_its_budget(side: str) -> None:
         "scratch": ("scratch.args", "ScratchArguments"),
     }[side]
     arguments = getattr(importlib.import_module(module), name)
-    if not {"min_steps", "max_steps"} <= {f.name for f in dataclasses.fields(arguments)}:
-        pytest.skip(f"python -m {side} does not take --min-steps and --max-steps yet")
     flags = CompareRunArguments(output_dir="x", profile="quick").side_flags(side)
     *_, parsed = parse_args((DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "u", *flags])
     budget = PROFILES["quick"][side].budget

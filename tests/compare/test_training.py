@@ -8,7 +8,6 @@ import pytest
 
 from compare.run import launch
 from compare.run.launch import data_flags, request_path, reusable, train_side
-from compare.translation import launch as translation_launch
 from core.args import DataArguments, parse_args
 from core.pairs import PairDataArguments
 from core.processes import ProcessError
@@ -72,7 +71,7 @@ def test_a_run_trained_under_other_defaults_is_not_reused(tmp_path: Path, monkey
     run_dir = tmp_path / "runs" / "scratch"
     train_side("scratch", data, [], run_dir)
     recorded = json.loads(request_path(run_dir).read_text())["defaults"]
-    assert recorded["warmup_ratio"] == 0.1 and recorded["preset"] == launch.side_defaults("scratch")["preset"]
+    assert recorded["warmup_ratio"] == 0.1 and recorded["preset"] == "small"
     assert reusable("scratch", data, [], run_dir)
     changed = {**recorded, "warmup_ratio": 0.2}
     monkeypatch.setattr(launch, "side_defaults", lambda side: changed)
@@ -96,7 +95,5 @@ def test_absolute_paths_keep_a_symbolic_link_as_given(tmp_path: Path, monkeypatc
     monkeypatch.chdir(tmp_path)
     data = launch.absolute_paths(DataArguments(task="sst2", data_dir="link"))
     assert data.data_dir == str(tmp_path / "link")
-    pairs = launch.absolute_paths(
-        PairDataArguments(task="pt_en", data_dir="./link/../link"), translation_launch.PATH_OPTIONS
-    )
+    pairs = launch.absolute_paths(PairDataArguments(task="pt_en", data_dir="./link/../link"))
     assert pairs.data_dir == str(tmp_path / "link")

@@ -184,7 +184,7 @@ TRANSLATION_ROWS = [  # source, reference, domain, {system: translation}
 
 
 def translation_results(runs: dict[str, str]) -> dict[str, Any]:
-    """A translation results.json as docs/formats.md ("Translation reports") lays it out."""
+    """A translation results.json as docs/formats.md ("Translation reports") lays it out, every field filled."""
 
     def entry(bleu: float, chrf: float, **costs: Any) -> dict[str, Any]:
         per_domain = {
@@ -197,28 +197,54 @@ def translation_results(runs: dict[str, str]) -> dict[str, Any]:
             "chrf": chrf,
             "chrf_ci": [chrf - 0.81, chrf + 0.77],
             "per_domain": per_domain,
+            "per_length": {"1-5": {"n": 4, "bleu": bleu, "chrf": chrf}},
+            "throughput_per_s": 57.0,
+            "latency_p50_ms": 12.34,
+            "latency_p95_ms": 20.5,
             **costs,
         }
 
-    costs = {"params": 186_928, "disk_bytes": 2_000_000, "train_seconds": 95.0, "latency_p50_ms": 12.34}
+    model = entry(21.37, 44.58, params=186_928, disk_bytes=2_000_000, train_seconds=95.0, epochs=3, train_rows=4)
+    model.update(arch="encoder-decoder", beam=4, beam_throughput_per_s=14.2, validation={"bleu": 20.0, "chrf": 43.0})
+    model["diagnosis"] = []
+    references = {
+        "bergamot": {**entry(47.41, 68.42, disk_bytes=40_000_000), "description": "Bergamot pt-en", "note": "0.2.0"},
+        "copy_source": {**entry(2.06, 23.95), "description": "the source copied unchanged", "note": None},
+    }
+    for reference in references.values():
+        reference.update(params=None, train_seconds=None, epochs=None, train_rows=None)
+    comparison = {
+        "a": "scratch",
+        "b": "bergamot",
+        "bleu_diff": -26.04,
+        "bleu_diff_ci": [-27.55, -24.49],
+        "chrf_diff": -23.84,
+        "chrf_diff_ci": [-25.01, -22.62],
+        "bleu_p": 0.001,
+        "chrf_p": 0.001,
+        "winner": "bergamot",
+        "verdict": "bergamot is ahead by 26.0 BLEU.",
+    }
+    settings = {"bootstrap_resamples": 1000, "bootstrap_seed": 0, "confidence": 0.95, "beam": 4,
+                "beam_sentences": 5, "latency_samples": 5, "examples": 15, "decoding": "greedy"}  # fmt: skip
     return {
         "schema_version": 1,
         "task_kind": "translation",
         "split": "test",
         "n": 5,
         "runs": runs,
-        "models": {"scratch": entry(21.37, 44.58, **costs)},
-        "references": {"bergamot": entry(47.41, 68.42), "copy_source": entry(2.06, 23.95)},
-        "comparisons": [
-            {
-                "a": "scratch",
-                "b": "bergamot",
-                "bleu_diff": -26.04,
-                "bleu_diff_ci": [-27.55, -24.49],
-                "chrf_diff": -23.84,
-                "chrf_diff_ci": [-25.01, -22.62],
-            },
-        ],
+        "settings": settings,
+        "data": {
+            "source": "train.tsv",
+            "columns": {"source": "pt", "target": "en", "domain": "domain"},
+            "language_pair": "pt-en",
+            "notes": [],
+        },  # fmt: skip
+        "models": {"scratch": model},
+        "references": references,
+        "comparisons": [comparison],
+        "comparison": comparison,
+        "largest_differences": [],
         "signatures": {
             "bleu": "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.5.1",
             "chrf": "nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.5.1",

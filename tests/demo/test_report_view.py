@@ -10,9 +10,8 @@ import numpy as np
 
 from compare.curve.command import write_curve
 from compare.curve.points import catch_up_size
-from compare.render.format import count, seconds
+from compare.render.format import count
 from demo import report_view, sources
-from demo.report_view import score
 from tests.demo.fakes import run_record
 
 
@@ -123,30 +122,22 @@ def test_a_translation_report_lists_its_models_and_references_with_their_scores(
     report = sources.load_report(write_translation_report(tmp_path / "report"))
     results = report.results
     assert report.is_translation
-    scores = report_view.translation_scores(results)
-    for kind, entries in (("model", results["models"]), ("reference", results["references"])):
-        for name, entry in entries.items():
-            bleu, chrf = entry["bleu"], entry["chrf"]
-            (blo, bhi), (clo, chi) = entry["bleu_ci"], entry["chrf_ci"]
-            row = f"{name} | {kind} | {bleu:.1f} [{blo:.1f}, {bhi:.1f}] | {chrf:.1f} [{clo:.1f}, {chi:.1f}] |"
-            assert row in scores.replace("*", ""), (name, scores)
-    model = results["models"]["scratch"]
-    costs = f"| {count(model['params'])} | {seconds(model['train_seconds'])} | {model['latency_p50_ms']:.1f} ms |"
-    assert f"| scratch | model | {score(model['bleu'], model['bleu_ci'])} | " in scores and costs in scores
-    assert f"| *bergamot* | *reference* | *{results['references']['bergamot']['bleu']:.1f} [" in scores  # muted rows
-    assert f"`{results['signatures']['chrf']}`" in scores and f"{results['n']} sentences" in scores
+    scores = report_view.translation_scores(results)  # the translation report's own tables
+    assert "| scratch | 21.4 [20.3, 22.6] | 44.6 [43.8, 45.4] | encoder-decoder |" in scores
+    assert "| *bergamot* | *47.4 [46.4, 48.7]* | *68.4 [67.6, 69.2]* | *Bergamot pt-en; 0.2.0* |" in scores
+    assert "| scratch | 186.9k | 2.0 MB | 95 s | 57/s | 14/s | 12.3 / 20.5 ms |" in scores
     differences = report_view.translation_comparisons(results)
-    for c in results["comparisons"]:
-        bleu = f"{c['bleu_diff']:+.1f} [{c['bleu_diff_ci'][0]:+.1f}, {c['bleu_diff_ci'][1]:+.1f}]"
-        chrf = f"{c['chrf_diff']:+.1f} [{c['chrf_diff_ci'][0]:+.1f}, {c['chrf_diff_ci'][1]:+.1f}]"
-        assert f"| {c['a']} | {c['b']} | {bleu} | {chrf} |" in differences
+    assert "| scratch − bergamot | -26.0 [-27.6, -24.5] | -23.8 [-25.0, -22.6] | 0.001 | bergamot |" in differences
     domains = report_view.translation_domains(results)
-    news = [row for row in table_rows(domains) if row.startswith("| news |")]
-    assert [row.split(" | ")[1] for row in news] == ["scratch", "bergamot", "copy_source"]  # one domain together
-    for name, entry in {**results["models"], **results["references"]}.items():
-        for domain, d in entry["per_domain"].items():
-            assert f"| {domain} | {name} | {d['n']} | {d['bleu']:.1f} | {d['chrf']:.1f} |" in domains
+    assert "| domain | scratch | bergamot | copy_source |" in domains
+    assert "| toy (n=3) | 19.9 / 42.3 | 45.9 / 66.2 | 0.6 / 21.7 |" in domains
     assert report_view.translation_comparisons({**results, "comparisons": []}) == ""
+    from compare.translation.render import render_markdown
+
+    report_md = render_markdown(results, [])  # the app shows the rows report.md has
+    assert all(row in report_md for view in (scores, differences, domains) for row in table_rows(view))
+    no_domains = {name: {**entry, "per_domain": {}} for name, entry in results["models"].items()}
+    assert report_view.translation_domains({**results, "models": no_domains}) == ""
     runs = report_view.report_runs(report, {})
     assert list(runs) == ["scratch"] and runs["scratch"]["task_kind"] == "translation"
     table = report_view.translation_runs_table(runs)

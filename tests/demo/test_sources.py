@@ -11,6 +11,7 @@ import pytest
 
 from compare.report.locate import report_run_dirs
 from core.rundir import write_run_json
+from core.translator import is_translation_run
 from demo import report_view, sources
 from tests.demo.fakes import run_record, write_report
 
@@ -33,6 +34,14 @@ def test_examples_put_disagreements_first_and_spread_over_gold_labels(tmp_path: 
 
 def test_load_report_refuses_a_directory_without_results(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"has no results.json. Create one with `make report`"):
+        sources.load_report(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["results.json", "curve.json"])
+def test_a_corrupt_json_file_of_a_report_is_named(tmp_path: Path, name: str) -> None:
+    (tmp_path / "results.json").write_text("{}", encoding="utf-8")
+    (tmp_path / name).write_text('{"models": ', encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"{name} is not a readable JSON file .*recreate the report"):
         sources.load_report(tmp_path)
 
 
@@ -112,10 +121,8 @@ def test_translation_runs_are_told_apart_and_a_bad_one_is_listed(tmp_path: Path)
     (tmp_path / "translation" / "run.json").write_text(json.dumps(translation_record()))  # no saved_model/
     (tmp_path / "classifier").mkdir()
     write_run_json(tmp_path / "classifier", run_record("scratch"))
-    assert sources.is_translation_run(tmp_path / "translation") and not sources.is_translation_run(
-        tmp_path / "classifier"
-    )
-    assert not sources.is_translation_run(tmp_path / "nothing")
+    assert is_translation_run(tmp_path / "translation") and not is_translation_run(tmp_path / "classifier")
+    assert not is_translation_run(tmp_path / "nothing")
     translators, problems = sources.load_translators([tmp_path / "translation"])
     assert translators == {} and problems == [
         f"Could not load {tmp_path / 'translation'}: {tmp_path / 'translation'} has no saved_model/; "

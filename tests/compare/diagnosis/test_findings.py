@@ -71,7 +71,7 @@ def test_stopped_while_improving_boundary_is_the_documented_minimum_gain():
 
 
 def test_a_single_budget_epoch_is_measured_against_chance():
-    # The 4-class news case: one epoch of 53 steps, 0.467 validation accuracy, chance 0.25.
+    # A 4-class news task: one epoch of 53 steps, 0.467 validation accuracy, chance 0.25.
     found = findings.stopped_while_improving(run(history([0.467]), labels=("w", "s", "b", "t")))
     assert found["evidence"]["gain"] == pytest.approx(0.467 - 0.25)
     assert found["message"].startswith("Training ended at its step budget after 53 optimizer steps, within its first")

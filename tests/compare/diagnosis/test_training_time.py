@@ -81,7 +81,7 @@ def test_equal_accuracy_is_a_tie():
 
 
 def test_curves_that_do_not_overlap_have_no_answer():
-    # The news case: scratch's whole training (9 s) ended before finetune's first epoch (300 s).
+    # A 4-class news task: scratch's whole training (9 s) ended before finetune's first epoch (300 s).
     curves = training_curves(
         {"finetune": run([0.88, 0.90], train_seconds=[300.0, 300.0]), "scratch": run([0.467], train_seconds=[9.0])}
     )

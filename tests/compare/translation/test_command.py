@@ -18,9 +18,9 @@ import sacrebleu
 from compare.predict import main as predict_main
 from compare.report.runs import read_runs
 from compare.run.command import main as run_main
+from compare.run.launch import reusable
 from compare.scoring.statistics import StatisticsArguments
 from compare.translation.arguments import PROFILES, TranslationRunArguments
-from compare.translation.launch import reusable
 from compare.translation.report import TranslationReportArguments, build_translation_report
 from core.data import DataError
 from core.pairs import PairDataArguments, is_translation
@@ -99,8 +99,8 @@ def test_a_second_call_reuses_the_run(report) -> None:
     flags = TranslationRunArguments(output_dir="x", scratch_args=SCRATCH_ARGS).variants()["scratch"]
     assert flags[: len(PROFILES["quick"])] == list(PROFILES["quick"])
     run_dir = report["dir"] / "runs" / "scratch"
-    assert reusable(data, flags, run_dir)
-    assert not reusable(data, [*flags, "--epochs", "2"], run_dir)
+    assert reusable("translation", data, flags, run_dir)
+    assert not reusable("translation", data, [*flags, "--epochs", "2"], run_dir)
 
 
 def test_predict_translates_a_column(report, tmp_path) -> None:
@@ -217,3 +217,23 @@ def test_translation_command_lines_are_told_apart() -> None:
     assert is_translation(["--task", "pt_en", "--output-dir", "x"]) and is_translation(["--task=pt_en"])
     assert is_translation(["--train-file", "f.tsv", "--source_column", "pt"])
     assert not is_translation(["--task", "sst2", "--output-dir", "x"])
+
+
+def test_compare_report_takes_a_single_translation_run(report, tmp_path) -> None:
+    from compare.report.command import main as report_main
+
+    run = str(report["dir"] / "runs" / "scratch")
+    argv = ["--runs", run, "--output-dir", str(tmp_path / "r"), "--examples", "2", "--latency-samples", "2",
+            "--bootstrap-resamples", "100"]  # fmt: skip
+    assert report_main(argv) == 0
+    results = json.loads((tmp_path / "r" / "results.json").read_text(encoding="utf-8"))
+    assert list(results["models"]) == ["scratch"] and len(results["largest_differences"]) <= 2
+    assert results["models"]["scratch"]["bleu"] == report["results"]["models"]["scratch"]["bleu"]
+
+
+def test_compare_report_needs_two_classification_runs(tmp_path, caplog) -> None:
+    from compare.report.command import main as report_main
+
+    assert report_main(["--runs", str(tmp_path / "only"), "--output-dir", str(tmp_path / "r")]) == 1
+    assert "--runs needs at least two classification run directories, got 1." in caplog.text
+    assert not (tmp_path / "r").exists()

@@ -18,9 +18,7 @@ def test_the_side_parses_every_trial_into_the_sampled_values(side):
 
     module, name = ARGUMENTS[side]
     arguments = getattr(importlib.import_module(module), name)
-    missing = set(SEARCH_SPACE[side]) - {field.name for field in dataclasses.fields(arguments)}
-    if missing:
-        pytest.skip(f"python -m {side} does not take {', '.join(sorted(missing))} yet")
+    assert set(SEARCH_SPACE[side]) <= {field.name for field in dataclasses.fields(arguments)}
     for trial in sample_trials(side, 5, seed=11):
         argv = ["--task", "sst2", "--output-dir", "unused", *trial_flags(trial)]
         *_, parsed = parse_args((DataArguments, RunArguments, arguments), argv)
