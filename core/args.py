@@ -163,6 +163,7 @@ def options_file_flags(argv: list[str]) -> list[str]:
     ...     json.dump({"task": "sst2", "max_length": 64, "runs": ["a", "b"], "verbose": True, "seed": None}, handle)
     >>> options_file_flags([handle.name])
     ['--task', 'sst2', '--max_length', '64', '--runs', 'a', 'b', '--verbose', 'true']
+    >>> os.remove(handle.name)
     """
     if len(argv) != 1 or not argv[0].endswith(".json"):
         return argv

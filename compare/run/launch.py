@@ -90,7 +90,7 @@ def command(side: str, data: DataArguments | PairDataArguments, flags: list[str]
     return [
         sys.executable,
         "-m",
-        COMMANDS.get(side, side),
+        COMMANDS[side],
         *data_flags(data),
         "--output-dir",
         str(run_dir),

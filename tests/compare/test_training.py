@@ -80,8 +80,9 @@ def test_a_run_trained_under_other_defaults_is_not_reused(tmp_path: Path, monkey
     assert "the defaults of python -m scratch changed" in caplog.text
 
 
-def test_a_failing_side_raises_with_the_end_of_its_log(tmp_path: Path) -> None:
+def test_a_failing_side_raises_with_the_end_of_its_log(tmp_path: Path, monkeypatch) -> None:
     data = tiny_data(tmp_path / "data")
+    monkeypatch.setitem(launch.COMMANDS, "no_such_side", "no_such_side")  # a command that cannot start
     with pytest.raises(ProcessError, match=r"(?s)no_such_side.*failed \(exit 1\).*No module named no_such_side"):
         train_side("no_such_side", data, [], tmp_path / "runs" / "x")
     assert not (tmp_path / "runs" / "x").exists()
