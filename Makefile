@@ -6,6 +6,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 TASK ?= sst2
 PROFILE ?= quick
+# Test files are spread over this many pytest-xdist workers (0 runs them in this process).
+TEST_WORKERS ?= 2
 SHARED_DATA := $(abspath ../shared/data)
 export TEXTCLS_DATA_DIR ?= $(if $(wildcard $(SHARED_DATA)),$(SHARED_DATA),)
 export TF_USE_LEGACY_KERAS := 1
@@ -30,7 +32,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 test: lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 report: setup
 	$(PY) -m compare run --task $(TASK) --profile $(PROFILE) --output-dir reports/$(TASK)

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import os
+import pickle
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
+from filelock import FileLock
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -14,6 +19,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 
 POSITIVE = ["a great film", "wonderful and moving", "i loved every minute", "superb acting", "a joy to watch"]
 NEGATIVE = ["a dull mess", "boring and far too long", "i hated it", "terrible acting", "a waste of time"]
@@ -25,6 +31,25 @@ def mirror_dir() -> Path | None:
         if candidate and (Path(candidate) / "sst2" / "train.csv").is_file():
             return Path(candidate)
     return None
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], T]) -> T:
+    """`build(folder)`'s result, built once per test session even when pytest-xdist runs it in several workers.
+
+    Alone, the folder is a fresh temporary one. Under xdist, the first worker to ask builds into a folder every
+    worker of the session shares while it holds a lock; the others wait for it and read the pickled result.
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return build(tmp_path_factory.mktemp(name))
+    folder = tmp_path_factory.getbasetemp().parent / name
+    result = folder / "built.pickle"
+    with FileLock(f"{folder}.lock"):
+        if not result.is_file():
+            shutil.rmtree(folder, ignore_errors=True)  # what a failed build in another worker left
+            folder.mkdir()
+            value = build(folder)
+            result.write_bytes(pickle.dumps(value))
+        return pickle.loads(result.read_bytes())
 
 
 @pytest.fixture
@@ -74,13 +99,15 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from tests.finetune.tiny import train_tiny_run as train_finetune
     from tests.scratch.tiny import train_tiny_run as train_scratch
 
-    root = tmp_path_factory.mktemp("tiny-runs")
-    train_file = write_csv(root / "train.csv", separable_rows(200))
-    return {
-        "finetune": train_finetune(root / "finetune", train_file),
-        "scratch": train_scratch(root / "scratch", train_file, seed=0, max_length=16),
-        "train_file": train_file,
-    }
+    def build(root: Path) -> dict[str, Path]:
+        train_file = write_csv(root / "train.csv", separable_rows(200))
+        return {
+            "finetune": train_finetune(root / "finetune", train_file),
+            "scratch": train_scratch(root / "scratch", train_file, seed=0, max_length=16),
+            "train_file": train_file,
+        }
+
+    return built_once(tmp_path_factory, "tiny-runs", build)
 
 
 @pytest.fixture(scope="session")
@@ -94,4 +121,14 @@ def toy_file(tmp_path_factory) -> Path:
 def tiny_translation_run(toy_file, tmp_path_factory) -> Path:
     from tests.scratch.translation.conftest import tiny_command, train_tiny
 
-    return train_tiny(tiny_command(toy_file, tmp_path_factory.mktemp("translation") / "run"))
+    return built_once(
+        tmp_path_factory, "translation", lambda folder: train_tiny(tiny_command(toy_file, folder / "run"))
+    )
+
+
+@pytest.fixture(scope="session")
+def compared_report(tiny_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report `python -m compare report` writes over the two tiny runs."""
+    from tests.demo.fakes import compare_report
+
+    return built_once(tmp_path_factory, "app-compared", lambda folder: compare_report(tiny_runs, folder / "report"))

@@ -14,15 +14,10 @@ import app
 from compare.bench.app_load import free_port
 from compare.render.format import ci, pct
 from demo import page, prediction, sources
-from tests.demo.fakes import FakeClassifier, FakeScratch, compare_report
+from tests.demo.fakes import FakeClassifier, FakeScratch
 
 # Gradio 6.17 reads a status constant that its pinned Starlette deprecates, once per queued request.
 pytestmark = pytest.mark.filterwarnings("ignore:'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated")
-
-
-@pytest.fixture(scope="module")
-def compared_report(tiny_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return compare_report(tiny_runs, tmp_path_factory.mktemp("app-compared") / "report")
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
-"""Fixtures of the demo's tests: fake models, the tiny trained models (the translation run is the one
-tests/scratch/translation trains), and compare's report over them."""
+"""Fixtures of the demo's tests: fake models and the tiny trained models, loaded as the app loads them (the tiny
+runs, the translation run and compare's report over them are session fixtures in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from demo.sources import load_models
-from tests.demo.fakes import FakeClassifier, FakeScratch, compare_report
+from tests.demo.fakes import FakeClassifier, FakeScratch
 
 
 @pytest.fixture
@@ -23,9 +23,3 @@ def real_models(tiny_runs: dict[str, Path]) -> dict[str, Any]:
     models, problems = load_models([tiny_runs["finetune"], tiny_runs["scratch"]])
     assert problems == [] and list(models) == ["finetune", "scratch"]
     return models
-
-
-@pytest.fixture(scope="module")
-def compared_report(tiny_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The report `python -m compare report` writes over the two tiny runs."""
-    return compare_report(tiny_runs, tmp_path_factory.mktemp("app-compared") / "report")

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import built_once
 from tests.scratch.tiny import train_tiny_run
 
 
 @pytest.fixture(scope="session")
 def tiny_run(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("scratch_tiny")
-    return train_tiny_run(folder / "run", folder / "train.csv")
+    return built_once(
+        tmp_path_factory, "scratch-tiny", lambda folder: train_tiny_run(folder / "run", folder / "train.csv")
+    )
