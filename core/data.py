@@ -102,7 +102,7 @@ def load_task(args: DataArguments) -> TaskData:
     else:
         raw, labels, source = _load_files(args)
     splits, labels = _map_labels(raw, labels)
-    splits, carved = _complete_splits(splits, args.seed)
+    splits, carved = carve_missing_splits(splits, args.seed, _stratified_split, "stratified training rows")
     if args.max_train_samples is not None and args.max_train_samples < len(splits["train"]):
         splits["train"] = stratified_subset(splits["train"], args.max_train_samples, args.seed)
     data = TaskData(datasets.DatasetDict(splits), labels, source, carved)
@@ -338,11 +338,6 @@ def _label_id(value: object, row: int, split: RawSplit, name: str, labels: list[
 
 
 # --- splitting -------------------------------------------------------------------------------------------
-
-
-def _complete_splits(splits: dict[str, datasets.Dataset], seed: int) -> tuple[dict[str, datasets.Dataset], list[str]]:
-    """Carves missing validation and test splits out of train (10% each, stratified, seeded)."""
-    return carve_missing_splits(splits, seed, _stratified_split, "stratified training rows")
 
 
 def carve_missing_splits(
