@@ -58,7 +58,7 @@ def test_changing_one_row_changes_only_that_fingerprint(data_dir: Path, tmp_path
 def test_subset_keeps_class_proportions_and_test_split(data_dir: Path) -> None:
     full = load_task(DataArguments(task="emotion", data_dir=str(data_dir)))
     subset = load_task(DataArguments(task="emotion", data_dir=str(data_dir), max_train_samples=2000))
-    assert len(subset.splits["train"]) == 2000
+    assert len(subset.splits["train"]) == len(subset.texts("train")) == len(subset.label_ids("train")) == 2000
     full_share = np.bincount(full.label_ids("train"), minlength=6) / len(full.splits["train"])
     sub_share = np.bincount(subset.label_ids("train"), minlength=6) / 2000
     assert np.abs(full_share - sub_share).max() <= 0.01
