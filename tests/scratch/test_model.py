@@ -88,9 +88,9 @@ def fit_losses(config: ModelConfig, steps: int = 30) -> list[float]:
     ids = rng.integers(4, 50, size=(64, 6))
     labels = rng.integers(0, 2, size=64)
     ids[labels == 1, rng.integers(0, 6, size=(labels == 1).sum())] = 3
+    tf.keras.utils.set_random_seed(0)  # before building: the weights must not depend on the tests run earlier
     model = build_classifier(config)
     model.compile(tf.keras.optimizers.Adam(3e-3), tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-    tf.keras.utils.set_random_seed(0)
     losses = tf.keras.callbacks.LambdaCallback()
     losses.values = []
     losses.on_train_batch_end = lambda batch, logs: losses.values.append(logs["loss"])
