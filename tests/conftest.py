@@ -25,10 +25,10 @@ POSITIVE = ["a great film", "wonderful and moving", "i loved every minute", "sup
 NEGATIVE = ["a dull mess", "boring and far too long", "i hated it", "terrible acting", "a waste of time"]
 
 
-def mirror_dir() -> Path | None:
-    """The local dataset mirror: $TEXTCLS_DATA_DIR, else ../shared/data beside the checkout."""
+def mirror_dir(holding: str = "sst2/train.csv") -> Path | None:
+    """The local dataset mirror holding `holding`: $TEXTCLS_DATA_DIR, else ../shared/data beside the checkout."""
     for candidate in (os.environ.get("TEXTCLS_DATA_DIR"), ROOT.parent / "shared" / "data"):
-        if candidate and (Path(candidate) / "sst2" / "train.csv").is_file():
+        if candidate and (Path(candidate) / holding).is_file():
             return Path(candidate)
     return None
 
@@ -58,6 +58,15 @@ def data_dir() -> Path:
     if found is None:
         pytest.skip("no local dataset mirror: set TEXTCLS_DATA_DIR to a folder holding sst2/ and emotion/")
     return found
+
+
+@pytest.fixture
+def pt_en_dir() -> Path:
+    """The local mirror's pt_en/ folder."""
+    found = mirror_dir("pt_en/train.tsv")
+    if found is None:
+        pytest.skip("no local pt_en mirror: set TEXTCLS_DATA_DIR to a folder holding pt_en/")
+    return found / "pt_en"
 
 
 def write_csv(path: Path, rows: list[tuple[str, object]], header: str = "text,label") -> Path:

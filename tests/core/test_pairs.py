@@ -13,17 +13,7 @@ import pytest
 
 from core.data import DataError
 from core.pairs import PairDataArguments, load_pairs, read_pairs
-from tests.conftest import ROOT
 from tests.scratch.translation.toy import toy_pairs, write_tsv
-
-PT_EN = ROOT.parent / "shared" / "data" / "pt_en"
-
-
-@pytest.fixture
-def pt_en_dir() -> Path:
-    if not (PT_EN / "train.tsv").is_file():
-        pytest.skip("no pt_en mirror under ../shared/data")
-    return PT_EN.parent
 
 
 def _own(path: Path, **kwargs) -> PairDataArguments:
@@ -31,14 +21,14 @@ def _own(path: Path, **kwargs) -> PairDataArguments:
 
 
 def test_pt_en_mirror_loads_every_pair_unquoted(pt_en_dir):
-    data = load_pairs(PairDataArguments(task="pt_en", data_dir=str(pt_en_dir)))
+    data = load_pairs(PairDataArguments(task="pt_en", data_dir=str(pt_en_dir.parent)))
     assert {name: len(split) for name, split in data.splits.items()} == {
         "train": 17623,
         "validation": 1065,
         "test": 1597,
     }
     assert data.carved == []
-    lines = (PT_EN / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    lines = (pt_en_dir / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]
     rows = [line.split("\t") for line in lines]
     assert data.splits["test"].sources == [r[0] for r in rows]  # quote characters stay part of the text
     assert any(s.startswith('"') for s in data.splits["test"].sources + data.splits["test"].targets)

@@ -20,10 +20,8 @@ from scratch.translation.tokenizer import (
     encode_source,
     train_sentencepiece,
 )
-from tests.conftest import ROOT
 from tests.scratch.translation.toy import toy_pairs
 
-PT_EN = ROOT.parent / "shared" / "data" / "pt_en"
 AWKWARD = ["  leading and  double spaces ", "tab\tinside", "日本語 ☃ emoji 🙂", '"quoted" start', "", "É Ü ç ã õ"]
 
 
@@ -79,11 +77,9 @@ def test_a_preset_size_grows_to_hold_every_character_and_a_given_size_fails_with
     assert [t.decode() for t in grown.detokenize(ids.to_tensor()).numpy()] == texts[:3]
 
 
-def test_the_pt_en_test_sources_round_trip_exactly():
-    if not (PT_EN / "train.tsv").is_file():
-        pytest.skip("no pt_en mirror under ../shared/data")
+def test_the_pt_en_test_sources_round_trip_exactly(pt_en_dir):
     read = lambda split: pd.read_csv(  # noqa: E731
-        PT_EN / f"{split}.tsv", sep="\t", quoting=csv.QUOTE_NONE, dtype=object, keep_default_na=False
+        pt_en_dir / f"{split}.tsv", sep="\t", quoting=csv.QUOTE_NONE, dtype=object, keep_default_na=False
     )
     train, test = read("train"), read("test")
     tokenizer = SubwordTokenizer(train_sentencepiece(list(train.pt[:4000]) + list(train.en[:4000]), 2000))
