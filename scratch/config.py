@@ -85,9 +85,13 @@ PRESETS: dict[str, dict] = {
 DEFAULT_PRESET = "small"
 
 
+def preset_fields(presets: dict[str, dict], preset: str, overrides: dict) -> dict:
+    """A preset's fields with every override that is not None applied; the one rule of both model families."""
+    if preset not in presets:
+        raise ValueError(f"--preset must be one of {', '.join(presets)}, got {preset!r}.")
+    return {**presets[preset], **{k: v for k, v in overrides.items() if v is not None}}
+
+
 def config_from_preset(preset: str = DEFAULT_PRESET, **overrides) -> ModelConfig:
     """The preset's configuration with every override that is not None applied."""
-    if preset not in PRESETS:
-        raise ValueError(f"Unknown preset {preset!r}; choose one of {', '.join(PRESETS)}.")
-    fields = {**PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
-    return ModelConfig(**fields)
+    return ModelConfig(**preset_fields(PRESETS, preset, overrides))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import tensorflow as tf
 
-from scratch.config import check_shape
+from scratch.config import check_shape, preset_fields
 from scratch.embedding import TokenAndPositionEmbedding
 from scratch.encoder import TransformerEncoderBlock
 from scratch.positional_encoding import sinusoid
@@ -66,10 +66,7 @@ DEFAULT_PRESET = "base"
 
 def config_from_preset(preset: str = DEFAULT_PRESET, **overrides) -> TranslationConfig:
     """The preset's shape with every override that is not None."""
-    if preset not in PRESETS:
-        raise ValueError(f"--preset must be one of {', '.join(PRESETS)}, got {preset!r}.")
-    values = {**PRESETS[preset], **{k: v for k, v in overrides.items() if v is not None}}
-    return TranslationConfig(**values)
+    return TranslationConfig(**preset_fields(PRESETS, preset, overrides))
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")

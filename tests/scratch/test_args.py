@@ -34,7 +34,7 @@ def test_model_flags_override_the_preset():
         (["--d-model", "100", "--num-heads", "3"], "--d-model 100 is not divisible by --num-heads 3"),
         (["--vocab-size", "1"], "--vocab-size 1 is not larger than the 2 reserved tokens"),
         (["--norm", "sandwich"], "norm must be one of post, pre"),
-        (["--preset", "huge"], "Unknown preset 'huge'"),
+        (["--preset", "huge"], "--preset must be one of tiny, small, base, got 'huge'"),
         (["--label-smoothing", "1.5"], "--label-smoothing must be in"),
         (["--epochs", "0"], "--epochs must be between 1 and 1000, got 0"),
         (["--learning-rate", "-1"], "--learning-rate must be positive"),

@@ -53,7 +53,7 @@ def test_bad_configs_name_the_value(overrides, message):
 
 
 def test_unknown_preset_is_refused():
-    with pytest.raises(ValueError, match="Unknown preset 'huge'"):
+    with pytest.raises(ValueError, match="--preset must be one of tiny, small, base, got 'huge'"):
         config_from_preset("huge")
 
 
