@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ class RawSplit:
     texts: list[str]
     labels: list[object]
     origin: str  # a file path or "hub:<id>/<split>", for messages
+    rows: list[int]  # each kept row's number among the source's data rows (1-based), for messages
 
 
 @dataclass
@@ -253,7 +255,7 @@ def _frame_to_split(frame: pd.DataFrame, text_columns: list[str], label_column: 
         raise DataError(f"{origin}: every row has empty or missing text in column(s) {', '.join(text_columns)}.")
     raw_labels = frame[label_column].to_numpy(dtype=object)
     labels = [_as_label(raw_labels[row]) for row in keep]
-    return RawSplit(texts, labels, f"{origin}")
+    return RawSplit(texts, labels, origin, [row + 1 for row in keep])
 
 
 def as_text(value: object) -> str:
@@ -275,7 +277,7 @@ def _as_label(value: object) -> object:
     text = str(value).strip()
     if text == "":
         return None
-    if text.lstrip("-").isdigit():
+    if re.fullmatch(r"-?[0-9]+", text):
         return int(text)
     return text
 
@@ -303,7 +305,7 @@ def _map_labels(raw: dict[str, RawSplit], labels: list[str] | None) -> tuple[dic
     features = datasets.Features({"text": datasets.Value("string"), "label": datasets.ClassLabel(names=labels)})
     splits = {}
     for name, split in raw.items():
-        ids = [_label_id(value, row, split, name, labels, index) for row, value in enumerate(split.labels)]
+        ids = [_label_id(value, row, split, name, labels, index) for row, value in zip(split.rows, split.labels)]
         splits[name] = datasets.Dataset.from_dict({"text": split.texts, "label": ids}, features=features)
     seen = set(column(splits["train"], "label"))
     for name in ("validation", "test"):
@@ -325,15 +327,18 @@ def _labels_from_train(train: RawSplit) -> list[str]:
 
 
 def _label_id(value: object, row: int, split: RawSplit, name: str, labels: list[str], index: dict) -> int:
+    """The id of `value` in data row `row` (1-based): a label name, or an id when the names are not numbers."""
     if value is None:
-        raise DataError(f"{split.origin}: row {row + 1} of the {name} split has no label; fill it in or drop the row.")
+        raise DataError(f"{split.origin}: row {row} of the {name} split has no label; fill it in or drop the row.")
     if str(value) in index:
         return index[str(value)]
-    if isinstance(value, int) and 0 <= value < len(labels):
+    ids_allowed = not any(re.fullmatch(r"-?[0-9]+", label) for label in labels)
+    if ids_allowed and isinstance(value, int) and 0 <= value < len(labels):
         return value
+    also = f" nor a label id 0..{len(labels) - 1}" if ids_allowed else ""
     raise DataError(
-        f"{split.origin}: row {row + 1} has label {value!r}, which is not one of the {len(labels)} classes "
-        f"({', '.join(labels)}) nor a label id 0..{len(labels) - 1}. Fix the row or the labels file."
+        f"{split.origin}: row {row} has label {value!r}, which is not one of the {len(labels)} classes "
+        f"({', '.join(labels)}){also}. Fix the row or the labels file."
     )
 
 

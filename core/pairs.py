@@ -230,6 +230,8 @@ def _read_tsv(path: Path) -> pd.DataFrame:
         )
     except UnicodeDecodeError as error:
         raise DataError(f"{path} is not UTF-8 ({error.reason} at byte {error.start}); re-save it as UTF-8.") from None
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{path} is empty; it needs a header row and at least one sentence pair.") from None
     except pd.errors.ParserError as error:
         raise DataError(f"{path} could not be read as tab-separated text: {error}") from None
 

@@ -89,6 +89,21 @@ def missing_label(tmp: Path) -> tuple[dict, str]:
     return {"train_file": str(write_csv(tmp / "t.csv", rows))}, "row 3 of the train split has no label"
 
 
+def missing_label_after_a_dropped_row(tmp: Path) -> tuple[dict, str]:
+    rows = separable_rows(20)
+    rows[1] = ("", rows[1][1])  # dropped for its empty text; the row numbers still count it
+    rows[4] = (rows[4][0], "")
+    return {"train_file": str(write_csv(tmp / "t.csv", rows))}, "row 5 of the train split has no label"
+
+
+def number_labels_are_names_not_ids(tmp: Path) -> tuple[dict, str]:
+    rows = [(text, 1 + (label == "positive")) for text, label in separable_rows(40)]
+    train = write_csv(tmp / "train.csv", rows)
+    test = write_csv(tmp / "test.csv", [*rows[:4], (rows[4][0], 0)])
+    message = r"test\.csv: row 5 has label 0, which is not one of the 2 classes \(1, 2\)\. Fix"
+    return {"train_file": str(train), "test_file": str(test)}, message
+
+
 def task_and_files_together(tmp: Path) -> tuple[dict, str]:
     train = write_csv(tmp / "train.csv", separable_rows(40))
     return {"task": "sst2", "train_file": str(train)}, "exactly one of --task NAME or --train-file"
@@ -114,6 +129,8 @@ CASES: dict[str, Case] = {
         validation_label_never_seen_in_train,
         unseen_string_label_without_labels_file,
         missing_label,
+        missing_label_after_a_dropped_row,
+        number_labels_are_names_not_ids,
         task_and_files_together,
         offline_hub_failure,
     )

@@ -98,6 +98,13 @@ def test_nothing_left_is_an_error(tmp_path):
         read_pairs(path, "pt", "en")
 
 
+def test_a_tsv_of_blank_lines_is_an_empty_file(tmp_path):
+    path = tmp_path / "train.tsv"
+    path.write_text("\n\n")
+    with pytest.raises(DataError, match=r"train\.tsv is empty; it needs a header row"):
+        read_pairs(path, "pt", "en")
+
+
 def test_a_missing_column_lists_the_columns_there_are(tmp_path):
     path = write_tsv(tmp_path / "train.tsv", toy_pairs(5), header=("portuguese", "english"))
     with pytest.raises(DataError, match=r"no column 'pt'\. Its columns are: portuguese, english\. .*--source-column"):
