@@ -22,12 +22,12 @@ import tensorflow as tf
 
 from core.args import BudgetArguments
 from core.budget import TrainingPlan, balanced_class_weights
-from core.training_log import HISTORY_FILE, TrainingLog, read_history, training_summary
+from core.training_log import HISTORY_FILE, TrainingLog, best_epoch, read_history, training_summary
 
 logger = logging.getLogger(__name__)
 
 BACKUP_DIR = "backup"
-BEST_WEIGHTS = "best_weights.npz"  # the best epoch's weights while the run is unfinished
+BEST_WEIGHTS = "best_weights-{epoch}.npz"  # the best epoch's weights (epoch from 1) while the run is unfinished
 LOG_DIR = "logs"
 
 
@@ -73,47 +73,61 @@ class EarlyStopping(tf.keras.callbacks.EarlyStopping):
 
     Every epoch is a candidate for the best weights (unlike `start_from_epoch`, which ignores the first
     epochs); only the decision to stop waits for the minimum. The best weights so far are also kept in
-    `weights_path` (beside the backup), so a resumed run still restores an epoch finished before the
-    interruption; its best value and patience count come back from the training log.
+    `best_weights-<epoch>.npz` beside the backup, so a resumed run still restores an epoch finished before the
+    interruption; its best value and patience count come back from the training log. A new best epoch's file
+    is written at its end, and the previous best's is deleted only when the next epoch begins, after
+    `BackupAndRestore` has written that epoch's backup: an interruption in between redoes the epoch and still
+    finds the earlier best.
     """
 
     def __init__(self, patience: int, min_steps: int = 0, run_dir: Path | None = None, **kwargs: Any) -> None:
         super().__init__(monitor="val_accuracy", mode="max", patience=patience, restore_best_weights=True, **kwargs)
         self.min_steps = min_steps
-        self.weights_path = Path(run_dir) / BEST_WEIGHTS if run_dir is not None else None
+        self.run_dir = Path(run_dir) if run_dir is not None else None
         self.history_path = Path(run_dir) / HISTORY_FILE if run_dir is not None else None
         self._resumed = False
 
+    def weights_path(self, epoch: int) -> Path:
+        """The saved weights of `epoch` (counted from 1)."""
+        return self.run_dir / BEST_WEIGHTS.format(epoch=epoch)
+
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
-        if self._resumed or epoch == 0 or self.weights_path is None:
+        if self.run_dir is None:
             return
-        self._resumed = True  # the first epoch after BackupAndRestore restored `epoch` finished epochs
+        if not self._resumed and epoch > 0:
+            self._resumed = True  # the first epoch after BackupAndRestore restored `epoch` finished epochs
+            self._restore(epoch)
+        for path in self.run_dir.glob(BEST_WEIGHTS.format(epoch="*")):
+            if path != self.weights_path(self.best_epoch + 1):
+                path.unlink()  # an earlier best, or an interrupted epoch's: the backup is past both
+
+    def _restore(self, epoch: int) -> None:
         done = [row for row in read_history(self.history_path) if row["epoch"] <= epoch]
-        if not done or not self.weights_path.is_file():
+        best = best_epoch(done)
+        if not best or not self.weights_path(best).is_file():
             return
-        with np.load(self.weights_path) as saved:
-            best = max(done, key=lambda row: (row["val_accuracy"], -row["epoch"]))
-            if int(saved["epoch"]) != best["epoch"]:
-                return  # saved by an epoch that was interrupted and is being redone
-            self.best_weights = [saved[f"w{i}"] for i in range(len(saved.files) - 1)]
-        self.best, self.best_epoch = best["val_accuracy"], best["epoch"] - 1
-        self.wait = epoch - best["epoch"]
+        with np.load(self.weights_path(best)) as saved:
+            self.best_weights = [saved[f"w{i}"] for i in range(len(saved.files))]
+        self.best = next(row["val_accuracy"] for row in done if row["epoch"] == best)
+        self.best_epoch = best - 1
+        self.wait = epoch - best
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         stopping_already = self.model.stop_training  # the step budget, say
         super().on_epoch_end(epoch, logs)
-        if self.weights_path is not None and self.best_epoch == epoch and self.best_weights is not None:
-            arrays = {f"w{i}": w for i, w in enumerate(self.best_weights)}
-            np.savez(self.weights_path.with_suffix(".tmp.npz"), epoch=epoch + 1, **arrays)
-            os.replace(self.weights_path.with_suffix(".tmp.npz"), self.weights_path)
+        if self.run_dir is not None and self.best_epoch == epoch and self.best_weights is not None:
+            path = self.weights_path(epoch + 1)
+            np.savez(path.with_suffix(".tmp.npz"), **{f"w{i}": w for i, w in enumerate(self.best_weights)})
+            os.replace(path.with_suffix(".tmp.npz"), path)
         if self.model.stop_training and not stopping_already:
             if int(self.model.optimizer.iterations.numpy()) < self.min_steps:
                 self.model.stop_training, self.stopped_epoch = False, 0
 
     def on_train_end(self, logs: dict | None = None) -> None:
         super().on_train_end(logs)
-        if self.weights_path is not None:
-            self.weights_path.unlink(missing_ok=True)
+        if self.run_dir is not None:
+            for path in self.run_dir.glob(BEST_WEIGHTS.format(epoch="*")):
+                path.unlink()
 
 
 def make_callbacks(
