@@ -13,8 +13,12 @@ from core.callbacks import EarlyStopping
 from core.training_log import HISTORY_FILE
 
 
-def model() -> tf.keras.Model:
-    return tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+def started(run_dir: Path, patience: int, net: tf.keras.Model | None = None) -> EarlyStopping:
+    """Early stopping at the start of `fit`, on `net` (a new small model by default)."""
+    callback = EarlyStopping(patience=patience, run_dir=run_dir)
+    callback.set_model(net or tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)]))
+    callback.on_train_begin()
+    return callback
 
 
 def weights_of(value: float, net: tf.keras.Model) -> list[np.ndarray]:
@@ -35,19 +39,15 @@ def files(run_dir: Path) -> list[str]:
 
 
 def test_a_crash_before_a_new_best_epoch_s_backup_keeps_the_earlier_best(tmp_path: Path) -> None:
-    net = model()
-    first = EarlyStopping(patience=3, run_dir=tmp_path)
-    first.set_model(net)
-    first.on_train_begin()
+    first = started(tmp_path, patience=3)
+    net = first.model
     end_epoch(first, tmp_path, 0, 0.80, weights_of(1.0, net))
     end_epoch(first, tmp_path, 1, 0.70, weights_of(2.0, net))
     end_epoch(first, tmp_path, 2, 0.90, weights_of(3.0, net))
     # Killed here: epoch 3's line and best weights are written, its backup is not, so the resumed run redoes it.
     assert files(tmp_path) == ["best_weights-1.npz", "best_weights-3.npz"]
 
-    again = EarlyStopping(patience=3, run_dir=tmp_path)
-    again.set_model(net)
-    again.on_train_begin()
+    again = started(tmp_path, patience=3, net=net)
     again.on_epoch_begin(2)  # BackupAndRestore restored two finished epochs
     assert files(tmp_path) == ["best_weights-1.npz"]
     assert again.best == 0.80 and again.best_epoch == 0 and again.wait == 1
@@ -63,10 +63,8 @@ def test_a_crash_before_a_new_best_epoch_s_backup_keeps_the_earlier_best(tmp_pat
 
 
 def test_only_the_best_epoch_s_file_outlives_the_next_epoch_s_start(tmp_path: Path) -> None:
-    net = model()
-    callback = EarlyStopping(patience=5, run_dir=tmp_path)
-    callback.set_model(net)
-    callback.on_train_begin()
+    callback = started(tmp_path, patience=5)
+    net = callback.model
     end_epoch(callback, tmp_path, 0, 0.6, weights_of(1.0, net))
     end_epoch(callback, tmp_path, 1, 0.7, weights_of(2.0, net))
     assert files(tmp_path) == ["best_weights-1.npz", "best_weights-2.npz"]
