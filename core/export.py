@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from core.args import DataArguments
-from core.rundir import RunError, environment, partial_path, read_run_json, write_json
+from core.rundir import RunError, environment, partial_path, read_run_json, replace_dir, write_json
 from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
@@ -145,9 +145,7 @@ def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
     record["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     write_json(partial / EXPORT_JSON, record)
 
-    if output_dir.exists():
-        shutil.rmtree(output_dir)
-    partial.rename(output_dir)
+    replace_dir(partial, output_dir)
     logger.info("Export complete: %s", output_dir)
     return output_dir
 

@@ -92,16 +92,26 @@ def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True, 
         shutil.rmtree(partial, ignore_errors=True)
         return output_dir
     (check or read_run_json)(partial)
-    if output_dir.exists():
-        old = output_dir.with_name(output_dir.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        output_dir.rename(old)
-        partial.rename(output_dir)
-        shutil.rmtree(old)
-    else:
-        partial.rename(output_dir)
+    replace_dir(partial, output_dir)
     logger.info("Run complete: %s", output_dir)
     return output_dir
+
+
+def replace_dir(source: Path, target: Path) -> None:
+    """Renames the directory `source` to `target`. An older `target` is moved aside first and removed after, so a
+    failure leaves the old directory or the new one at `target`, and a reader never sees half of either."""
+    if not target.exists():
+        source.rename(target)
+        return
+    old = target.with_name(target.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    target.rename(old)
+    try:
+        source.rename(target)
+    except OSError:
+        old.rename(target)
+        raise
+    shutil.rmtree(old)
 
 
 def write_json(path: str | Path, payload: Any) -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from core.rundir import RunError, finish_run, partial_path, read_run_json, start_run, write_run_json
+from core.rundir import RunError, finish_run, partial_path, read_run_json, replace_dir, start_run, write_run_json
 
 
 def record(side: str = "scratch") -> dict:
@@ -40,6 +40,28 @@ def test_existing_output_is_refused_unless_overwrite(tmp_path: Path) -> None:
     write_run_json(partial, record())
     finish_run(partial, out)
     assert not (out / "old.txt").exists() and (out / "run.json").is_file()
+
+
+def test_replacing_a_directory_keeps_the_old_one_when_the_new_one_cannot_move_in(tmp_path, monkeypatch) -> None:
+    target, new = tmp_path / "export", tmp_path / "export.partial"
+    target.mkdir()
+    (target / "a.txt").write_text("old")
+    new.mkdir()
+    (new / "a.txt").write_text("new")
+    rename = Path.rename
+
+    def failing_rename(self: Path, to: Path) -> Path:
+        if self == new:
+            raise OSError("disk gone")
+        return rename(self, to)
+
+    monkeypatch.setattr(Path, "rename", failing_rename)
+    with pytest.raises(OSError, match="disk gone"):
+        replace_dir(new, target)
+    assert (target / "a.txt").read_text() == "old" and (new / "a.txt").read_text() == "new"
+    monkeypatch.undo()
+    replace_dir(new, target)
+    assert (target / "a.txt").read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["export"]
 
 
 def test_resume_keeps_the_partial_run(tmp_path: Path) -> None:
