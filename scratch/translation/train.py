@@ -150,6 +150,9 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
     validation_set, _ = make_dataset(arch, *validation_pairs, args.max_tokens)
     first = args.epochs + 1 if state["stop"] else state["epoch"] + 1  # a run that had stopped stays stopped
     for epoch in range(first, args.epochs + 1):
+        if args.max_steps is not None and state["steps"] >= args.max_steps:  # resumed with a smaller budget
+            state["stop"] = "budget"
+            break
         dataset, sizes = make_dataset(arch, *train_pairs, args.max_tokens, np.random.default_rng([seed, epoch]))
         steps = len(sizes) if args.max_steps is None else min(len(sizes), args.max_steps - state["steps"])
         started = time.perf_counter()
@@ -240,9 +243,12 @@ def keep_recent(model: TranslationModel, directory: Path, epoch: int, count: int
 def average_recent(model: TranslationModel, directory: Path) -> list[int]:
     """Sets the model's weights to the element-wise mean of the kept epochs' weights; returns those epochs."""
     epochs = recent_epochs(directory)
-    snapshots = [np.load(directory / f"epoch-{epoch:04d}.npz") for epoch in epochs]
     count = len(model.get_weights())
-    model.set_weights([np.mean([s[f"arr_{i}"] for s in snapshots], axis=0) for i in range(count)])
+    snapshots = []
+    for epoch in epochs:
+        with np.load(directory / f"epoch-{epoch:04d}.npz") as saved:
+            snapshots.append([saved[f"arr_{i}"] for i in range(count)])
+    model.set_weights([np.mean(arrays, axis=0) for arrays in zip(*snapshots)])
     return epochs
 
 

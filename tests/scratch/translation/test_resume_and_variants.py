@@ -13,14 +13,15 @@ from tests.scratch.translation.conftest import tiny_command, train_tiny
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
 
+def interrupted(*args, **kwargs):
+    """Stands in for the process being killed before the finished run is saved."""
+    raise KeyboardInterrupt
+
+
 def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, monkeypatch):
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(400, seed=5))
     output = tmp_path / "run"
     flags = ["--arch", "decoder-only", "--early-stopping", "loss", "--patience", "5", "--average-last", "2"]
-
-    def interrupted(*args, **kwargs):
-        raise KeyboardInterrupt
-
     monkeypatch.setattr(train_module, "save", interrupted)
     with pytest.raises(KeyboardInterrupt):
         train_tiny(tiny_command(toy, output, "--epochs", "1", *flags))
@@ -50,3 +51,21 @@ def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, 
         translator.translate(["gato"], beam=2)
     with pytest.raises(ValueError, match="no cross-attention"):
         translator.attention("gato")
+
+
+def test_a_run_resumed_with_a_spent_step_budget_trains_no_further(tmp_path, monkeypatch):
+    toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=6))
+    output = tmp_path / "run"
+    monkeypatch.setattr(train_module, "save", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train_tiny(tiny_command(toy, output, "--epochs", "1", "--early-stopping", "loss"))
+    monkeypatch.undo()
+    steps = json.loads((output.with_name("run.partial") / train_module.STATE_FILE).read_text())["steps"]
+    assert steps > 1
+
+    run = train_tiny(
+        tiny_command(toy, output, "--epochs", "3", "--max-steps", "1", "--resume", "--early-stopping", "loss")
+    )
+    training = read_translation_run(run)["training"]
+    assert [row["epoch"] for row in training["history"]] == [1] and training["steps"] == steps
+    assert training["stop_reason"] == "budget"
