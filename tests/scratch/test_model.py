@@ -79,7 +79,9 @@ def test_causal_model_reads_the_last_token_and_ignores_nothing_before_it():
     model = build_classifier(ModelConfig(**TINY, causal=True))
     base = np.array([[5, 7, 9, 11]])
     changed_last = np.array([[5, 7, 9, 12]])
+    changed_first = np.array([[6, 7, 9, 11]])
     assert not np.allclose(model(base).numpy(), model(changed_last).numpy(), atol=1e-4)
+    assert not np.allclose(model(base).numpy(), model(changed_first).numpy(), atol=1e-4)
 
 
 def fit_losses(config: ModelConfig, steps: int = 30) -> list[float]:

@@ -27,4 +27,4 @@ def test_mirrored_strategy_trains_over_two_logical_cpus(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     record = json.loads((tmp_path / "run" / "run.json").read_text())
     assert record["hyperparameters"]["replicas"] == 2 and record["hyperparameters"]["strategy"] == "mirrored"
-    assert record["hyperparameters"]["max_steps"] == 6 and record["training"]["steps"] <= 6
+    assert record["hyperparameters"]["max_steps"] == 6 and 1 <= record["training"]["steps"] <= 6
