@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from core.args import DataArguments
-from core.rundir import RunError, environment, partial_path, read_run_json, replace_dir, write_json
+from core.rundir import RunError, environment, package_version, partial_path, read_run_json, replace_dir, write_json
 from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
@@ -141,7 +141,7 @@ def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
         record["int8_note"] = int8_note
     if args.evaluate:
         record["test"] = evaluate_export(partial, run, record)
-    record["environment"] = {**environment(), "tensorflow_text": _version("tensorflow-text")}
+    record["environment"] = {**environment(), "tensorflow_text": package_version("tensorflow-text")}
     record["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     write_json(partial / EXPORT_JSON, record)
 
@@ -256,15 +256,6 @@ def load_onnx(
 
 def _size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) if path.is_dir() else path.stat().st_size
-
-
-def _version(package: str) -> str | None:
-    import importlib.metadata as metadata
-
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 __all__ = [

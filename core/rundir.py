@@ -186,16 +186,19 @@ def validate_run(
         raise RunError(f"{path}: side {record['side']!r} is not one of {', '.join(SIDES)}.")
 
 
-def environment() -> dict[str, Any]:
-    """Versions and machine facts recorded with every run and report."""
+def package_version(package: str) -> str | None:
+    """The installed version of `package`, or None when it is not installed."""
     import importlib.metadata as metadata
 
-    def version(package: str) -> str | None:
-        try:
-            return metadata.version(package)
-        except metadata.PackageNotFoundError:
-            return None
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
 
+
+def environment() -> dict[str, Any]:
+    """Versions and machine facts recorded with every run and report."""
+    version = package_version
     return {
         "python": platform.python_version(),
         "tensorflow": version("tensorflow"),

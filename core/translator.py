@@ -87,19 +87,7 @@ class Translator:
             raise ValueError(f"beam must be at least 1 (1 is greedy decoding), got {beam}.")
         if beam > 1 and self.run["model"]["arch"] != "encoder-decoder":
             raise ValueError(f"{self.name} is a {self.run['model']['arch']} model; beam search needs encoder-decoder.")
-        tf = self._tf
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths share a batch
-        out: list[str] = [""] * len(texts)
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
-            batch = tf.constant([texts[i] for i in rows], tf.string)
-            if beam == 1:
-                result = self._module.translate(batch)
-            else:
-                result = self._module.translate_beam(batch, tf.constant(beam, tf.int32))
-            for i, text in zip(rows, result.numpy()):
-                out[i] = text.decode("utf-8")
-        return out
+        return translate_batches(self._module, texts, beam, batch_size)
 
     def attention(self, text: str) -> tuple[list[str], list[str], np.ndarray]:
         """One sentence's source pieces, output pieces and cross-attention (layers, heads, target, source)."""
@@ -108,6 +96,22 @@ class Translator:
         result = self._module.attention(self._tf.constant(text, self._tf.string))
         pieces = lambda key: [p.decode("utf-8") for p in result[key].numpy()]  # noqa: E731
         return pieces("source_tokens"), pieces("target_tokens"), result["weights"].numpy()
+
+
+def translate_batches(module: Any, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
+    """Translations of `texts` in order through `module`'s `translate` (greedy) or `translate_beam`, the export's
+    functions (a loaded `saved_model/` or the training's live module), decoded in batches of similar length."""
+    import tensorflow as tf
+
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out: list[str] = [""] * len(texts)
+    for start in range(0, len(order), batch_size):
+        rows = order[start : start + batch_size]
+        batch = tf.constant([texts[i] for i in rows], tf.string)
+        result = module.translate(batch) if beam == 1 else module.translate_beam(batch, tf.constant(beam, tf.int32))
+        for i, text in zip(rows, result.numpy()):
+            out[i] = text.decode("utf-8")
+    return out
 
 
 def load(run_dir: str | Path) -> Translator:

@@ -20,7 +20,7 @@ INT8_NOTE = (
 )
 
 
-class _Untracked:
+class Untracked:
     """A plain holder that `tf.Module` attribute tracking does not look into."""
 
     def __init__(self, model: tf.keras.Model):
@@ -38,7 +38,7 @@ class ScratchServing(tf.Module):
 
     def __init__(self, model: tf.keras.Model):
         super().__init__(name="scratch_classifier")
-        self._untracked = _Untracked(model)
+        self._untracked = Untracked(model)
         self.weights = list(model.weights)  # what `serve` captures; the Keras model's own traces are not saved
         self.tokenizer = model.get_layer("tokenizer")  # tracked for its lookup tables
         self.tokenizer_note = f"{type(self.tokenizer).__name__} ({len(self.tokenizer.vocabulary)} tokens)"

@@ -64,25 +64,20 @@ def check_teacher(teacher_dir: str | Path, data: TaskData) -> dict[str, Any]:
     return run
 
 
-def teacher_logits(classifier: Classifier, texts: list[str]) -> tuple[np.ndarray, str]:
-    """The teacher's logits (n, K) for `texts`, and what they are: `logits` or `log_probabilities`.
+def teacher_logits(classifier: Classifier, texts: list[str]) -> np.ndarray:
+    """The teacher's logits (n, K) for `texts`: the log of its probabilities, which differ from its network's logits
+    by a constant per row and so give the same tempered softmax.
 
-    A classifier with `predict_logits` gives logits; otherwise the log of `predict_proba`, which differ from
-    the logits by a constant per row and so give the same tempered softmax. Texts go to the teacher sorted
-    by length, in chunks, so each of its batches holds texts of similar length.
+    Texts go to the teacher sorted by length, in chunks, so each of its batches holds texts of similar length.
     """
-    exposes = callable(getattr(classifier, "predict_logits", None))
-    predict = classifier.predict_logits if exposes else classifier.predict_proba
     order = np.argsort([len(text) for text in texts], kind="stable")
     out = np.zeros([len(texts), len(classifier.labels)], np.float32)
     start = time.perf_counter()
     for begin in range(0, len(texts), CHUNK):
         chosen = order[begin : begin + CHUNK]
-        out[chosen] = predict([texts[i] for i in chosen])
+        out[chosen] = classifier.predict_proba([texts[i] for i in chosen])
         done = min(begin + CHUNK, len(texts))
         logger.info(
             "Teacher labelled %d/%d texts (%.0f texts/s)", done, len(texts), done / (time.perf_counter() - start)
         )
-    if exposes:
-        return out, "logits"
-    return np.log(np.maximum(out, np.finfo(np.float32).tiny)), "log_probabilities"
+    return np.log(np.maximum(out, np.finfo(np.float32).tiny))

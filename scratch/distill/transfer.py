@@ -85,23 +85,21 @@ def transfer_key(teacher_dir: Path, teacher_run: dict, data: TaskData, copies: i
     }
 
 
-def build_transfer_set(
-    teacher: Classifier, data: TaskData, copies: int, seed: int, key: dict[str, Any]
-) -> tuple[TransferSet, str]:
-    """Augments the train texts and has the teacher label them all; returns the set and the logits' kind."""
+def build_transfer_set(teacher: Classifier, data: TaskData, copies: int, seed: int, key: dict[str, Any]) -> TransferSet:
+    """Augments the train texts and has the teacher label them all."""
     real = data.texts("train")
     texts = real + augment(real, copies, seed)
     gold = np.concatenate([data.label_ids("train"), np.full(len(texts) - len(real), -1, np.int64)])
     start = time.perf_counter()
-    logits, kind = teacher_logits(teacher, texts)
-    validation_logits, _ = teacher_logits(teacher, data.texts("validation"))
+    logits = teacher_logits(teacher, texts)
+    validation_logits = teacher_logits(teacher, data.texts("validation"))
     logger.info(
         "Teacher labelled %d texts (%d augmented) in %.0f s",
         len(texts),
         len(texts) - len(real),
         time.perf_counter() - start,
     )
-    return TransferSet(texts, gold, logits, validation_logits, {**key, "logits": kind}), kind
+    return TransferSet(texts, gold, logits, validation_logits, {**key, "logits": "log_probabilities"})
 
 
 def transfer_set(
@@ -122,7 +120,7 @@ def transfer_set(
         logger.info("Reusing the transfer set in %s (%d texts)", path, len(cached.texts))
         return cached
     teacher = loader(teacher_dir)
-    built, _ = build_transfer_set(teacher, data, copies, seed, key)
+    built = build_transfer_set(teacher, data, copies, seed, key)
     del teacher
     built.save(path)
     return built

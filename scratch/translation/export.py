@@ -14,19 +14,13 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from scratch.export import Untracked
 from scratch.translation import decoding
 from scratch.translation.model import TranslationModel
 from scratch.translation.tokenizer import PAD_ID, SubwordTokenizer, encode_source
 
 SAVED_MODEL_DIR = "saved_model"
 STRINGS = tf.TensorSpec([None], tf.string)
-
-
-class _Untracked:
-    """A plain holder that `tf.Module` attribute tracking does not look into."""
-
-    def __init__(self, model: TranslationModel):
-        self.model = model
 
 
 class TranslationModule(tf.Module):
@@ -43,7 +37,7 @@ class TranslationModule(tf.Module):
         super().__init__(name="translator")
         # The functions below capture the model's variables; tracking the Keras model itself would also
         # save a trace of every layer's call, which nothing here needs and which triples the export time.
-        self._untracked = _Untracked(model)
+        self._untracked = Untracked(model)
         self.weights = list(model.weights)
         self.tokenizer = SubwordTokenizer(model_proto)
         self.max_length = max_length

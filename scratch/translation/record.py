@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import datetime as _dt
-import importlib.metadata as metadata
 from pathlib import Path
 from typing import Any
 
 import sacrebleu
 
-from core.rundir import RUN_JSON, SCHEMA_VERSION, environment, finish_run, write_json
+from core.rundir import RUN_JSON, SCHEMA_VERSION, environment, finish_run, package_version, write_json
 from core.translator import TASK_KIND, read_translation_run, validate_translation_run
 
 
@@ -24,16 +23,9 @@ def score(hypotheses: list[str], references: list[str]) -> dict[str, Any]:
     }
 
 
-def _version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 def write_translation_run_json(run_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     """Completes `record` (schema version, task kind, environment, time), checks it and writes run.json."""
-    env = {**environment(), **{p: _version(p) for p in ("tensorflow-text", "sentencepiece", "sacrebleu")}}
+    env = {**environment(), **{p: package_version(p) for p in ("tensorflow-text", "sentencepiece", "sacrebleu")}}
     record = {"schema_version": SCHEMA_VERSION, "task_kind": TASK_KIND, **record}
     record.setdefault("environment", env)
     record.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))

@@ -20,11 +20,10 @@ import numpy as np
 import tensorflow as tf
 
 from core.args import RunArguments
-from core.data import DataError
 from core.pairs import PairData, PairDataArguments, load_pairs
 from core.rundir import check_run_dir, partial_path, start_run, write_json
 from core.runtime import is_chief, make_strategy, set_seed
-from core.translator import read_translation_run
+from core.translator import read_translation_run, translate_batches
 from scratch.schedule import WarmupInverseSqrt
 from scratch.translation.args import TranslationArguments
 from scratch.translation.batching import make_dataset, tokenize_pairs
@@ -50,8 +49,6 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     if is_chief(strategy):
         check_run_dir(run_args.output_dir, run_args.overwrite, run_args.resume)  # before the vocabulary is trained
     data = load_pairs(data_args)
-    if len(data.splits["validation"]) == 0:
-        raise DataError("The validation split is empty; it needs at least one sentence pair.")
     proto = _tokenizer_proto(data, args, run_args)
     tokenizer = SubwordTokenizer(proto)
     config = args.model_config(vocab_size=tokenizer.vocab_size)
@@ -76,7 +73,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     training["replicas"] = strategy.num_replicas_in_sync
 
     model.load_weights(str(partial / WEIGHTS_DIR / WEIGHTS))
-    hypotheses = translate_all(module, validation.sources, beam=args.beam)
+    hypotheses = translate_batches(module, validation.sources, beam=args.beam)
     scores = score(hypotheses, validation.targets)
     evaluation = model.evaluate(
         make_dataset(config.arch, *validation_pairs, args.max_tokens)[0], return_dict=True, verbose=0
@@ -121,19 +118,6 @@ def make_optimizer(args: TranslationArguments) -> tf.keras.optimizers.Optimizer:
     )
     optimizer.exclude_from_weight_decay(var_names=NO_DECAY)
     return optimizer
-
-
-def translate_all(module: TranslationModule, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
-    """Translations of `texts` in order, decoded in batches of similar length."""
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    out = [""] * len(texts)
-    for start in range(0, len(order), batch_size):
-        rows = order[start : start + batch_size]
-        batch = tf.constant([texts[i] for i in rows])
-        result = module.translate(batch) if beam == 1 else module.translate_beam(batch, tf.constant(beam))
-        for i, text in zip(rows, result.numpy()):
-            out[i] = text.decode("utf-8")
-    return out
 
 
 def fit(model, module, train_pairs, validation_pairs, validation, args, seed, partial, resume) -> dict:
@@ -216,7 +200,7 @@ def validation_scores(model, module, validation_set, validation, early_stopping:
     evaluated = model.evaluate(validation_set, return_dict=True, verbose=0)
     scores = {"val_loss": evaluated["loss"], "val_accuracy": evaluated["accuracy"]}
     if early_stopping == "chrf":
-        scores["val_chrf"] = score(translate_all(module, validation.sources), validation.targets)["chrf"]
+        scores["val_chrf"] = score(translate_batches(module, validation.sources), validation.targets)["chrf"]
         return scores, scores["val_chrf"]
     return scores, -scores["val_loss"]
 
