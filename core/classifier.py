@@ -12,6 +12,7 @@ the app and user scripts never import training code, and each side stays importa
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -40,6 +41,23 @@ class Classifier(Protocol):
     def predict_proba(self, texts: list[str]) -> np.ndarray:
         """Class probabilities, shape (len(texts), len(labels)), each row summing to 1."""
         ...
+
+
+def predict_in_batches(
+    predict: Callable[[list[Any]], np.ndarray], items: Sequence[Any], batch_size: int, width: int | None = None
+) -> np.ndarray:
+    """`predict` (a list of items -> rows (n, width)) over `items` in batches of similar length, so each batch is
+    padded to little more than its own items; the rows come back in the order given, float32. `width` (the row
+    length) gives an empty input its shape (0, width)."""
+    order = np.argsort([len(item) for item in items], kind="stable")
+    out = None if width is None else np.zeros((len(items), width), np.float32)
+    for start in range(0, len(items), batch_size):
+        chosen = order[start : start + batch_size]
+        rows = predict([items[i] for i in chosen])
+        if out is None:
+            out = np.zeros((len(items), rows.shape[1]), np.float32)
+        out[chosen] = rows
+    return out if out is not None else np.zeros((0, 0), np.float32)
 
 
 def load(run_dir: str | Path, name: str | None = None) -> Classifier:

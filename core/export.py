@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from core.args import DataArguments
+from core.classifier import predict_in_batches
 from core.rundir import RunError, environment, package_version, partial_path, read_run_json, replace_dir, write_json
 from core.translator import is_translation_run
 
@@ -168,35 +169,23 @@ def evaluate_export(export_dir: Path, run: dict[str, Any], record: dict[str, Any
     task = load_task(DataArguments(**run["data"]["options"]))
     texts, gold = task.texts("test"), task.label_ids("test")
     logger.info("Scoring the export on the %d test texts", len(texts))
-    float_labels = predict_in_batches(load_float(export_dir), texts).argmax(axis=1)
+    float_labels = predict_in_batches(load_float(export_dir), texts, EVAL_BATCH).argmax(axis=1)
     result: dict[str, Any] = {"split": "test", "n": len(texts), "float_accuracy": float(np.mean(float_labels == gold))}
     if (export_dir / INT8_FILE).is_file():
-        int8_labels = predict_in_batches(load_int8(export_dir), texts).argmax(axis=1)
+        int8_labels = predict_in_batches(load_int8(export_dir), texts, EVAL_BATCH).argmax(axis=1)
         result["int8_accuracy"] = float(np.mean(int8_labels == gold))
         result["int8_accuracy_change"] = result["int8_accuracy"] - result["float_accuracy"]
         result["int8_agreement"] = float(np.mean(int8_labels == float_labels))
     if (export_dir / ONNX_FILES["int8"]).is_file():
         onnx_labels = {
-            v: predict_in_batches(load_onnx(export_dir, v, record=record), texts).argmax(axis=1) for v in ONNX_FILES
+            v: predict_in_batches(load_onnx(export_dir, v, record=record), texts, EVAL_BATCH).argmax(axis=1)
+            for v in ONNX_FILES
         }
         result["onnx_float_accuracy"] = float(np.mean(onnx_labels["float"] == gold))
         result["onnx_int8_accuracy"] = float(np.mean(onnx_labels["int8"] == gold))
         result["onnx_int8_accuracy_change"] = result["onnx_int8_accuracy"] - result["float_accuracy"]
         result["onnx_int8_agreement"] = float(np.mean(onnx_labels["int8"] == float_labels))
     return result
-
-
-def predict_in_batches(predict: Predict, texts: list[str], batch_size: int = EVAL_BATCH) -> np.ndarray:
-    """`predict` over `texts` in batches of similar length (less padding), rows back in the order given."""
-    order = np.argsort([len(text) for text in texts], kind="stable")
-    probs: np.ndarray | None = None
-    for start in range(0, len(texts), batch_size):
-        chosen = order[start : start + batch_size]
-        batch = predict([texts[i] for i in chosen])
-        if probs is None:
-            probs = np.zeros((len(texts), batch.shape[1]), np.float32)
-        probs[chosen] = batch
-    return probs if probs is not None else np.zeros((0, 0), np.float32)
 
 
 def load_float(export_dir: str | Path) -> Predict:
@@ -270,5 +259,4 @@ __all__ = [
     "load_float",
     "load_int8",
     "load_onnx",
-    "predict_in_batches",
 ]

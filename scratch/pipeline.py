@@ -11,6 +11,7 @@ import numpy as np
 import tensorflow as tf
 
 from core.budget import bucketed_steps
+from core.classifier import predict_in_batches
 from core.runtime import prefetched
 
 
@@ -88,13 +89,11 @@ def predict_logits(classifier: tf.keras.Model, ids: list[np.ndarray], batch_size
         lambda batch: classifier(batch, training=False),
         input_signature=[tf.TensorSpec([None, None], tf.int64)],
     )
-    order = np.argsort([len(row) for row in ids], kind="stable")
-    logits = np.zeros([len(ids), classifier.output_shape[-1]], np.float32)
-    for start in range(0, len(ids), batch_size):
-        chosen = order[start : start + batch_size]
-        width = max(len(ids[i]) for i in chosen)
-        batch = np.zeros([len(chosen), width], np.int64)
-        for row, i in enumerate(chosen):
-            batch[row, : len(ids[i])] = ids[i]
-        logits[chosen] = forward(tf.constant(batch)).numpy()
-    return logits
+
+    def predict(rows: list[np.ndarray]) -> np.ndarray:
+        batch = np.zeros([len(rows), max(len(row) for row in rows)], np.int64)
+        for i, row in enumerate(rows):
+            batch[i, : len(row)] = row
+        return forward(tf.constant(batch)).numpy()
+
+    return predict_in_batches(predict, ids, batch_size, classifier.output_shape[-1])

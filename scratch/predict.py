@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from core.classifier import predict_in_batches
 from core.onnx import onnx_path, serving_runtime
 from core.rundir import RunError
 from scratch.embedding import PAD_ID
@@ -66,11 +67,7 @@ class ScratchClassifier:
         Texts are sorted by length so that each batch is padded to little more than its own texts.
         """
         texts = [str(text) for text in texts]
-        probabilities = np.zeros([len(texts), len(self.labels)], np.float32)
-        order = np.argsort([len(text) for text in texts], kind="stable")
-        for start in range(0, len(texts), batch_size):
-            chosen = order[start : start + batch_size]
-            probabilities[chosen] = self._probabilities([texts[i] for i in chosen])
+        probabilities = predict_in_batches(self._probabilities, texts, batch_size, len(self.labels))
         return probabilities / probabilities.sum(axis=1, keepdims=True) if len(texts) else probabilities
 
     def _attention_maps(self, text: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:

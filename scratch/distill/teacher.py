@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from core.classifier import Classifier
+from core.classifier import Classifier, predict_in_batches
 from core.data import TaskData
 from core.rundir import RunError, read_run_json
 
@@ -70,14 +70,16 @@ def teacher_logits(classifier: Classifier, texts: list[str]) -> np.ndarray:
 
     Texts go to the teacher sorted by length, in chunks, so each of its batches holds texts of similar length.
     """
-    order = np.argsort([len(text) for text in texts], kind="stable")
-    out = np.zeros([len(texts), len(classifier.labels)], np.float32)
-    start = time.perf_counter()
-    for begin in range(0, len(texts), CHUNK):
-        chosen = order[begin : begin + CHUNK]
-        out[chosen] = classifier.predict_proba([texts[i] for i in chosen])
-        done = min(begin + CHUNK, len(texts))
+    start, done = time.perf_counter(), 0
+
+    def predict(chunk: list[str]) -> np.ndarray:
+        nonlocal done
+        probabilities = classifier.predict_proba(chunk)
+        done += len(chunk)
         logger.info(
             "Teacher labelled %d/%d texts (%.0f texts/s)", done, len(texts), done / (time.perf_counter() - start)
         )
+        return probabilities
+
+    out = predict_in_batches(predict, texts, CHUNK, len(classifier.labels))
     return np.log(np.maximum(out, np.finfo(np.float32).tiny))

@@ -3,9 +3,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from core.classifier import find_runs, load
+from core.classifier import find_runs, load, predict_in_batches
 from core.rundir import RunError, write_run_json
 from tests.core.test_rundir import record
 
@@ -30,3 +31,18 @@ def test_load_points_a_translation_run_to_the_translator(tmp_path: Path) -> None
     (tmp_path / "run.json").write_text(json.dumps({"schema_version": 1, "side": "scratch", "task_kind": "translation"}))
     with pytest.raises(RunError, match="is a translation run, not a classifier; load it with core.translator.load"):
         load(tmp_path)
+
+
+def test_predict_in_batches_groups_similar_lengths_and_keeps_the_order_given() -> None:
+    texts = ["a" * n for n in (5, 1, 9, 3, 7, 2, 8)]
+    batches: list[list[str]] = []
+
+    def predict(batch: list[str]) -> np.ndarray:
+        batches.append(batch)
+        return np.array([[len(text), -len(text)] for text in batch], np.float64)
+
+    out = predict_in_batches(predict, texts, batch_size=3)
+    assert [[len(t) for t in batch] for batch in batches] == [[1, 2, 3], [5, 7, 8], [9]]
+    np.testing.assert_array_equal(out[:, 0], [len(t) for t in texts])
+    assert out.dtype == np.float32
+    assert predict_in_batches(predict, [], batch_size=3, width=2).shape == (0, 2)
