@@ -270,9 +270,7 @@ def _as_label(value: object) -> object:
         return None
     if isinstance(value, (bool, np.bool_)):
         return str(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+    if isinstance(value, (int, np.integer)) or (isinstance(value, (float, np.floating)) and float(value).is_integer()):
         return int(value)
     text = str(value).strip()
     if text == "":
