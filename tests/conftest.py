@@ -17,6 +17,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+# Under pytest-xdist the workers share the cores: each TensorFlow process (and the subprocesses its tests start) gets
+# its share of threads instead of one thread per core each, which oversubscribes the machine.
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
+    _threads = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    os.environ.setdefault("TF_NUM_INTRAOP_THREADS", _threads)
+    os.environ.setdefault("TF_NUM_INTEROP_THREADS", _threads)
 
 ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")

@@ -97,8 +97,8 @@ def test_cached_and_uncached_greedy_agree_on_the_trained_model(tiny_translation_
     source = encode_source(tokenizer, tf.constant(_test_split(tiny_translation_run).sources[:40]), 32)
     cached = decoding.greedy_decode(model, source, 32).numpy()
     np.testing.assert_array_equal(cached, decoding.greedy_decode_uncached(model, source, 32).numpy())
-    ends = [list(row).index(EOS_ID) for row in cached]
-    assert len(set(ends)) > 2  # sentences stopped at different steps
+    ends = [list(row).index(EOS_ID) for row in cached if EOS_ID in row]
+    assert len(ends) >= 35 and len(set(ends)) > 2  # most sentences ended, at different steps
 
 
 def test_the_translator_gives_greedy_beam_and_attention(tiny_translation_run):
