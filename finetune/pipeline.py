@@ -111,12 +111,6 @@ def eval_dataset(encoded: Encoded, labels: np.ndarray, batch_size: int, pad_id: 
     return prefetched(dataset)
 
 
-def length_batches(lengths: np.ndarray, batch_size: int) -> list[np.ndarray]:
-    """Indices of texts grouped into batches of similar length (sorted), for prediction."""
-    order = np.argsort(lengths, kind="stable")
-    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
-
-
 def pad(ids: list[np.ndarray], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
     """Pads a batch to its longest row: (input_ids, attention_mask), both (B, T) int32."""
     width = max(len(x) for x in ids)

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from core.classifier import predict_in_batches
 from core.onnx import onnx_path, serving_runtime
-from finetune.pipeline import encode, length_batches, pad
+from finetune.pipeline import encode, pad
 
 PREDICT_BATCH = 64
 
@@ -74,14 +75,11 @@ class FinetunedClassifier:
     def predict_proba(self, texts: list[str]) -> np.ndarray:
         """Class probabilities, shape (len(texts), len(labels)), rows summing to 1, in the order given."""
         texts = list(texts)
-        probs = np.zeros((len(texts), len(self.labels)), dtype=np.float32)
         if not texts:
-            return probs
+            return np.zeros((0, len(self.labels)), dtype=np.float32)
         encoded = encode(self.tokenizer, texts, self.max_length)
-        for batch in length_batches(encoded.lengths, self.batch_size):
-            input_ids, mask = pad([encoded.ids[i] for i in batch], self.tokenizer.pad_token_id)
-            probs[batch] = self._probabilities(input_ids, mask)
-        return probs
+        padded = lambda rows: self._probabilities(*pad(rows, self.tokenizer.pad_token_id))  # noqa: E731
+        return predict_in_batches(padded, encoded.ids, self.batch_size)
 
     def predict(self, texts: list[str]) -> list[str]:
         """The most probable label name for each text."""

@@ -68,7 +68,7 @@ class ScratchClassifier:
         """
         texts = [str(text) for text in texts]
         probabilities = predict_in_batches(self._probabilities, texts, batch_size, len(self.labels))
-        return probabilities / probabilities.sum(axis=1, keepdims=True) if len(texts) else probabilities
+        return probabilities / probabilities.sum(axis=1, keepdims=True)
 
     def _attention_maps(self, text: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         token_ids = self.tokenizer(text)  # (1, T)

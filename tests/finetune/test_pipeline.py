@@ -10,7 +10,6 @@ from finetune.pipeline import (
     bucket_ids,
     encode,
     eval_dataset,
-    length_batches,
     pad,
     steps_per_epoch,
     train_dataset,
@@ -85,15 +84,6 @@ def test_eval_dataset_runs_in_length_order_with_its_labels() -> None:
         (int(m.sum()), int(y)) for f, labels in dataset for m, y in zip(f["attention_mask"].numpy(), labels.numpy())
     ]
     assert rows == [(2, 1), (4, 3), (4, 4), (9, 0), (30, 2)]
-
-
-def test_length_batches_cover_every_index_once_in_length_order() -> None:
-    lengths = np.array([7, 1, 5, 3, 9, 2, 8])
-    batches = length_batches(lengths, 3)
-    assert [len(b) for b in batches] == [3, 3, 1]
-    flat = np.concatenate(batches)
-    assert sorted(flat.tolist()) == list(range(7))
-    assert np.all(np.diff(lengths[flat]) >= 0)
 
 
 def test_pad_masks_exactly_the_real_tokens() -> None:
