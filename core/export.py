@@ -169,18 +169,19 @@ def evaluate_export(export_dir: Path, run: dict[str, Any], record: dict[str, Any
     task = load_task(DataArguments(**run["data"]["options"]))
     texts, gold = task.texts("test"), task.label_ids("test")
     logger.info("Scoring the export on the %d test texts", len(texts))
-    float_labels = predict_in_batches(load_float(export_dir), texts, EVAL_BATCH).argmax(axis=1)
+
+    def labels_of(predict: Predict) -> np.ndarray:
+        return predict_in_batches(predict, texts, EVAL_BATCH).argmax(axis=1)
+
+    float_labels = labels_of(load_float(export_dir))
     result: dict[str, Any] = {"split": "test", "n": len(texts), "float_accuracy": float(np.mean(float_labels == gold))}
     if (export_dir / INT8_FILE).is_file():
-        int8_labels = predict_in_batches(load_int8(export_dir), texts, EVAL_BATCH).argmax(axis=1)
+        int8_labels = labels_of(load_int8(export_dir))
         result["int8_accuracy"] = float(np.mean(int8_labels == gold))
         result["int8_accuracy_change"] = result["int8_accuracy"] - result["float_accuracy"]
         result["int8_agreement"] = float(np.mean(int8_labels == float_labels))
     if (export_dir / ONNX_FILES["int8"]).is_file():
-        onnx_labels = {
-            v: predict_in_batches(load_onnx(export_dir, v, record=record), texts, EVAL_BATCH).argmax(axis=1)
-            for v in ONNX_FILES
-        }
+        onnx_labels = {v: labels_of(load_onnx(export_dir, v, record=record)) for v in ONNX_FILES}
         result["onnx_float_accuracy"] = float(np.mean(onnx_labels["float"] == gold))
         result["onnx_int8_accuracy"] = float(np.mean(onnx_labels["int8"] == gold))
         result["onnx_int8_accuracy_change"] = result["onnx_int8_accuracy"] - result["float_accuracy"]
