@@ -42,6 +42,13 @@ class ScratchArguments(BudgetArguments, ShapeArguments):
         default="words",
         metadata={"help": "words: a vocabulary adapted on train; wordpiece: the pretrained checkpoint's WordPiece."},
     )
+    embeddings: str = field(
+        default="random",
+        metadata={
+            "help": "random: token vectors learned from scratch; minilm (with --tokenizer wordpiece): the packaged "
+            "checkpoint's token vectors on their first d_model principal components, frozen."
+        },
+    )
     causal: bool = field(
         default=False, metadata={"help": "GPT-style decoder: causal attention, class read from the last real token."}
     )
@@ -134,6 +141,7 @@ class ScratchArguments(BudgetArguments, ShapeArguments):
             **self.shape_overrides(),
             causal=self.causal,
             tokenizer=self.tokenizer,
+            embeddings=self.embeddings,
         )
 
     def warmup(self, total_steps: int) -> int:

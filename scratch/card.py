@@ -30,7 +30,12 @@ def render_card(record: dict) -> str:
             f"{config.get('num_heads')} heads, feed-forward {config.get('d_ff')} ({config.get('activation')}), "
             f"dropout {config.get('dropout')}{pooling}",
             f"- Tokenizer `{config.get('tokenizer', '?')}` ({config.get('tokenizer_vocab_size', '?')} tokens), "
-            "inside the saved model",
+            "inside the saved model"
+            + (
+                "; token vectors from the packaged all-MiniLM-L6-v2 on their first d_model principal components, frozen"
+                if config.get("embeddings") == "minilm"
+                else ""
+            ),
         ],
         usage=[
             "```python",

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 NORMS = ("post", "pre")
 ACTIVATIONS = ("gelu", "relu")
 TOKENIZERS = ("words", "wordpiece")
+EMBEDDINGS = ("random", "minilm")
+MINILM_WIDTH = 384  # the packaged checkpoint's token vectors: its WordPiece vocabulary x 384
 PAD = ""
 WORD_UNKNOWN = "[UNK]"
 WORD_RESERVED = (PAD, WORD_UNKNOWN)  # ids 0 and 1 of a word vocabulary
@@ -31,6 +33,7 @@ class ModelConfig:
     norm: str = "post"
     causal: bool = False
     tokenizer: str = "words"
+    embeddings: str = "random"
 
     def __post_init__(self) -> None:
         if self.num_labels < 2:
@@ -43,6 +46,18 @@ class ModelConfig:
             )
         if self.tokenizer not in TOKENIZERS:
             raise ValueError(f"--tokenizer must be one of {', '.join(TOKENIZERS)}, got {self.tokenizer!r}.")
+        if self.embeddings not in EMBEDDINGS:
+            raise ValueError(f"--embeddings must be one of {', '.join(EMBEDDINGS)}, got {self.embeddings!r}.")
+        if self.embeddings == "minilm" and self.tokenizer != "wordpiece":
+            raise ValueError(
+                "--embeddings minilm holds a vector for each piece of the packaged checkpoint's WordPiece "
+                f"vocabulary, not for the {self.tokenizer!r} tokenizer's; add --tokenizer wordpiece."
+            )
+        if self.embeddings == "minilm" and self.d_model > MINILM_WIDTH:
+            raise ValueError(
+                f"--embeddings minilm projects the checkpoint's {MINILM_WIDTH}-wide token vectors down to d_model; "
+                f"--d-model {self.d_model} is wider. Use at most {MINILM_WIDTH}."
+            )
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -1,9 +1,11 @@
-"""Token embeddings scaled by sqrt(d_model) plus the sinusoidal position encoding."""
+"""Token embeddings scaled by sqrt(d_model) plus the sinusoidal position encoding; and the packaged checkpoint's
+token vectors, narrowed to d_model, for `--embeddings minilm`."""
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import tensorflow as tf
 
 from scratch.positional_encoding import SinusoidalPositionEncoding
@@ -53,3 +55,20 @@ class TokenAndPositionEmbedding(tf.keras.layers.Layer):
 
     def get_config(self):
         return {**super().get_config(), "vocab_size": self.vocab_size, "d_model": self.d_model, "dropout": self.dropout}
+
+
+def minilm_token_vectors(d_model: int) -> np.ndarray:
+    """The packaged all-MiniLM-L6-v2's token vectors (one per WordPiece id, 384 wide) on their first `d_model`
+    principal components, scaled to the standard deviation of the random initialiser above (d_model ** -0.5).
+
+    Returns: (vocabulary, d_model) float32, row i for WordPiece id i.
+    """
+    from safetensors.numpy import load_file
+
+    from core.pretrained import packaged_minilm
+
+    vectors = load_file(packaged_minilm() / "model.safetensors")["embeddings.word_embeddings.weight"]  # (V, 384)
+    centred = vectors - vectors.mean(axis=0)  # (V, 384)
+    _, _, components = np.linalg.svd(centred, full_matrices=False)  # (384, 384), rows by explained variance
+    projected = centred @ components[:d_model].T  # (V, d_model)
+    return (projected * (d_model**-0.5 / projected.std())).astype(np.float32)

@@ -4,7 +4,8 @@
         ──masked mean pooling (or last real token with causal)──► (B, C) ──dense──► logits (B, K)
 
 The end-to-end model puts the tokenizer in front and a softmax behind, so the saved `.keras` file maps raw
-strings (B,) to class probabilities (B, K).
+strings (B,) to class probabilities (B, K). With `--embeddings minilm` the token vectors come from the packaged
+checkpoint (narrowed to d_model) and stay frozen while the rest of the network learns.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
-from scratch.embedding import TokenAndPositionEmbedding
+from scratch.embedding import TokenAndPositionEmbedding, minilm_token_vectors
 from scratch.encoder import TransformerEncoderBlock
 from scratch.pooling import LastTokenPooling, MaskedMeanPooling
 
@@ -41,7 +42,12 @@ def build_classifier(config: ModelConfig, vocab_size: int | None = None, name: s
     x = pooling(name="pooling")(x)  # (B, C)
     x = tf.keras.layers.Dropout(config.dropout, name="head_dropout")(x)
     logits = tf.keras.layers.Dense(config.num_labels, dtype="float32", name="logits")(x)  # (B, K)
-    return tf.keras.Model(token_ids, logits, name=name)
+    classifier = tf.keras.Model(token_ids, logits, name=name)
+    if config.embeddings == "minilm":  # the checkpoint's vectors, kept as they are while the rest learns
+        token_embedding = classifier.get_layer("embedding").token_embedding
+        token_embedding.set_weights([minilm_token_vectors(config.d_model)])
+        token_embedding.trainable = False
+    return classifier
 
 
 def build_end_to_end(tokenizer: tf.keras.layers.Layer, classifier: tf.keras.Model) -> tf.keras.Model:

@@ -40,6 +40,9 @@ def test_model_flags_override_the_preset():
         (["--learning-rate", "-1"], "--learning-rate must be positive"),
         (["--warmup-ratio", "1"], "--warmup-ratio must be in (0, 1), got 1.0"),
         (["--warmup-steps", "0"], "--warmup-steps must be at least 1, got 0"),
+        (["--embeddings", "glove"], "--embeddings must be one of random, minilm, got 'glove'"),
+        (["--embeddings", "minilm"], "not for the 'words' tokenizer's; add --tokenizer wordpiece"),
+        (["--embeddings", "minilm", "--tokenizer", "wordpiece", "--d-model", "512"], "--d-model 512 is wider"),
     ],
 )
 def test_bad_options_are_usage_errors_that_name_the_value(argv, message, capsys):

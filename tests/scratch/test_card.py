@@ -17,3 +17,12 @@ def test_card_states_the_run_s_figures(tiny_run):
     )
     for row in run["training"]["history"]:
         assert f"| {row['epoch']} | {row['loss']:.4f} |" in card and f"| {row['train_seconds']:.1f} |" in card
+
+
+def test_card_says_when_the_token_vectors_came_from_the_checkpoint(tiny_run):
+    run = read_run_json(tiny_run)
+    assert "frozen" not in render_card(run)
+    run["model"]["config"]["embeddings"] = "minilm"
+    assert "token vectors from the packaged all-MiniLM-L6-v2 on their first d_model principal components, frozen" in (
+        render_card(run)
+    )

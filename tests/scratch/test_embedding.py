@@ -20,3 +20,20 @@ def test_scaled_token_vectors_plus_sinusoids_and_padding_mask():
     expected = table[IDS] * math.sqrt(8) + sinusoid(5, 8).numpy()[None]
     np.testing.assert_allclose(out, expected, atol=1e-5)
     np.testing.assert_array_equal(layer.compute_mask(IDS), IDS != 0)
+
+
+def test_minilm_vectors_are_the_checkpoint_s_principal_components_at_the_initialiser_s_scale():
+    from safetensors.numpy import load_file
+    from sklearn.decomposition import PCA
+
+    from core.pretrained import packaged_minilm
+    from scratch.embedding import minilm_token_vectors
+
+    checkpoint = load_file(packaged_minilm() / "model.safetensors")["embeddings.word_embeddings.weight"]
+    vocabulary = (packaged_minilm() / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    vectors = minilm_token_vectors(32)
+    assert vectors.shape == (len(vocabulary), 32) and vectors.dtype == np.float32
+    assert math.isclose(vectors.std(), 32**-0.5, rel_tol=1e-4)  # as the random initialiser's
+    reference = PCA(n_components=32, svd_solver="full").fit_transform(checkpoint)  # (V, 32), signs arbitrary
+    scale = vectors.std() / reference.std()
+    np.testing.assert_allclose(np.abs(vectors), np.abs(reference) * scale, atol=2e-4)

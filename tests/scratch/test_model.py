@@ -136,3 +136,20 @@ def test_classifier_and_translator_configs_refuse_a_bad_shape_alike(overrides, m
         ModelConfig(**{**TINY, **overrides})
     with pytest.raises(ValueError, match=message):
         TranslationConfig(**overrides)
+
+
+def test_minilm_embeddings_start_from_the_checkpoint_and_stay_frozen_while_the_rest_learns():
+    from scratch.embedding import minilm_token_vectors
+
+    config = ModelConfig(**{**TINY, "d_model": 32}, tokenizer="wordpiece", embeddings="minilm")
+    classifier = build_classifier(config, vocab_size=30522)
+    table = classifier.get_layer("embedding").token_embedding
+    np.testing.assert_array_equal(table.embeddings.numpy(), minilm_token_vectors(32))
+    before = [w.numpy().copy() for w in classifier.weights]
+    loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    classifier.compile(optimizer=tf.keras.optimizers.Adam(1e-2), loss=loss)
+    classifier.fit(np.array([[101, 2307, 102], [101, 11771, 102]]), np.array([1, 0]), epochs=2, verbose=0)
+    moved = [not np.array_equal(w.numpy(), old) for w, old in zip(classifier.weights, before)]
+    frozen = [w is table.embeddings for w in classifier.weights]
+    assert sum(frozen) == 1 and moved == [not f for f in frozen]  # the table alone kept its values
+    assert classifier.count_params() == expected_params(config, 30522)

@@ -76,11 +76,13 @@ def test_unknown_tokenizer_is_refused():
         make_tokenizer("chars", TRAIN, vocab_size=10, max_length=8)
 
 
-def test_wordpiece_model_saves_and_reloads(tmp_path):
+def test_wordpiece_model_saves_and_reloads_with_frozen_checkpoint_embeddings(tmp_path):
     from scratch.model import ModelConfig, build_classifier, build_end_to_end
 
     tokenizer = make_tokenizer("wordpiece", [], vocab_size=3, max_length=16)
-    config = ModelConfig(vocab_size=10, num_layers=1, d_model=8, num_heads=2, d_ff=8, tokenizer="wordpiece")
+    config = ModelConfig(
+        vocab_size=10, num_layers=1, d_model=8, num_heads=2, d_ff=8, tokenizer="wordpiece", embeddings="minilm"
+    )
     model = build_end_to_end(tokenizer, build_classifier(config, vocab_size=len(tokenizer.vocabulary)))
     texts = tf.constant(["Unbelievably good!", "naïve"])
     model.save(tmp_path / "model.keras")
