@@ -12,7 +12,15 @@ def render_card(record: dict) -> str:
     model = record["model"]
     config = model.get("config", {})
     pooling = ", causal attention, last-token pooling" if config.get("causal") else ", masked mean pooling"
-    intro = "A Transformer text classifier trained from random initialisation (no pretraining) by `python -m scratch`."
+    if config.get("embeddings") == "minilm":
+        intro = (
+            "A Transformer text classifier trained by `python -m scratch` from random initialisation, except its token "
+            "vectors: the packaged all-MiniLM-L6-v2's on their first d_model principal components, frozen."
+        )
+    else:
+        intro = (
+            "A Transformer text classifier trained from random initialisation (no pretraining) by `python -m scratch`."
+        )
     distilled = record.get("distillation")
     if distilled:
         intro += (
@@ -30,12 +38,7 @@ def render_card(record: dict) -> str:
             f"{config.get('num_heads')} heads, feed-forward {config.get('d_ff')} ({config.get('activation')}), "
             f"dropout {config.get('dropout')}{pooling}",
             f"- Tokenizer `{config.get('tokenizer', '?')}` ({config.get('tokenizer_vocab_size', '?')} tokens), "
-            "inside the saved model"
-            + (
-                "; token vectors from the packaged all-MiniLM-L6-v2 on their first d_model principal components, frozen"
-                if config.get("embeddings") == "minilm"
-                else ""
-            ),
+            "inside the saved model",
         ],
         usage=[
             "```python",

@@ -21,8 +21,10 @@ def test_card_states_the_run_s_figures(tiny_run):
 
 def test_card_says_when_the_token_vectors_came_from_the_checkpoint(tiny_run):
     run = read_run_json(tiny_run)
-    assert "frozen" not in render_card(run)
+    assert "(no pretraining)" in render_card(run) and "MiniLM" not in render_card(run)
     run["model"]["config"]["embeddings"] = "minilm"
-    assert "token vectors from the packaged all-MiniLM-L6-v2 on their first d_model principal components, frozen" in (
-        render_card(run)
+    card = render_card(run)
+    assert "(no pretraining)" not in card
+    assert "except its token vectors: the packaged all-MiniLM-L6-v2's on their first d_model principal components" in (
+        card
     )
