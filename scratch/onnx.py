@@ -2,22 +2,25 @@
 
 A single text's TensorFlow call spends as long in the tokenizer's string ops as in the network, so the ONNX path
 tokenises outside the graph: `PythonWords` repeats the `words` tokenizer (Keras' `TextVectorization` with its
-defaults) with plain string operations, and the `wordpiece` tokenizer stays the TensorFlow layer. The run keeps its
-`model.onnx` only when tokenizer and network together reproduce the TensorFlow model on the validation split.
+defaults) with plain string operations, and `PythonWordPiece` the `wordpiece` one (tensorflow-text's BERT tokenizer)
+with the `tokenizers` library. The run keeps its `model.onnx` only when tokenizer and network together reproduce the
+TensorFlow model on the validation split.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import regex
 import tensorflow as tf
 
 from core.onnx import Session, convert, keep_if_faithful
-from scratch.tokenizer import WordTokenizer
+from scratch.tokenizer import WordPieceTokenizer, WordTokenizer
 
 # What `TextVectorization(standardize="lower_and_strip_punctuation", split="whitespace")` does: tf.strings.lower
 # lowers ASCII letters only, its punctuation class is Keras' DEFAULT_STRIP_REGEX, and tf.strings.split splits on
@@ -25,6 +28,25 @@ from scratch.tokenizer import WordTokenizer
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _PUNCTUATION = re.compile(r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']')
 _WHITESPACE = re.compile(r"[ \t\n\v\f\r]+")
+# tensorflow-text's `BasicTokenizer(lower_case=True)`, step by step: ICU's NFKC_Casefold (NFKC, full case folding, and
+# the Unicode Default_Ignorable_Code_Point characters removed), NFD without the combining marks, control and format
+# characters as spaces; then words split at [\t\n\f\r ] (RE2's \s) with ASCII punctuation, Unicode punctuation and
+# each CJK ideograph a word of its own; a word of more than 100 UTF-8 bytes is one unknown piece.
+_IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+_WORD_BREAKS = regex.compile(
+    r"[\t\n\f\r ]+|([!-/:-@\[-`{-~\p{P}\u4E00-\u9FFF\u3400-\u4DBF\U00020000-\U0002A6DF\U0002A700-\U0002B73F"
+    r"\U0002B740-\U0002B81F\U0002B820-\U0002CEAF\uF900-\uFAFF\U0002F800-\U0002FA1F])"
+)
+_MAX_WORD_BYTES = 100
+
+
+def _padded(rows: list[list[int]], max_length: int, unknown_id: int) -> np.ndarray:
+    """Token id rows -> (B, T) int64, cut to `max_length`, padded with 0, an empty row one unknown id (as the layers)."""
+    rows = [row[:max_length] or [unknown_id] for row in rows]
+    ids = np.zeros((len(rows), max(len(r) for r in rows)), np.int64)  # (B, T), 0 is padding
+    for i, row in enumerate(rows):
+        ids[i, : len(row)] = row
+    return ids
 
 
 class PythonWords:
@@ -40,22 +62,48 @@ class PythonWords:
         return [word for word in _WHITESPACE.split(text) if word]
 
     def __call__(self, texts: list[str]) -> np.ndarray:
-        rows = [
-            [self.ids.get(w, self.unknown_id) for w in self.words(t)][: self.max_length] or [self.unknown_id]
-            for t in texts
-        ]
-        ids = np.zeros((len(rows), max(len(r) for r in rows)), np.int64)  # (B, T), 0 is padding
-        for i, row in enumerate(rows):
-            ids[i, : len(row)] = row
-        return ids
+        rows = [[self.ids.get(w, self.unknown_id) for w in self.words(t)] for t in texts]
+        return _padded(rows, self.max_length, self.unknown_id)
+
+
+class PythonWordPiece:
+    """`WordPieceTokenizer` in Python: tensorflow-text's normalisation and word split, then the WordPiece model of
+    the `tokenizers` library on the layer's vocabulary; (B,) strings -> (B, T) int64 ids, the same ids as the layer."""
+
+    def __init__(self, tokenizer: WordPieceTokenizer):
+        from tokenizers.models import WordPiece
+
+        self.wordpiece = WordPiece({token: i for i, token in enumerate(tokenizer.vocabulary)}, unk_token="[UNK]")
+        self.unknown_id = tokenizer.unknown_id
+        self.max_length = tokenizer.max_length
+
+    @staticmethod
+    def words(text: str) -> list[str]:
+        text = unicodedata.normalize("NFKC", _IGNORABLE.sub("", unicodedata.normalize("NFKC", text)).casefold())
+        text = "".join(
+            " " if category in ("Cc", "Cf") else char
+            for char in unicodedata.normalize("NFD", text)
+            if (category := unicodedata.category(char)) != "Mn"
+        )
+        return [word for word in _WORD_BREAKS.split(text) if word]
+
+    def pieces(self, word: str) -> list[int]:
+        if len(word.encode("utf-8")) > _MAX_WORD_BYTES:
+            return [self.unknown_id]
+        return [token.id for token in self.wordpiece.tokenize(word)]
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        rows = [[i for word in self.words(text) for i in self.pieces(word)] for text in texts]
+        return _padded(rows, self.max_length, self.unknown_id)
 
 
 def token_ids(tokenizer: tf.keras.layers.Layer) -> Callable[[list[str]], np.ndarray]:
-    """The run's tokenizer as texts -> (B, T) int64 ids: in Python for `words`, the TensorFlow layer otherwise."""
+    """The run's tokenizer in Python, as texts -> (B, T) int64 ids."""
     if isinstance(tokenizer, WordTokenizer):
         return PythonWords(tokenizer)
-    graph = tf.function(tokenizer, input_signature=[tf.TensorSpec([None], tf.string)])
-    return lambda texts: graph(tf.constant(list(texts), tf.string)).numpy().astype(np.int64)
+    if isinstance(tokenizer, WordPieceTokenizer):
+        return PythonWordPiece(tokenizer)
+    raise TypeError(f"No Python equivalent of the tokenizer {type(tokenizer).__name__}.")
 
 
 def convert_classifier(classifier: tf.keras.Model, path: Path) -> float:

@@ -12,9 +12,9 @@ import tensorflow as tf
 from core.classifier import load
 from core.onnx import MAX_DIFFERENCE
 from core.rundir import RunError, read_run_json
-from scratch.onnx import PythonWords
+from scratch.onnx import PythonWordPiece, PythonWords
 from scratch.predict import load as load_side
-from scratch.tokenizer import WordTokenizer
+from scratch.tokenizer import WordTokenizer, make_tokenizer
 from tests.conftest import NEGATIVE, POSITIVE
 from tests.scratch.tiny import train_tiny_run
 
@@ -29,6 +29,30 @@ AWKWARD = [
     "   ...   ",
     "the " * 40,  # cut to max_length
 ]
+# What tensorflow-text's BERT tokenizer does that a plain lowercase-and-split would not: NFKC and full case folding
+# (ß, ligatures, full-width letters, İ), default-ignorable characters dropped inside a word, other control and format
+# characters as spaces, only ASCII white space splitting (U+1680 and U+2028 stay in their word), Unicode punctuation
+# and CJK ideographs as words, combining marks stripped, and a word over 100 UTF-8 bytes as one unknown piece.
+UNICODE = [
+    "".join(f"{space}x" for space in "\t\n\v\f\r\x1c\x1f \x85\xa0\u1680\u2003\u2028\u2029\u202f\u3000"),
+    "Ǆemal ŉ ß ẞ İstanbul ﬁne ﬃ ΐ ς Σ ⅷ ① ｆｕｌｌ ㌔",
+    "x\x00y\x7fz\ufffd \ufeffhello\u200d wo\u00adrd",
+    "日本語のテキスト 한국어 «quoted» — “smart” ¿qué? 😀👍🏽",
+    "a\u0300\u0301b \u0301 Café crème, naïve résumé",
+    "[CLS] [UNK] ##ing Un-be-LIEVABLY",
+    "ж" * 50 + " " + "ж" * 51 + " " + "a" * 100 + " " + "a" * 101,
+]
+
+
+def test_the_python_wordpiece_tokenizer_gives_the_layer_s_ids() -> None:
+    tokenizer = make_tokenizer("wordpiece", [], vocab_size=3, max_length=200)
+    texts = AWKWARD + UNICODE
+    expected = tokenizer(tf.constant(texts)).numpy()
+    ids = PythonWordPiece(tokenizer)(texts)
+    assert ids.dtype == np.int64 and ids.shape == expected.shape
+    np.testing.assert_array_equal(ids, expected)
+    for text in texts:  # alone, without a batch's padding
+        np.testing.assert_array_equal(PythonWordPiece(tokenizer)([text]), tokenizer(tf.constant([text])).numpy())
 
 
 def test_the_python_word_tokenizer_gives_the_layer_s_ids() -> None:
@@ -57,6 +81,16 @@ def test_a_finished_run_is_served_through_its_checked_onnx_model(tiny_run: Path)
     np.testing.assert_allclose(alone, expected, atol=1e-5)
     tokens, maps = served.explain("a great film")  # attention maps still come from the Keras model
     assert maps.shape[-1] == len(tokens)
+
+
+def test_a_wordpiece_run_is_served_through_onnx_with_the_python_tokenizer(tmp_path: Path) -> None:
+    run_dir = train_tiny_run(tmp_path / "run", tmp_path / "train.csv", tokenizer="wordpiece", epochs=1, max_steps=10)
+    assert read_run_json(run_dir)["serving"]["runtime"] == "onnxruntime"
+    served = load(run_dir)
+    assert isinstance(served._probabilities.token_ids, PythonWordPiece)
+    texts = [*POSITIVE, *NEGATIVE, *AWKWARD, *UNICODE]
+    expected = load_side(run_dir, read_run_json(run_dir), runtime="tensorflow").predict_proba(texts)
+    np.testing.assert_allclose(served.predict_proba(texts), expected, atol=1e-5)
 
 
 def test_a_run_trained_with_no_onnx_is_served_through_tensorflow(tmp_path: Path) -> None:
