@@ -20,6 +20,7 @@ PRESET_TRAINING: dict[str, dict[str, Any]] = {
         "learning_rate": 3e-3,
         "patience": 3,
         "average_last": 1,
+        "subword_alpha": 0.0,
     },
     "small": {
         "epochs": 6,
@@ -28,6 +29,7 @@ PRESET_TRAINING: dict[str, dict[str, Any]] = {
         "learning_rate": 2e-3,
         "patience": 3,
         "average_last": 1,
+        "subword_alpha": 0.0,
     },
     "base": {
         "epochs": 32,
@@ -36,6 +38,7 @@ PRESET_TRAINING: dict[str, dict[str, Any]] = {
         "learning_rate": 2e-3,
         "patience": 4,
         "average_last": 5,
+        "subword_alpha": 0.0,
     },
 }
 EARLY_STOPPING = ("chrf", "loss")
@@ -81,6 +84,13 @@ class TranslationArguments(ShapeArguments):
             "better on validation than the best epoch (1: no averaging; the preset's)."
         },
     )
+    subword_alpha: float | None = field(
+        default=None,
+        metadata={
+            "help": "Subword regularisation: segment each training text anew every epoch, drawing among its 64 best "
+            "segmentations with probability proportional to likelihood ** alpha (0: always the best; the preset's)."
+        },
+    )
     beam: int = field(default=1, metadata={"help": "Beam width of the final validation translations (1: greedy)."})
     length_penalty: float = field(default=0.6, metadata={"help": "GNMT length penalty exponent of beam search."})
 
@@ -102,6 +112,8 @@ class TranslationArguments(ShapeArguments):
             raise ValueError(f"--learning-rate must be positive, got {self.learning_rate}.")
         if not 0.0 <= self.label_smoothing < 1.0:
             raise ValueError(f"--label-smoothing must be in [0, 1), got {self.label_smoothing}.")
+        if self.subword_alpha < 0:
+            raise ValueError(f"--subword-alpha must be >= 0 (0 turns sampling off), got {self.subword_alpha}.")
         if self.weight_decay < 0 or self.clip_norm <= 0:
             raise ValueError("--weight-decay must be >= 0 and --clip-norm > 0.")
         if self.early_stopping not in EARLY_STOPPING:

@@ -8,10 +8,13 @@ nothing is padded to a global maximum.
 from __future__ import annotations
 
 import numpy as np
+import sentencepiece as spm
 import tensorflow as tf
 
 from core.runtime import prefetched
-from scratch.translation.tokenizer import BOS_ID, EOS_ID, PAD_ID, SubwordTokenizer, encode_source
+from scratch.translation.tokenizer import BOS_ID, EOS_ID, PAD_ID, PREFIX, SubwordTokenizer, encode_source
+
+SAMPLING_NBEST = 64  # segmentations drawn from the 64 best, as in Kudo (2018)
 
 
 def tokenize_pairs(
@@ -25,6 +28,25 @@ def tokenize_pairs(
         source_rows.extend(row[row != PAD_ID] for row in ids)
         pieces = tokenizer.tokenize(tf.constant(targets[start : start + chunk]))[:, : max_length - 1]
         target_rows.extend(np.asarray(row, np.int32) for row in pieces.to_list())
+    return source_rows, target_rows
+
+
+def sample_pairs(
+    model_proto: bytes, sources: list[str], targets: list[str], max_length: int, alpha: float, seed: int
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """`tokenize_pairs`' rows, each text segmented by a draw from its best segmentations (subword regularisation).
+
+    Each text gets one of the unigram model's `SAMPLING_NBEST` best segmentations, drawn with probability
+    proportional to its likelihood to the power `alpha`; every draw still decodes to the text. One thread, so
+    that the same `seed` gives the same rows.
+    """
+    processor = spm.SentencePieceProcessor(model_proto=model_proto)
+    spm.set_random_generator_seed(seed % 2**32)
+    options = {"enable_sampling": True, "alpha": alpha, "nbest_size": SAMPLING_NBEST, "num_threads": 1}
+    source_ids = processor.encode([PREFIX + text for text in sources], **options)
+    target_ids = processor.encode([PREFIX + text for text in targets], **options)
+    source_rows = [np.asarray(ids[: max_length - 1] + [EOS_ID], np.int32) for ids in source_ids]
+    target_rows = [np.asarray(ids[: max_length - 1], np.int32) for ids in target_ids]
     return source_rows, target_rows
 
 

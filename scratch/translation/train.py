@@ -1,10 +1,10 @@
 """Trains a translation model from scratch and writes a finished run directory.
 
 The stages, in `train` order: load the shared parallel splits, train the joint SentencePiece vocabulary on
-the train split, tokenise once, batch pairs of similar length by token count, fit with AdamW under the
-warmup / inverse-square-root schedule, score the validation split after every epoch (chrF++ of greedy
-translations, or the validation loss), keep the best epoch (or the average of the last
-epochs when it scores better), export `saved_model/`, write `run.json`.
+the train split, tokenise once (or, with `--subword-alpha`, draw new segmentations every epoch), batch pairs
+of similar length by token count, fit with AdamW under the warmup / inverse-square-root schedule, score the
+validation split after every epoch (chrF++ of greedy translations, or the validation loss), keep the best
+epoch (or the average of the last epochs when it scores better), export `saved_model/`, write `run.json`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from core.runtime import is_chief, make_strategy, set_seed
 from core.translator import read_translation_run, translate_batches
 from scratch.schedule import WarmupInverseSqrt
 from scratch.translation.args import TranslationArguments
-from scratch.translation.batching import make_dataset, tokenize_pairs
+from scratch.translation.batching import make_dataset, sample_pairs, tokenize_pairs
 from scratch.translation.export import TranslationModule, save
 from scratch.translation.model import TranslationConfig, TranslationModel, build_model
 from scratch.translation.record import finish_translation_run, score, write_translation_run_json
@@ -56,9 +56,15 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     partial = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume, chief=chief)
     (partial / TOKENIZER_FILE).write_bytes(proto)
 
-    train_pairs = tokenize_pairs(
-        tokenizer, data.splits["train"].sources, data.splits["train"].targets, data_args.max_length
-    )
+    train = data.splits["train"]
+    train_pairs = tokenize_pairs(tokenizer, train.sources, train.targets, data_args.max_length)
+
+    def epoch_pairs(epoch: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        if not args.subword_alpha:
+            return train_pairs
+        seed = data_args.seed * 100_003 + epoch
+        return sample_pairs(proto, train.sources, train.targets, data_args.max_length, args.subword_alpha, seed)
+
     validation = data.splits["validation"]
     validation_pairs = tokenize_pairs(tokenizer, validation.sources, validation.targets, data_args.max_length)
     logger.info("Vocabulary %d pieces; %d training pairs", tokenizer.vocab_size, len(train_pairs[0]))
@@ -68,7 +74,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
         model.compile(optimizer=make_optimizer(args))
     module = TranslationModule(model, proto, data_args.max_length, args.length_penalty)
     training = fit(
-        model, module, train_pairs, validation_pairs, validation, args, data_args.seed, partial, run_args.resume
+        model, module, epoch_pairs, validation_pairs, validation, args, data_args.seed, partial, run_args.resume
     )
     training["replicas"] = strategy.num_replicas_in_sync
 
@@ -120,8 +126,11 @@ def make_optimizer(args: TranslationArguments) -> tf.keras.optimizers.Optimizer:
     return optimizer
 
 
-def fit(model, module, train_pairs, validation_pairs, validation, args, seed, partial, resume) -> dict:
-    """The epoch loop: train, score validation, keep the best weights, checkpoint for `--resume`, stop early."""
+def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, partial, resume) -> dict:
+    """The epoch loop: train, score validation, keep the best weights, checkpoint for `--resume`, stop early.
+
+    `epoch_pairs(epoch)` gives the epoch's tokenised training pairs (the same every epoch unless sampled).
+    """
     checkpoint = tf.train.CheckpointManager(
         tf.train.Checkpoint(model=model, optimizer=model.optimizer), str(partial / CHECKPOINT_DIR), max_to_keep=1
     )
@@ -137,9 +146,9 @@ def fit(model, module, train_pairs, validation_pairs, validation, args, seed, pa
         if args.max_steps is not None and state["steps"] >= args.max_steps:  # resumed with a smaller budget
             state["stop"] = "budget"
             break
-        dataset, sizes = make_dataset(arch, *train_pairs, args.max_tokens, np.random.default_rng([seed, epoch]))
+        started = time.perf_counter()  # sampled segmentations count as training time
+        dataset, sizes = make_dataset(arch, *epoch_pairs(epoch), args.max_tokens, np.random.default_rng([seed, epoch]))
         steps = len(sizes) if args.max_steps is None else min(len(sizes), args.max_steps - state["steps"])
-        started = time.perf_counter()
         trained = model.fit(dataset.take(steps), epochs=1, verbose=2).history
         seconds = time.perf_counter() - started
         scores, current = validation_scores(model, module, validation_set, validation, args.early_stopping)

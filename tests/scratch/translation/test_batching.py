@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
+import sentencepiece as spm
 
-from scratch.translation.batching import make_dataset, token_batches
-from scratch.translation.tokenizer import BOS_ID, EOS_ID
+from scratch.translation.batching import make_dataset, sample_pairs, token_batches, tokenize_pairs
+from scratch.translation.tokenizer import BOS_ID, EOS_ID, PREFIX, SubwordTokenizer, train_sentencepiece
+from tests.scratch.translation.toy import toy_pairs
 
 
 def test_every_row_once_and_every_batch_within_the_token_budget():
@@ -55,3 +58,38 @@ def test_a_shuffled_pass_yields_every_pair_once_in_its_batches():
         seen += [tuple(row[row != 0]) for row in labels]
     assert sorted(seen) == sorted(tuple(np.append(t, EOS_ID)) for t in targets)
     assert dataset.options().autotune.enabled is False  # its thread can hold up the end of an epoch
+
+
+@pytest.fixture(scope="module")
+def toy_proto() -> bytes:
+    pairs = toy_pairs(300)
+    return train_sentencepiece([p[0] for p in pairs] + [p[1] for p in pairs], 300)
+
+
+def _same_rows(a, b) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_sampled_segmentations_decode_to_the_texts_and_repeat_with_the_seed(toy_proto):
+    sources = ["o gato come o peixe", "  duas  casas ", "café à noite", "rio"]
+    targets = ["the cat eats the fish", "two houses", "coffee at night", ""]
+    processor = spm.SentencePieceProcessor(model_proto=toy_proto)
+    first = sample_pairs(toy_proto, sources * 25, targets * 25, 64, 0.1, seed=3)
+    for source, target, text, translation in zip(*first, sources * 25, targets * 25, strict=True):
+        assert source[-1] == EOS_ID and processor.decode(source[:-1].tolist()) == PREFIX + text
+        assert processor.decode(target.tolist()) == PREFIX + translation
+    again = sample_pairs(toy_proto, sources * 25, targets * 25, 64, 0.1, seed=3)
+    other = sample_pairs(toy_proto, sources * 25, targets * 25, 64, 0.1, seed=4)
+    assert _same_rows(first[0], again[0]) and _same_rows(first[1], again[1])
+    assert not _same_rows(first[0], other[0])
+    best = tokenize_pairs(SubwordTokenizer(toy_proto), sources * 25, targets * 25, 64)
+    assert sum(map(len, first[0])) > sum(map(len, best[0]))  # sampling splits words finer than the best path
+
+
+def test_sampling_at_a_high_alpha_gives_the_in_graph_tokenizer_rows(toy_proto):
+    pairs = toy_pairs(80, seed=9)
+    sources, targets = [p[0] for p in pairs], [p[1] + " e mais palavras" * 3 for p in pairs]
+    best = tokenize_pairs(SubwordTokenizer(toy_proto), sources, targets, 12)
+    sampled = sample_pairs(toy_proto, sources, targets, 12, 1000.0, seed=0)  # all mass on the best segmentation
+    assert _same_rows(best[0], sampled[0]) and _same_rows(best[1], sampled[1])
+    assert max(map(len, sampled[0])) <= 12 and max(map(len, sampled[1])) <= 11

@@ -9,6 +9,7 @@ import pytest
 
 import scratch.translation.train as train_module
 from core.translator import load, read_translation_run
+from scratch.translation.batching import sample_pairs
 from tests.scratch.translation.conftest import tiny_command, train_tiny
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
@@ -69,3 +70,23 @@ def test_a_run_resumed_with_a_spent_step_budget_trains_no_further(tmp_path, monk
     training = read_translation_run(run)["training"]
     assert [row["epoch"] for row in training["history"]] == [1] and training["steps"] == steps
     assert training["stop_reason"] == "budget"
+
+
+def test_subword_sampling_draws_each_epoch_anew_and_the_run_still_translates(tmp_path, monkeypatch):
+    toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=7))
+    draws = []
+
+    def spy(proto, sources, targets, max_length, alpha, seed):
+        rows = sample_pairs(proto, sources, targets, max_length, alpha, seed)
+        draws.append((alpha, seed, rows))
+        return rows
+
+    monkeypatch.setattr(train_module, "sample_pairs", spy)
+    run = train_tiny(tiny_command(toy, tmp_path / "run", "--epochs", "2", "--subword-alpha", "0.2"))
+    assert [(alpha, seed) for alpha, seed, _ in draws] == [(0.2, 1), (0.2, 2)]  # --seed 0, epochs 1 and 2
+    first, second = (rows for _, _, rows in draws)
+    assert len(first[0]) == len(second[0]) and any(len(a) != len(b) for a, b in zip(first[0], second[0]))
+    record = read_translation_run(run)
+    assert record["hyperparameters"]["subword_alpha"] == 0.2
+    assert [row["epoch"] for row in record["training"]["history"]] == [1, 2]
+    assert all(isinstance(t, str) for t in load(run).translate(["gato sol"]))
