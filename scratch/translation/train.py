@@ -57,17 +57,19 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     (partial / TOKENIZER_FILE).write_bytes(proto)
 
     train = data.splits["train"]
-    train_pairs = tokenize_pairs(tokenizer, train.sources, train.targets, data_args.max_length)
+    train_pairs = (
+        None if args.subword_alpha else tokenize_pairs(tokenizer, train.sources, train.targets, data_args.max_length)
+    )
 
     def epoch_pairs(epoch: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        if not args.subword_alpha:
+        if train_pairs is not None:
             return train_pairs
         seed = data_args.seed * 100_003 + epoch
         return sample_pairs(proto, train.sources, train.targets, data_args.max_length, args.subword_alpha, seed)
 
     validation = data.splits["validation"]
     validation_pairs = tokenize_pairs(tokenizer, validation.sources, validation.targets, data_args.max_length)
-    logger.info("Vocabulary %d pieces; %d training pairs", tokenizer.vocab_size, len(train_pairs[0]))
+    logger.info("Vocabulary %d pieces; %d training pairs", tokenizer.vocab_size, len(train.sources))
     with strategy.scope():
         model = build_model(config)
         model.label_smoothing = args.label_smoothing
