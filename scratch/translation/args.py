@@ -21,6 +21,7 @@ PRESET_TRAINING: dict[str, dict[str, Any]] = {
         "patience": 3,
         "average_last": 1,
         "subword_alpha": 0.0,
+        "cooldown": 0.0,
     },
     "small": {
         "epochs": 6,
@@ -30,6 +31,7 @@ PRESET_TRAINING: dict[str, dict[str, Any]] = {
         "patience": 3,
         "average_last": 1,
         "subword_alpha": 0.0,
+        "cooldown": 0.0,
     },
     "base": {
         "epochs": 32,
@@ -39,6 +41,7 @@ PRESET_TRAINING: dict[str, dict[str, Any]] = {
         "patience": 4,
         "average_last": 5,
         "subword_alpha": 0.0,
+        "cooldown": 0.0,
     },
 }
 EARLY_STOPPING = ("chrf", "loss")
@@ -91,6 +94,13 @@ class TranslationArguments(ShapeArguments):
             "segmentations with probability proportional to likelihood ** alpha (0: always the best; the preset's)."
         },
     )
+    cooldown: float | None = field(
+        default=None,
+        metadata={
+            "help": "Fraction of the planned steps (epochs x steps an epoch, cut at --max-steps) over whose end the "
+            "learning rate falls linearly to 0 (0: the 1/sqrt decay to the last step; the preset's)."
+        },
+    )
     beam: int = field(default=1, metadata={"help": "Beam width of the final validation translations (1: greedy)."})
     length_penalty: float = field(default=0.6, metadata={"help": "GNMT length penalty exponent of beam search."})
 
@@ -114,6 +124,8 @@ class TranslationArguments(ShapeArguments):
             raise ValueError(f"--label-smoothing must be in [0, 1), got {self.label_smoothing}.")
         if self.subword_alpha < 0:
             raise ValueError(f"--subword-alpha must be >= 0 (0 turns sampling off), got {self.subword_alpha}.")
+        if not 0.0 <= self.cooldown < 1.0:
+            raise ValueError(f"--cooldown must be a fraction of the planned steps in [0, 1), got {self.cooldown}.")
         if self.weight_decay < 0 or self.clip_norm <= 0:
             raise ValueError("--weight-decay must be >= 0 and --clip-norm > 0.")
         if self.early_stopping not in EARLY_STOPPING:

@@ -26,7 +26,7 @@ from core.runtime import is_chief, make_strategy, set_seed
 from core.translator import read_translation_run, translate_batches
 from scratch.schedule import WarmupInverseSqrt
 from scratch.translation.args import TranslationArguments
-from scratch.translation.batching import make_dataset, sample_pairs, tokenize_pairs
+from scratch.translation.batching import make_dataset, pair_lengths, sample_pairs, token_batches, tokenize_pairs
 from scratch.translation.export import TranslationModule, save
 from scratch.translation.model import TranslationConfig, TranslationModel, build_model
 from scratch.translation.record import finish_translation_run, score, write_translation_run_json
@@ -67,18 +67,21 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
         seed = data_args.seed * 100_003 + epoch
         return sample_pairs(proto, train.sources, train.targets, data_args.max_length, args.subword_alpha, seed)
 
+    plan = step_plan(args, config.arch, epoch_pairs) if args.cooldown else {}
+
     validation = data.splits["validation"]
     validation_pairs = tokenize_pairs(tokenizer, validation.sources, validation.targets, data_args.max_length)
     logger.info("Vocabulary %d pieces; %d training pairs", tokenizer.vocab_size, len(train.sources))
     with strategy.scope():
         model = build_model(config)
         model.label_smoothing = args.label_smoothing
-        model.compile(optimizer=make_optimizer(args))
+        model.compile(optimizer=make_optimizer(args, plan.get("total_steps", 0), plan.get("cooldown_steps", 0)))
     module = TranslationModule(model, proto, data_args.max_length, args.length_penalty)
     training = fit(
         model, module, epoch_pairs, validation_pairs, validation, args, data_args.seed, partial, run_args.resume
     )
     training["replicas"] = strategy.num_replicas_in_sync
+    training["schedule"] = plan or None
 
     model.load_weights(str(partial / WEIGHTS_DIR / WEIGHTS))
     hypotheses = translate_batches(module, validation.sources, beam=args.beam)
@@ -115,10 +118,25 @@ def _tokenizer_proto(data: PairData, args: TranslationArguments, run_args: RunAr
     return train_sentencepiece(texts, args.model_config().vocab_size, grow=args.vocab_size is None)
 
 
-def make_optimizer(args: TranslationArguments) -> tf.keras.optimizers.Optimizer:
-    """AdamW (beta_2 0.98, as the original Transformer) under the warmup / 1/sqrt(step) schedule."""
+def step_plan(args: TranslationArguments, arch: str, epoch_pairs) -> dict:
+    """The steps training plans, `epochs` x the first epoch's batches cut at `--max-steps`, and how many of the
+    last of them cool the learning rate down (`--cooldown` of them). Sampled segmentations (`--subword-alpha`)
+    change the batch count a little from epoch to epoch; the first epoch's stands for all."""
+    lengths = pair_lengths(arch, *epoch_pairs(1))
+    steps_per_epoch = len(token_batches(lengths, args.max_tokens))
+    total = (
+        args.epochs * steps_per_epoch if args.max_steps is None else min(args.epochs * steps_per_epoch, args.max_steps)
+    )
+    return {"steps_per_epoch": steps_per_epoch, "total_steps": total, "cooldown_steps": round(args.cooldown * total)}
+
+
+def make_optimizer(
+    args: TranslationArguments, total_steps: int = 0, cooldown_steps: int = 0
+) -> tf.keras.optimizers.Optimizer:
+    """AdamW (beta_2 0.98, as the original Transformer) under the warmup / 1/sqrt(step) schedule, cooled down
+    linearly to 0 over the last `cooldown_steps` of `total_steps` when those are given."""
     optimizer = tf.keras.optimizers.AdamW(
-        learning_rate=WarmupInverseSqrt(args.learning_rate, args.warmup_steps),
+        learning_rate=WarmupInverseSqrt(args.learning_rate, args.warmup_steps, total_steps, cooldown_steps),
         weight_decay=args.weight_decay,
         beta_2=0.98,
         epsilon=1e-9,

@@ -31,3 +31,23 @@ def test_round_trips_through_keras_serialisation_and_an_optimizer():
 def test_bad_settings_are_refused(peak, warmup, message):
     with pytest.raises(ValueError, match=message):
         WarmupInverseSqrt(peak, warmup)
+
+
+def test_the_cooldown_scales_the_last_steps_linearly_down_to_zero():
+    warmup, total, cooldown = 20, 200, 50
+    plain = WarmupInverseSqrt(1e-3, warmup)
+    cooled = WarmupInverseSqrt(1e-3, warmup, total_steps=total, cooldown_steps=cooldown)
+    for step in range(total + 5):  # the optimizer's step, counted from 0; the schedule's n is step + 1
+        n = step + 1
+        factor = min(1.0, max(0.0, (total - n + 1) / cooldown))
+        assert float(cooled(step)) == pytest.approx(float(plain(step)) * factor, rel=1e-5, abs=1e-12)
+    assert float(cooled(total - cooldown - 1)) == pytest.approx(float(plain(total - cooldown - 1)), rel=1e-6)
+    assert 0 < float(cooled(total - 1)) < 1e-3 * math.sqrt(warmup / total) / cooldown * 1.001  # the last step
+    assert float(cooled(total)) == 0.0 and float(cooled(total + 100)) == 0.0  # past the plan the rate stays 0
+    restored = tf.keras.optimizers.schedules.deserialize(tf.keras.optimizers.schedules.serialize(cooled))
+    assert restored.get_config() == cooled.get_config() and float(restored(180)) == float(cooled(180))
+
+
+def test_a_cooldown_longer_than_the_plan_is_refused():
+    with pytest.raises(ValueError, match=r"cooldown_steps must be in \[0, total_steps=10\], got 11"):
+        WarmupInverseSqrt(1e-3, 5, total_steps=10, cooldown_steps=11)

@@ -87,6 +87,17 @@ def test_subword_sampling_draws_each_epoch_anew_and_the_run_still_translates(tmp
     first, second = (rows for _, _, rows in draws)
     assert len(first[0]) == len(second[0]) and any(len(a) != len(b) for a, b in zip(first[0], second[0]))
     record = read_translation_run(run)
-    assert record["hyperparameters"]["subword_alpha"] == 0.2
+    assert record["hyperparameters"]["subword_alpha"] == 0.2 and record["training"]["schedule"] is None
     assert [row["epoch"] for row in record["training"]["history"]] == [1, 2]
+    assert all(isinstance(t, str) for t in load(run).translate(["gato sol"]))
+
+
+def test_a_cooldown_plans_the_whole_budget_and_ends_it_at_a_rate_near_zero(tmp_path):
+    toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=7))
+    run = train_tiny(tiny_command(toy, tmp_path / "run", "--epochs", "2", "--cooldown", "0.5", "--patience", "5"))
+    record = read_translation_run(run)
+    plan, history = record["training"]["schedule"], record["training"]["history"]
+    assert record["hyperparameters"]["cooldown"] == 0.5
+    assert plan["total_steps"] == 2 * plan["steps_per_epoch"] == sum(row["steps"] for row in history)
+    assert plan["cooldown_steps"] == round(0.5 * plan["total_steps"])
     assert all(isinstance(t, str) for t in load(run).translate(["gato sol"]))

@@ -135,6 +135,7 @@ def _refused(argv: list[str], output: Path, capsys, message: str, exists: bool =
         (["--d-model", "30", "--num-heads", "4"], "--d-model 30 is not divisible by --num-heads 4"),
         (["--beam", "0"], "--beam must be at least 1"),
         (["--subword-alpha", "-0.5"], "--subword-alpha must be >= 0"),
+        (["--cooldown", "1"], "--cooldown must be a fraction of the planned steps in [0, 1), got 1.0"),
     ],
 )
 def test_bad_options_are_refused_before_training(toy_file, tmp_path, capsys, extra, message):
