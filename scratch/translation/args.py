@@ -31,7 +31,7 @@ PRESET_TRAINING: dict[str, dict[str, Any]] = {
         "patience": 3,
         "average_last": 1,
         "subword_alpha": 0.0,
-        "cooldown": 0.0,
+        "cooldown": 0.2,
     },
     "base": {
         "epochs": 32,
