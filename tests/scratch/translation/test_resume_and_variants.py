@@ -92,7 +92,7 @@ def test_subword_sampling_draws_each_epoch_anew_and_the_run_still_translates(tmp
     assert all(isinstance(t, str) for t in load(run).translate(["gato sol"]))
 
 
-def test_a_cooldown_plans_the_whole_budget_and_ends_it_at_a_rate_near_zero(tmp_path):
+def test_a_cooldown_plans_the_whole_budget_and_the_run_records_the_plan(tmp_path):
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=7))
     run = train_tiny(tiny_command(toy, tmp_path / "run", "--epochs", "2", "--cooldown", "0.5", "--patience", "5"))
     record = read_translation_run(run)
