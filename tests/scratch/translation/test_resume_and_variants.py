@@ -9,6 +9,7 @@ import pytest
 
 import scratch.translation.train as train_module
 from core.translator import load, read_translation_run
+from scratch.schedule import WarmupInverseSqrt
 from scratch.translation.batching import sample_pairs
 from tests.scratch.translation.conftest import tiny_command, train_tiny
 from tests.scratch.translation.toy import toy_pairs, write_tsv
@@ -92,12 +93,21 @@ def test_subword_sampling_draws_each_epoch_anew_and_the_run_still_translates(tmp
     assert all(isinstance(t, str) for t in load(run).translate(["gato sol"]))
 
 
-def test_a_cooldown_plans_the_whole_budget_and_the_run_records_the_plan(tmp_path):
+def test_a_cooldown_plans_the_whole_budget_and_the_run_records_the_plan(tmp_path, monkeypatch):
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=7))
+    schedules = []
+
+    def spy(*args):
+        schedules.append(WarmupInverseSqrt(*args))
+        return schedules[-1]
+
+    monkeypatch.setattr(train_module, "WarmupInverseSqrt", spy)
     run = train_tiny(tiny_command(toy, tmp_path / "run", "--epochs", "2", "--cooldown", "0.5", "--patience", "5"))
     record = read_translation_run(run)
     plan, history = record["training"]["schedule"], record["training"]["history"]
     assert record["hyperparameters"]["cooldown"] == 0.5
     assert plan["total_steps"] == 2 * plan["steps_per_epoch"] == sum(row["steps"] for row in history)
     assert plan["cooldown_steps"] == round(0.5 * plan["total_steps"])
+    [schedule] = schedules  # the optimizer trained under the recorded plan
+    assert (schedule.total_steps, schedule.cooldown_steps) == (plan["total_steps"], plan["cooldown_steps"])
     assert all(isinstance(t, str) for t in load(run).translate(["gato sol"]))
