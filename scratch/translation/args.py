@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scratch.args import ShapeArguments
+from scratch.translation.decoding import DEFAULT_LENGTH_PENALTY
 from scratch.translation.model import ARCHS, DEFAULT_PRESET, PRESETS, TranslationConfig, config_from_preset
 
 # Training budgets that go with each preset; a flag given on the command line wins. On pt_en an epoch is about
@@ -102,7 +103,13 @@ class TranslationArguments(ShapeArguments):
         },
     )
     beam: int = field(default=1, metadata={"help": "Beam width of the final validation translations (1: greedy)."})
-    length_penalty: float = field(default=0.6, metadata={"help": "GNMT length penalty exponent of beam search."})
+    length_penalty: float = field(
+        default=DEFAULT_LENGTH_PENALTY,
+        metadata={
+            "help": "GNMT length penalty exponent of beam search: a beam's log-probability is divided by "
+            "((5 + length) / 6) ** it, so larger values favour longer outputs."
+        },
+    )
 
     def __post_init__(self) -> None:
         for name, value in PRESET_TRAINING.get(self.preset, {}).items():

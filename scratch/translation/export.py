@@ -33,7 +33,13 @@ class TranslationModule(tf.Module):
         length_penalty: GNMT exponent of `translate_beam`.
     """
 
-    def __init__(self, model: TranslationModel, model_proto: bytes, max_length: int, length_penalty: float = 0.6):
+    def __init__(
+        self,
+        model: TranslationModel,
+        model_proto: bytes,
+        max_length: int,
+        length_penalty: float = decoding.DEFAULT_LENGTH_PENALTY,
+    ):
         super().__init__(name="translator")
         # The functions below capture the model's variables; tracking the Keras model itself would also
         # save a trace of every layer's call, which nothing here needs and which triples the export time.

@@ -124,3 +124,18 @@ def test_cross_attention_has_one_map_per_layer_and_head_over_real_source_tokens(
     assert weights.shape == (c.num_layers, c.num_heads, output.shape[1], SOURCE.shape[1])
     np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
     np.testing.assert_array_equal(weights[..., 3:], 0.0)
+
+
+def test_a_larger_length_penalty_never_picks_a_shorter_beam():
+    # The beams searched do not depend on the penalty, only the final pick among them does, and dividing by a
+    # penalty that grows with length favours the longer beams more as the exponent grows.
+    model = _model(seed=1)
+    bias = model.output_projection.bias
+    bias.assign(tf.tensor_scatter_nd_update(tf.zeros_like(bias), [[EOS_ID]], [1.0]))  # some beams end early
+    lengths = [
+        (decoding.beam_search(model, SOURCE, 20, 4, length_penalty=penalty).numpy() != PAD_ID).sum(axis=1)
+        for penalty in (0.0, 2.0, 10.0)
+    ]
+    for shorter, longer in zip(lengths, lengths[1:]):
+        assert (longer >= shorter).all()
+    assert (lengths[-1] > lengths[0]).any()  # the case is one where the penalty changes the pick
