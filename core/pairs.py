@@ -53,6 +53,20 @@ def is_translation(argv: list[str]) -> bool:
     return False
 
 
+def language_pair(options: dict, given: str | None = None) -> str | None:
+    """`src-tgt` of the data: `given`, else `pt-en` for the task pt_en, else the columns when they are
+    two-letter language codes (`pt`/`en`), else None (unknown)."""
+    if given:
+        return given.lower()
+    if options.get("task") in PAIR_TASKS:
+        spec = PAIR_TASKS[options["task"]]
+        return f"{spec.source_column}-{spec.target_column}"
+    source, target = (str(options.get(k) or "").lower() for k in ("source_column", "target_column"))
+    if len(source) == 2 and len(target) == 2 and source.isalpha() and target.isalpha():
+        return f"{source}-{target}"
+    return None
+
+
 @dataclass
 class PairDataArguments:
     """Which parallel text to train on and how to cut it."""

@@ -213,3 +213,15 @@ def environment() -> dict[str, Any]:
 def dir_size(path: str | Path) -> int:
     """Bytes on disk of every file under `path`."""
     return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
+
+
+def check_teacher_splits(teacher: str | Path, theirs: dict[str, str], ours: dict[str, str], source: str) -> None:
+    """Raises `RunError` unless a `--teacher` run saw the same splits (`data.fingerprints`) as the student's data,
+    so that the student learns nothing from a teacher that saw its validation or test examples."""
+    for split in sorted(set(ours) | set(theirs)):
+        if ours.get(split) != theirs.get(split):
+            raise RunError(
+                f"--teacher {teacher} saw another {split} split than this run's data ({source}): fingerprint "
+                f"{str(theirs.get(split))[:12]} (teacher) versus {str(ours.get(split))[:12]} (this run). Train the "
+                "student with the teacher's data options (task or files, --max-train-samples, --seed)."
+            )

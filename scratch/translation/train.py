@@ -1,7 +1,8 @@
 """Trains a translation model from scratch and writes a finished run directory.
 
 The stages, in `train` order: load the shared parallel splits, train the joint SentencePiece vocabulary on
-the train split, tokenise once (or, with `--subword-alpha`, draw new segmentations every epoch), batch pairs
+the train split, with `--teacher` replace the train targets by the teacher's translations
+(`scratch.translation.teacher`), tokenise once (or, with `--subword-alpha`, draw new segmentations every epoch), batch pairs
 of similar length by token count, fit with AdamW under the warmup / inverse-square-root schedule, score the
 validation split after every epoch (chrF++ of greedy translations, or the validation loss), keep the best
 epoch (or the average of the last epochs when it scores better), export `saved_model/`, write `run.json`.
@@ -30,6 +31,7 @@ from scratch.translation.batching import make_dataset, pair_lengths, sample_pair
 from scratch.translation.export import TranslationModule, save
 from scratch.translation.model import TranslationConfig, TranslationModel, build_model
 from scratch.translation.record import finish_translation_run, score, write_translation_run_json
+from scratch.translation.teacher import check_teacher, teacher_targets
 from scratch.translation.tokenizer import SubwordTokenizer, train_sentencepiece
 
 logger = logging.getLogger(__name__)
@@ -49,6 +51,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     if is_chief(strategy):
         check_run_dir(run_args.output_dir, run_args.overwrite, run_args.resume)  # before the vocabulary is trained
     data = load_pairs(data_args)
+    distillation = check_teacher(args.teacher, args.teacher_beam, data, data_args) if args.teacher else None
     proto = _tokenizer_proto(data, args, run_args)
     tokenizer = SubwordTokenizer(proto)
     config = args.model_config(vocab_size=tokenizer.vocab_size)
@@ -56,22 +59,23 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     partial = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume, chief=chief)
     (partial / TOKENIZER_FILE).write_bytes(proto)
 
-    train = data.splits["train"]
-    train_pairs = (
-        None if args.subword_alpha else tokenize_pairs(tokenizer, train.sources, train.targets, data_args.max_length)
-    )
+    sources, targets = data.splits["train"].sources, data.splits["train"].targets
+    if distillation is not None:  # the vocabulary stays the train split's own
+        sources, targets, counts = teacher_targets(args.teacher, args.teacher_beam, sources, partial)
+        distillation.update(counts)
+    train_pairs = None if args.subword_alpha else tokenize_pairs(tokenizer, sources, targets, data_args.max_length)
 
     def epoch_pairs(epoch: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
         if train_pairs is not None:
             return train_pairs
         seed = data_args.seed * 100_003 + epoch
-        return sample_pairs(proto, train.sources, train.targets, data_args.max_length, args.subword_alpha, seed)
+        return sample_pairs(proto, sources, targets, data_args.max_length, args.subword_alpha, seed)
 
     plan = step_plan(args, config.arch, epoch_pairs) if args.cooldown else {}
 
     validation = data.splits["validation"]
     validation_pairs = tokenize_pairs(tokenizer, validation.sources, validation.targets, data_args.max_length)
-    logger.info("Vocabulary %d pieces; %d training pairs", tokenizer.vocab_size, len(train.sources))
+    logger.info("Vocabulary %d pieces; %d training pairs", tokenizer.vocab_size, len(sources))
     with strategy.scope():
         model = build_model(config)
         model.label_smoothing = args.label_smoothing
@@ -92,6 +96,8 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     logger.info("Validation BLEU %.2f, chrF++ %.2f", scores["bleu"], scores["chrf"])
     save(module, partial)
     record = run_record(data, data_args, run_args, args, model, tokenizer, training, scores, evaluation)
+    if distillation is not None:
+        record["distillation"] = distillation
     write_translation_run_json(partial, record)
     for leftover in (CHECKPOINT_DIR, STATE_FILE, RECENT_DIR):
         path = partial / leftover

