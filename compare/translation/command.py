@@ -1,7 +1,8 @@
 """`python -m compare run --task pt_en --output-dir DIR` (or own files with --source-column/--target-column).
 
-Trains the from-scratch translator through `python -m scratch` into `DIR/runs/scratch` (and with
-`--decoder-only` the decoder-only variant into `DIR/runs/scratch-decoder-only`), reusing matching finished
+Trains the from-scratch translator through `python -m scratch` into `DIR/runs/scratch` (with `--decoder-only`
+also the decoder-only variant into `DIR/runs/scratch-decoder-only`; with `--distill` also the translator trained
+on Bergamot's translations of the train sources into `DIR/runs/scratch-distilled`), reusing matching finished
 runs, then writes the translation report into DIR (`compare.translation.report`). `compare run` hands a
 translation command line here.
 """
@@ -18,9 +19,10 @@ from compare.run.launch import train_side
 from compare.scoring.statistics import StatisticsArguments
 from compare.translation.arguments import TranslationRunArguments
 from compare.translation.report import TranslationReportArguments, build_translation_report
+from core import bergamot
 from core.args import parse_args
 from core.data import DataError
-from core.pairs import PairDataArguments, load_pairs
+from core.pairs import PairDataArguments, language_pair, load_pairs
 from core.processes import ProcessError
 from core.rundir import RunError
 
@@ -56,6 +58,8 @@ def run_translation_comparison(
     output_dir = Path(args.output_dir)
     check_output_dir(output_dir)  # before the training, not after
     load_pairs(data)  # a missing file or column fails here, in words, rather than inside the training command
+    if args.distill:  # refused here, before the first variant trains, rather than by the distilled one's command
+        bergamot.check_can_teach(language_pair(data.to_dict()), "--distill", "otherwise leave out --distill.")
     paths = {}
     for name, flags in args.variants().items():
         paths[name], reused = train_side("translation", data, flags, output_dir / "runs" / name, args.retrain)

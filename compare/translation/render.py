@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import html
+from pathlib import Path
 
 from compare.render.format import count, seconds, size
 from compare.render.html import STYLE, html_table
@@ -35,7 +36,8 @@ def verdict(results: dict) -> tuple[str, str]:
 def scores_table(results: dict) -> Table:
     rows, muted = [], set()
     for name, m in results["models"].items():
-        rows.append([name, score(m["bleu"], m["bleu_ci"]), score(m["chrf"], m["chrf_ci"]), m["arch"]])
+        what = m["arch"] + (f", trained on {Path(m['teacher']).name}'s translations" if m.get("teacher") else "")
+        rows.append([name, score(m["bleu"], m["bleu_ci"]), score(m["chrf"], m["chrf_ci"]), what])
     for name, r in results["references"].items():
         muted.add(len(rows))
         rows.append([name, score(r["bleu"], r["bleu_ci"]), score(r["chrf"], r["chrf_ci"]), _ref_note(r)])

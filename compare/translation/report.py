@@ -88,7 +88,13 @@ def build_translation_report(
         outputs[run.name], speed = translate_timed(
             translator, split.sources, options.beam, options.beam_sentences, options.latency_samples
         )
-        costs[run.name] = {**run_costs(run.run, run.path), **speed, "arch": run.run["model"]["arch"]}
+        teacher = (run.run.get("distillation") or {}).get("teacher")
+        costs[run.name] = {
+            **run_costs(run.run, run.path),
+            **speed,
+            "arch": run.run["model"]["arch"],
+            "teacher": teacher,
+        }
         progress.stage("translated with %s: %.0f sentences/s greedy", run.name, speed["throughput_per_s"])
         del translator
     refs = [

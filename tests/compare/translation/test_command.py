@@ -115,6 +115,40 @@ def test_predict_translates_a_column(report, tmp_path) -> None:
     assert [r["id"] for r in rows] == ["1", "2", "3"]  # the input columns kept as read
 
 
+def test_distill_adds_a_student_of_bergamot_and_reuses_the_other_run(report, tmp_path) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(report["dir"] / "runs", out / "runs")
+    reused = out / "runs" / "scratch" / "run.json"
+    before = reused.read_text(encoding="utf-8")
+    argv = [*data_options(report["train_file"]), "--output-dir", str(out), "--scratch-args", SCRATCH_ARGS,
+            "--distill", "--bootstrap-resamples", "100", "--beam-sentences", "3", "--latency-samples", "3"]  # fmt: skip
+    assert run_main(argv) == 0
+    assert reused.read_text(encoding="utf-8") == before  # reused, not trained again
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert set(results["models"]) == {"scratch", "scratch-distilled"}
+    assert results["models"]["scratch"]["teacher"] is None
+    assert results["models"]["scratch-distilled"]["teacher"] == "bergamot"
+    student = out / "runs" / "scratch-distilled"
+    run = json.loads((student / "run.json").read_text(encoding="utf-8"))
+    assert run["distillation"]["teacher"] == "bergamot" and run["hyperparameters"]["teacher"] == "bergamot"
+    assert (student / "teacher.tsv").is_file()
+    pairs = {(c["a"], c["b"]) for c in results["comparisons"]}
+    assert ("scratch", "scratch-distilled") in pairs and ("scratch-distilled", "bergamot") in pairs
+    assert "trained on bergamot's translations" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_distill_on_another_language_pair_is_refused_before_training(tmp_path) -> None:
+    from compare.translation.command import run_translation_comparison
+
+    train_file = write_tsv(tmp_path / "train.tsv", toy_pairs(40), header=("de", "fr"))
+    data = PairDataArguments(train_file=str(train_file), source_column="de", target_column="fr")
+    args = TranslationRunArguments(output_dir=str(tmp_path / "out"), distill=True)
+    with pytest.raises(RunError, match="--distill: Bergamot translates Portuguese to English only, and this data's "
+                                       "pair is de-fr.* otherwise leave out --distill"):  # fmt: skip
+        run_translation_comparison(data, args, TranslationReportArguments(), StatisticsArguments())
+    assert not (tmp_path / "out" / "runs").exists()
+
+
 class FakeTranslator:
     """Answers with the source reversed word by word, whatever the beam."""
 
