@@ -163,7 +163,7 @@ def translation_runs_table(runs: dict[str, dict[str, Any]]) -> str:
         rows.append(
             [
                 name,
-                str(run["model"].get("arch", "?")),
+                translation.architecture(run["model"].get("arch", "?"), (run.get("distillation") or {}).get("teacher")),
                 task,
                 sizes,
                 count(run["model"].get("params")),

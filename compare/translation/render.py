@@ -36,7 +36,7 @@ def verdict(results: dict) -> tuple[str, str]:
 def scores_table(results: dict) -> Table:
     rows, muted = [], set()
     for name, m in results["models"].items():
-        what = m["arch"] + (f", trained on {Path(m['teacher']).name}'s translations" if m.get("teacher") else "")
+        what = architecture(m["arch"], m.get("teacher"))
         rows.append([name, score(m["bleu"], m["bleu_ci"]), score(m["chrf"], m["chrf_ci"]), what])
     for name, r in results["references"].items():
         muted.add(len(rows))
@@ -46,6 +46,11 @@ def scores_table(results: dict) -> Table:
         "intervals: 95% percentile bootstrap over sentences. Reference rows in italics."
     )
     return Table("Scores", ["system", "BLEU [95% CI]", "chrF++ [95% CI]", "what"], rows, muted, note)
+
+
+def architecture(arch: str, teacher: str | None) -> str:
+    """`encoder-decoder`, or `encoder-decoder, trained on bergamot's translations` for a distilled run."""
+    return arch + (f", trained on {Path(teacher).name}'s translations" if teacher else "")
 
 
 def _ref_note(ref: dict) -> str:

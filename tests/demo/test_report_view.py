@@ -147,6 +147,9 @@ def test_a_translation_report_lists_its_models_and_references_with_their_scores(
     epochs = f"{training['epochs_run']} ({training['best_epoch']})"
     assert f"| scratch | encoder-decoder | pt_en | {splits} | {count(run['model']['params'])} |" in table
     assert f"| {epochs} | {validation['bleu']:.1f} | {validation['chrf']:.1f} |" in table
+    taught = {**run, "distillation": {"teacher": "/runs/mt-teacher", "kind": "sequence-level"}}
+    table = report_view.translation_runs_table({"scratch-distilled": taught})
+    assert "| scratch-distilled | encoder-decoder, trained on mt-teacher's translations | pt_en |" in table
 
 
 def test_the_report_tab_of_a_translation_report(tmp_path: Path) -> None:
