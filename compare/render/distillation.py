@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compare.render.format import pct, seconds, signed_ci
+from compare.render.format import pct, signed_ci, training_time
 from compare.render.tables import Table
 
 
@@ -45,7 +45,7 @@ def gap_table(results: dict) -> Table | None:
         return None
     models = results["models"]
     rows = [
-        [name, pct(models[name]["accuracy"]), seconds(models[name]["train_seconds"])]
+        [name, pct(models[name]["accuracy"]), training_time(models[name])]
         for name in ("finetune", "scratch", "scratch-distilled")
     ]
     value = "–" if gap["value"] is None else f"{gap['value'] * 100:.0f}%"
@@ -55,8 +55,8 @@ def gap_table(results: dict) -> Table | None:
         ["model", "accuracy %", "training time"],
         rows,
         note="(scratch-distilled − scratch) / (finetune − scratch) in accuracy, with its paired bootstrap 95% interval: "
-        "0% is no gain over the from-scratch model, 100% the whole gap. The student's training time excludes its "
-        "teacher's.",
+        "0% is no gain over the from-scratch model, 100% the whole gap. The student's training time is given "
+        "with the time its teacher took to label the transfer set; the teacher's own training is not in it.",
     )
 
 

@@ -35,6 +35,12 @@ def size(value: float | None) -> str:
     return f"{value:.0f} B"
 
 
+def training_time(model: dict) -> str:
+    """A model's training time, and its teacher's beside it when it learnt from one: "4.6 min + 5.2 min teacher"."""
+    teacher = model.get("teacher_seconds")
+    return seconds(model.get("train_seconds")) + (f" + {seconds(teacher)} teacher" if teacher is not None else "")
+
+
 def seconds(value: float | None) -> str:
     if value is None:
         return "–"

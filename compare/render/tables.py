@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compare.render.format import ci, count, pct, seconds, signed_ci, size
+from compare.render.format import ci, count, pct, signed_ci, size, training_time
 
 BASELINE_NAMES = {"majority": "majority class", "tfidf_logreg": "TF-IDF + logistic regression"}
 
@@ -87,7 +87,7 @@ def cost(results: dict) -> Table:
                 size(m["disk_bytes"]),
                 count(m.get("train_rows")),
                 str(m.get("epochs", "–")),
-                seconds(m["train_seconds"]),
+                training_time(m),
                 f"{m['latency_p50_ms']:.1f} / {m['latency_p95_ms']:.1f}",
                 f"{m['throughput_per_s']:.0f}",
             ]

@@ -10,7 +10,7 @@ import base64
 import html
 from pathlib import Path
 
-from compare.render.format import count, seconds, size
+from compare.render.format import count, size, training_time
 from compare.render.html import STYLE, html_table
 from compare.render.markdown import markdown_table
 from compare.render.tables import Table
@@ -91,7 +91,7 @@ def cost_table(results: dict) -> Table:
                 name,
                 count(m.get("params")),
                 size(m.get("disk_bytes")),
-                seconds(m.get("train_seconds")),
+                training_time(m),
                 _rate(m.get("throughput_per_s")),
                 _rate(m.get("beam_throughput_per_s")),
                 latency,

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
+from compare.render.format import seconds
 from compare.report.results import read_predictions
 from compare.run import launch
 from compare.run.command import CompareRunArguments, run_comparison
@@ -157,6 +158,11 @@ def test_a_student_of_the_tiny_fine_tuned_run_is_reported_beside_both_sides(tiny
     assert report_main([*argv, "--latency-samples", "2", "--bootstrap-resamples", "200"]) == 0
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     assert len(results["comparisons"]) == 3
+    labelling = record["labelling_seconds"]
+    assert results["models"]["scratch-distilled"]["teacher_seconds"] == labelling > 0
+    assert results["models"]["scratch"]["teacher_seconds"] is None
+    cost = (tmp_path / "r" / "report.md").read_text().split("### Cost")[1].split("###")[0]
+    assert f" + {seconds(labelling)} teacher |" in cost and cost.count(" teacher |") == 1
     rows = read_predictions(tmp_path / "r" / "predictions.jsonl")
     accuracy = {
         name: np.mean([row["predictions"][name]["label"] == row["gold"] for row in rows]) for name in results["models"]

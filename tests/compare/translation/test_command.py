@@ -16,6 +16,7 @@ import pytest
 import sacrebleu
 
 from compare.predict import main as predict_main
+from compare.render.format import seconds
 from compare.report.runs import read_runs
 from compare.run.command import main as run_main
 from compare.run.launch import reusable
@@ -132,6 +133,10 @@ def test_distill_adds_a_student_of_bergamot_and_reuses_the_other_run(report, tmp
     run = json.loads((student / "run.json").read_text(encoding="utf-8"))
     assert run["distillation"]["teacher"] == "bergamot" and run["hyperparameters"]["teacher"] == "bergamot"
     assert (student / "teacher.tsv").is_file()
+    assert results["models"]["scratch-distilled"]["teacher_seconds"] == run["distillation"]["seconds"] > 0
+    assert results["models"]["scratch"]["teacher_seconds"] is None
+    teacher_time = f"{seconds(run['training']['seconds'])} + {seconds(run['distillation']['seconds'])} teacher"
+    assert f"| {teacher_time} |" in (out / "report.md").read_text(encoding="utf-8")
     pairs = {(c["a"], c["b"]) for c in results["comparisons"]}
     assert ("scratch", "scratch-distilled") in pairs and ("scratch-distilled", "bergamot") in pairs
     assert "trained on bergamot's translations" in (out / "report.md").read_text(encoding="utf-8")
