@@ -11,8 +11,8 @@ from core.rundir import dir_size
 def run_costs(run: dict, run_dir: Path) -> dict:
     """Parameters, size on disk, training seconds, epochs and train rows, from the run's own record.
 
-    `teacher_seconds` is the time a distilled run's teacher spent labelling (classification) or translating
-    (translation) the transfer set before training, null for a run without a teacher.
+    `teacher_seconds` is run.json's `distillation.seconds`: the time a distilled run's teacher spent labelling
+    (classification) or translating (translation) the train texts before training, null without a teacher.
     """
     distillation = run.get("distillation") or {}
     return {
@@ -21,5 +21,5 @@ def run_costs(run: dict, run_dir: Path) -> dict:
         "train_seconds": run["training"]["seconds"],
         "epochs": run["training"]["epochs_run"],
         "train_rows": run["data"]["splits"].get("train"),
-        "teacher_seconds": distillation.get("labelling_seconds", distillation.get("seconds")),
+        "teacher_seconds": distillation.get("seconds"),
     }

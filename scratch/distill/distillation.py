@@ -6,8 +6,7 @@
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,6 @@ class Distillation:
     data: TaskData
     args: ScratchArguments
     transfer: TransferSet | None = None
-    labelling_seconds: float = field(default=0.0)
 
     @classmethod
     def check(cls, args: ScratchArguments, data: TaskData) -> Distillation:
@@ -37,9 +35,7 @@ class Distillation:
 
     def label(self, run_dir: Path, seed: int) -> None:
         """Builds or reads the transfer set in the unfinished run directory `run_dir`."""
-        start = time.perf_counter()
         self.transfer = transfer_set(run_dir, self.teacher_dir, self.teacher_run, self.data, self.args.augment, seed)
-        self.labelling_seconds = time.perf_counter() - start
 
     @property
     def texts(self) -> list[str]:
@@ -74,5 +70,5 @@ class Distillation:
             "transfer_file": TRANSFER_FILE,
             "transfer_rows": len(self.transfer.texts),
             "augmented_rows": self.transfer.augmented,
-            "labelling_seconds": round(self.labelling_seconds, 1),
+            "seconds": None if self.transfer.seconds is None else round(self.transfer.seconds, 3),
         }

@@ -4,7 +4,8 @@ It is built once, when the run starts, and kept in the run directory as `transfe
 continues on the same set without asking the teacher again (unless the teacher, the seed, the data or `--augment`
 changed). The file holds `texts` (the transfer set's texts, as UTF-8 JSON bytes), `gold` (label id of a real
 row, -1 for an augmented one), `logits` (n, K), `validation_logits` (the teacher on the validation split, for
-the validation loss) and `key` (what it was built from, as JSON).
+the validation loss), `key` (what it was built from, as JSON) and `seconds` (how long building it took, so a
+resumed run still reports its teacher's time).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class TransferSet:
     logits: np.ndarray  # (n, K) float32
     validation_logits: np.ndarray  # (n_validation, K) float32
     key: dict[str, Any]
+    seconds: float | None = None  # the teacher's time to build the set (augmenting and labelling)
 
     @property
     def augmented(self) -> int:
@@ -53,6 +55,7 @@ class TransferSet:
             logits=self.logits,
             validation_logits=self.validation_logits,
             key=np.frombuffer(json.dumps(self.key, sort_keys=True).encode("utf-8"), np.uint8),
+            seconds=np.float64(np.nan if self.seconds is None else self.seconds),
         )
         os.replace(tmp, path)
 
@@ -69,9 +72,15 @@ class TransferSet:
                     logits=saved["logits"],
                     validation_logits=saved["validation_logits"],
                     key=json.loads(saved["key"].tobytes().decode("utf-8")),
+                    seconds=_seconds(saved),
                 )
         except (OSError, ValueError, KeyError):
             return None
+
+
+def _seconds(saved: Any) -> float | None:
+    seconds = float(saved["seconds"]) if "seconds" in saved.files else float("nan")
+    return None if np.isnan(seconds) else seconds
 
 
 def transfer_key(teacher_dir: Path, teacher_run: dict, data: TaskData, copies: int, seed: int) -> dict[str, Any]:
@@ -87,19 +96,15 @@ def transfer_key(teacher_dir: Path, teacher_run: dict, data: TaskData, copies: i
 
 def build_transfer_set(teacher: Classifier, data: TaskData, copies: int, seed: int, key: dict[str, Any]) -> TransferSet:
     """Augments the train texts and has the teacher label them all."""
+    start = time.perf_counter()
     real = data.texts("train")
     texts = real + augment(real, copies, seed)
     gold = np.concatenate([data.label_ids("train"), np.full(len(texts) - len(real), -1, np.int64)])
-    start = time.perf_counter()
     logits = teacher_logits(teacher, texts)
     validation_logits = teacher_logits(teacher, data.texts("validation"))
-    logger.info(
-        "Teacher labelled %d texts (%d augmented) in %.0f s",
-        len(texts),
-        len(texts) - len(real),
-        time.perf_counter() - start,
-    )
-    return TransferSet(texts, gold, logits, validation_logits, {**key, "logits": "log_probabilities"})
+    seconds = time.perf_counter() - start
+    logger.info("Teacher labelled %d texts (%d augmented) in %.0f s", len(texts), len(texts) - len(real), seconds)
+    return TransferSet(texts, gold, logits, validation_logits, {**key, "logits": "log_probabilities"}, seconds)
 
 
 def transfer_set(

@@ -5,8 +5,8 @@ A teacher is `bergamot` (the offline production model of `core.bergamot`, for pt
 translation run directory trained on the same splits as the student (by `data.fingerprints`), read through
 `core.translator.load` and decoded with `--teacher-beam`. Both are checked before the student's run directory is
 made. The teacher translates the train sources once; the translations, each run of whitespace made one space, go
-to the run directory's `teacher.tsv` (source TAB translation, no quoting, written to `.part` first) and are read
-back on `--resume`. Pairs whose translation is empty are dropped and counted. Validation and test keep their own
+to the run directory's `teacher.tsv` (source TAB translation, no quoting, written to `.part` first), the time
+the teacher took to `teacher.json`, and both are read back on `--resume`. Pairs whose translation is empty are dropped and counted. Validation and test keep their own
 references.
 """
 
@@ -24,12 +24,13 @@ import pandas as pd
 
 from core import bergamot
 from core.pairs import PairData, PairDataArguments, language_pair
-from core.rundir import RunError, check_teacher_splits
+from core.rundir import RunError, check_teacher_splits, write_json
 from core.translator import TASK_KIND, load, read_translation_run
 
 logger = logging.getLogger(__name__)
 
 TEACHER_FILE = "teacher.tsv"
+TEACHER_TIME_FILE = "teacher.json"
 COLUMNS = ("source", "translation")
 
 
@@ -85,7 +86,7 @@ def teacher_targets(
     the teacher translate them and writes it.
     """
     path = partial / TEACHER_FILE
-    translations, seconds = _read_cached(path, sources), None
+    translations, seconds = _read_cached(path, sources), _read_seconds(partial / TEACHER_TIME_FILE)
     if translations is None:
         started = time.perf_counter()
         # One line per pair in the cache, so a resumed run trains on the very targets this one does.
@@ -93,6 +94,7 @@ def teacher_targets(
         seconds = time.perf_counter() - started
         logger.info("Teacher %s translated %d train sources in %.0f s", teacher, len(sources), seconds)
         _write(path, sources, translations)
+        write_json(partial / TEACHER_TIME_FILE, {"seconds": round(seconds, 3)})
     kept = [i for i, text in enumerate(translations) if text.strip()]
     if not kept:
         raise RunError(f"--teacher {teacher} gave an empty translation of every train source; see {path}.")
@@ -122,6 +124,14 @@ def _write(path: Path, sources: list[str], translations: list[str]) -> None:
     part = path.with_name(path.name + ".part")
     frame.to_csv(part, sep="\t", index=False, quoting=csv.QUOTE_NONE, encoding="utf-8")
     os.replace(part, path)
+
+
+def _read_seconds(path: Path) -> float | None:
+    try:
+        seconds = json.loads(path.read_text(encoding="utf-8"))["seconds"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return float(seconds) if isinstance(seconds, int | float) else None
 
 
 def _read_cached(path: Path, sources: list[str]) -> list[str] | None:

@@ -158,7 +158,7 @@ def test_a_student_of_the_tiny_fine_tuned_run_is_reported_beside_both_sides(tiny
     assert report_main([*argv, "--latency-samples", "2", "--bootstrap-resamples", "200"]) == 0
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     assert len(results["comparisons"]) == 3
-    labelling = record["labelling_seconds"]
+    labelling = record["seconds"]
     assert results["models"]["scratch-distilled"]["teacher_seconds"] == labelling > 0
     assert results["models"]["scratch"]["teacher_seconds"] is None
     cost = (tmp_path / "r" / "report.md").read_text().split("### Cost")[1].split("###")[0]

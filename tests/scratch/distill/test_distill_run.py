@@ -80,6 +80,7 @@ def test_run_json_records_the_teacher_and_the_transfer_set_stays_with_the_run(ru
     assert f"Distilled from the scratch run `{record['teacher']}`" in card and f"({2 * train_rows:,} rows" in card
     saved = TransferSet.read(runs["student"] / TRANSFER_FILE)
     assert len(saved.texts) == 2 * train_rows and (saved.gold < 0).sum() == train_rows
+    assert record["seconds"] == round(saved.seconds, 3) and saved.seconds > 0
     assert record["soft_targets"] == "log_probabilities"
     # the teacher's log-probabilities of every row, as the teacher predicts them now
     probs = load(runs["teacher"]).predict_proba(saved.texts)
@@ -95,7 +96,9 @@ def test_the_transfer_set_is_read_back_rather_than_relabelled(runs, tmp_path):
         raise AssertionError("the teacher was asked again")
 
     again = transfer_set(tmp_path, runs["teacher"].resolve(), teacher_run, data, 1, 42, loader=no_teacher)
-    assert again.texts == TransferSet.read(runs["student"] / TRANSFER_FILE).texts
+    first = TransferSet.read(runs["student"] / TRANSFER_FILE)
+    assert again.texts == first.texts
+    assert again.seconds == first.seconds > 0  # the teacher's time is carried over, not the time to read it back
     with pytest.raises(AssertionError, match="asked again"):  # another --augment is another transfer set
         transfer_set(tmp_path, runs["teacher"].resolve(), teacher_run, data, 2, 42, loader=no_teacher)
 

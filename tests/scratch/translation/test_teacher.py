@@ -4,13 +4,15 @@ before any run directory exists."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 import scratch.translation.train as train_module
 from core.pairs import PairDataArguments, load_pairs
 from core.translator import load, read_translation_run
 from scratch.__main__ import main
-from scratch.translation.teacher import TEACHER_FILE
+from scratch.translation.teacher import TEACHER_FILE, TEACHER_TIME_FILE
 from tests.scratch.translation.conftest import tiny_command, train_tiny
 from tests.scratch.translation.toy import WORDS, toy_pairs, write_tsv
 
@@ -105,6 +107,9 @@ def test_a_resumed_student_reads_the_cached_translations_instead_of_asking_again
     with pytest.raises(KeyboardInterrupt):
         train_tiny(tiny_command(toy, output, "--teacher", "bergamot", *SHORT))
     cached = (tmp_path / "run.partial" / TEACHER_FILE).read_text(encoding="utf-8")
+    timed = tmp_path / "run.partial" / TEACHER_TIME_FILE
+    assert json.loads(timed.read_text(encoding="utf-8"))["seconds"] >= 0
+    timed.write_text('{"seconds": 123.4}', encoding="utf-8")  # as if the teacher had taken that long
 
     first_train_pairs = spy_tokenize[0]
     spy_tokenize.clear()
@@ -114,7 +119,7 @@ def test_a_resumed_student_reads_the_cached_translations_instead_of_asking_again
     run = train_tiny(tiny_command(toy, output, "--teacher", "bergamot", "--resume", *SHORT))
     assert (run / TEACHER_FILE).read_text(encoding="utf-8") == cached
     assert spy_tokenize[0] == first_train_pairs  # the same train pairs as before the interruption
-    assert read_translation_run(run)["distillation"]["seconds"] is None  # not translated by this process
+    assert read_translation_run(run)["distillation"]["seconds"] == 123.4  # the translating process's time
 
 
 def test_a_translation_run_teaches_with_its_own_translations(tiny_translation_run, toy_file, tmp_path, spy_tokenize):
