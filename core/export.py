@@ -76,7 +76,8 @@ def export_command(argv: list[str], side: str, build: Callable[[Path, dict[str, 
     def export_parsed(args: ExportArguments) -> None:
         run = read_export_run(args.run_dir, side)
         check_output_dir(args)  # before the model loads
-        export(args, run, build(Path(args.run_dir), run))
+        test = read_test_split(run) if args.evaluate else None  # a missing data file, before the slow conversions
+        export(args, run, build(Path(args.run_dir), run), test)
 
     argv = list(argv)
     if argv and not argv[0].startswith("-") and not argv[0].endswith(".json"):
@@ -95,20 +96,60 @@ def read_export_run(run_dir: str | Path, side: str) -> dict[str, Any]:
 
 
 def check_output_dir(args: ExportArguments) -> Path:
+    """`--output-dir`, once it is known that writing there replaces at most an earlier export."""
     output_dir = Path(args.output_dir)
-    if output_dir.exists() and not args.overwrite:
+    if output_dir.resolve() in (Path(args.run_dir).resolve(), *Path(args.run_dir).resolve().parents):
+        raise RunError(f"--output-dir {output_dir} holds the run {args.run_dir}; choose a directory outside it.")
+    if not output_dir.exists():
+        return output_dir
+    if not args.overwrite:
         raise RunError(f"{output_dir} already exists. Pass --overwrite to replace it, or choose another --output-dir.")
+    if not output_dir.is_dir() or (any(output_dir.iterdir()) and not (output_dir / EXPORT_JSON).is_file()):
+        raise RunError(
+            f"{output_dir} is not an export (it has no {EXPORT_JSON}): --overwrite replaces only an earlier export "
+            "or an empty directory. Choose another --output-dir."
+        )
     return output_dir
 
 
-def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
-    """Writes the export of `module` (a side's serving module) for `run` into `args.output_dir`; returns it."""
-    import tensorflow as tf
+def read_test_split(run: dict[str, Any]) -> tuple[list[str], np.ndarray]:
+    """The run's test texts and gold label ids, read from the data options it recorded."""
+    from core.data import DataError, load_task
 
+    try:
+        task = load_task(DataArguments(**run["data"]["options"]))
+    except DataError as error:
+        raise RunError(
+            f"{error} The export is scored on the run's test split; pass --no-evaluate to skip it."
+        ) from None
+    return task.texts("test"), task.label_ids("test")
+
+
+def export(
+    args: ExportArguments, run: dict[str, Any], module: Any, test: tuple[list[str], np.ndarray] | None = None
+) -> Path:
+    """Writes the export of `module` (a side's serving module) for `run` into `args.output_dir`; returns it.
+
+    `test` (texts, gold label ids) is scored when given. Nothing is left in `DIR.partial/` when this fails.
+    """
     output_dir = check_output_dir(args)
     partial = partial_path(output_dir)
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
+    try:
+        _write(args, run, module, test, partial)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    replace_dir(partial, output_dir)
+    logger.info("Export complete: %s", output_dir)
+    return output_dir
+
+
+def _write(
+    args: ExportArguments, run: dict[str, Any], module: Any, test: tuple[list[str], np.ndarray] | None, partial: Path
+) -> None:
+    import tensorflow as tf
 
     logger.info("Saving the float SavedModel to %s", partial / SAVED_MODEL_DIR)
     tf.saved_model.save(module, str(partial / SAVED_MODEL_DIR), signatures={"serving_default": module.serve})
@@ -118,6 +159,10 @@ def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
     if hasattr(module, "serve_lite"):
         logger.info("Converting to TFLite with dynamic-range int8 quantization")
         (partial / INT8_FILE).write_bytes(convert_int8(module))
+        try:  # a converted graph can hold ops the interpreter cannot run; find out now, not when it is served
+            load_int8(partial)(["a"])
+        except (RuntimeError, ValueError) as error:
+            raise RunError(f"The int8 TFLite model converted from {args.run_dir} does not run: {error}") from None
     onnx = module.write_onnx(partial) if hasattr(module, "write_onnx") else None
 
     record: dict[str, Any] = {
@@ -140,15 +185,11 @@ def export(args: ExportArguments, run: dict[str, Any], module: Any) -> Path:
         }
     else:
         record["int8_note"] = int8_note
-    if args.evaluate:
-        record["test"] = evaluate_export(partial, run, record)
+    if test is not None:
+        record["test"] = evaluate_export(partial, record, *test)
     record["environment"] = {**environment(), "tensorflow_text": package_version("tensorflow-text")}
     record["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     write_json(partial / EXPORT_JSON, record)
-
-    replace_dir(partial, output_dir)
-    logger.info("Export complete: %s", output_dir)
-    return output_dir
 
 
 def convert_int8(module: Any) -> bytes:
@@ -162,12 +203,8 @@ def convert_int8(module: Any) -> bytes:
     return converter.convert()
 
 
-def evaluate_export(export_dir: Path, run: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+def evaluate_export(export_dir: Path, record: dict[str, Any], texts: list[str], gold: np.ndarray) -> dict[str, Any]:
     """Accuracy of the written files on the run's test split, and how often int8 picks the float label."""
-    from core.data import load_task
-
-    task = load_task(DataArguments(**run["data"]["options"]))
-    texts, gold = task.texts("test"), task.label_ids("test")
     logger.info("Scoring the export on the %d test texts", len(texts))
 
     def labels_of(predict: Predict) -> np.ndarray:

@@ -34,7 +34,8 @@ def masked_mean(hidden: tf.Tensor, attention_mask: tf.Tensor | None) -> tf.Tenso
     """Mean of `hidden` (B, T, H) over the positions where `attention_mask` (B, T) is 1: (B, H)."""
     if attention_mask is None:
         return tf.reduce_mean(hidden, axis=1)
-    mask = tf.cast(attention_mask, hidden.dtype)[:, :, None]  # (B, T, 1)
+    # expand_dims, not [:, :, None]: TFLite has no builtin for a strided slice that adds an axis.
+    mask = tf.expand_dims(tf.cast(attention_mask, hidden.dtype), -1)  # (B, T, 1)
     total = tf.reduce_sum(hidden * mask, axis=1)  # (B, H)
     count = tf.maximum(tf.reduce_sum(mask, axis=1), tf.cast(1.0, hidden.dtype))  # (B, 1)
     return total / count

@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from core.classifier import predict_in_batches
 from core.onnx import onnx_path, serving_runtime
+from core.rundir import RunError
 from finetune.pipeline import encode, pad
 
 PREDICT_BATCH = 64
@@ -111,5 +112,8 @@ def load_model(run_dir: Path) -> tf.keras.Model:
     from transformers import TFAutoModelForSequenceClassification
 
     import finetune.modeling  # noqa: F401 - registers the mean-pooled model type a run may have
+    from finetune.checkpoint import TF_WEIGHTS
 
+    if not (Path(run_dir) / TF_WEIGHTS).is_file():
+        raise RunError(f"{run_dir} has no {TF_WEIGHTS}; the run is incomplete, train it again with python -m finetune.")
     return TFAutoModelForSequenceClassification.from_pretrained(run_dir)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -111,8 +112,10 @@ def fresh_process_probabilities(
 def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
     exported: Path, base_run: Path, tmp_path: Path
 ) -> None:
-    expected = load(base_run).predict_proba(TEXTS)
-    served = fresh_process_probabilities(exported, TEXTS, tmp_path)
+    options = read_run_json(base_run)["data"]["options"]
+    texts = TEXTS + load_task(DataArguments(**options)).texts("test")  # the run's whole test split among them
+    expected = load(base_run).predict_proba(texts)
+    served = fresh_process_probabilities(exported, texts, tmp_path)
     np.testing.assert_allclose(served["float"], expected, atol=1e-5)
     assert served["int8"].shape == expected.shape
     np.testing.assert_array_equal(served["int8"].argmax(axis=1), expected.argmax(axis=1))
@@ -208,3 +211,71 @@ def test_an_existing_output_directory_is_refused_before_the_model_loads(base_run
     assert capsys.readouterr().err.strip() == (
         f"error: {tmp_path / 'taken'} already exists. Pass --overwrite to replace it, or choose another --output-dir."
     )
+
+
+def refuse(argv: list[str], capsys) -> str:
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    return capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_an_output_directory_that_holds_the_run_is_refused_even_with_overwrite(base_run: Path, tmp_path: Path, capsys):
+    run = Path(shutil.copytree(base_run, tmp_path / "runs" / "run"))
+    files = sorted(p.name for p in run.iterdir())
+    for target in (run, run.parent, tmp_path):
+        assert refuse(["export", str(run), "--output-dir", str(target), "--overwrite"], capsys) == (
+            f"error: --output-dir {target} holds the run {run}; choose a directory outside it."
+        )
+    assert sorted(p.name for p in run.iterdir()) == files
+
+
+def test_overwrite_replaces_only_an_earlier_export(base_run: Path, tmp_path: Path, capsys):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "keep.txt").write_text("mine")
+    (tmp_path / "file").write_text("mine")
+    for target in (notes, tmp_path / "file"):
+        assert refuse(["export", str(base_run), "--output-dir", str(target), "--overwrite"], capsys) == (
+            f"error: {target} is not an export (it has no export.json): --overwrite replaces only an earlier export "
+            "or an empty directory. Choose another --output-dir."
+        )
+    assert (notes / "keep.txt").read_text() == (tmp_path / "file").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "notes"]
+
+
+def test_a_missing_unfinished_or_weightless_run_is_refused(base_run: Path, tmp_path: Path, capsys):
+    out = ["--output-dir", str(tmp_path / "out")]
+    assert refuse(["export", str(tmp_path / "nowhere"), *out], capsys) == (
+        f"error: Run directory {tmp_path / 'nowhere'} does not exist."
+    )
+    (tmp_path / "half.partial").mkdir()
+    assert refuse(["export", str(tmp_path / "half"), *out], capsys) == (
+        f"error: Run directory {tmp_path / 'half'} does not exist. An unfinished run is in "
+        f"{tmp_path / 'half.partial'}; rerun its command with --resume."
+    )
+    run = Path(shutil.copytree(base_run, tmp_path / "run"))
+    (run / "tf_model.h5").unlink()
+    assert refuse(["export", str(run), *out], capsys) == (
+        f"error: {run} has no tf_model.h5; the run is incomplete, train it again with python -m finetune."
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["half.partial", "run"]
+
+
+def test_a_failed_export_leaves_nothing_behind(base_run: Path, tmp_path: Path, capsys, monkeypatch):
+    run = Path(shutil.copytree(base_run, tmp_path / "run"))
+    record = json.loads((run / "run.json").read_text())
+    record["data"]["options"]["train_file"] = str(tmp_path / "moved.csv")
+    (run / "run.json").write_text(json.dumps(record))
+    error = refuse(["export", str(run), "--output-dir", str(tmp_path / "out")], capsys)
+    assert str(tmp_path / "moved.csv") in error and error.endswith("pass --no-evaluate to skip it.")
+
+    import core.export
+
+    def broken(module):
+        raise RuntimeError("the converter failed")
+
+    monkeypatch.setattr(core.export, "convert_int8", broken)
+    with pytest.raises(RuntimeError, match="the converter failed"):
+        main(["export", str(base_run), "--output-dir", str(tmp_path / "out")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]

@@ -72,3 +72,16 @@ def test_padding_does_not_change_the_outputs(mean_run: Path) -> None:
 def test_an_unknown_pooling_is_refused() -> None:
     with pytest.raises(ValueError, match="--pooling must be one of cls, mean, got 'max'"):
         FinetuneArguments(pooling="max")
+
+
+def test_a_mean_pooled_run_exports_files_that_serve_its_probabilities(mean_run: Path, tmp_path: Path) -> None:
+    from core.export import load_float, load_int8
+    from finetune.__main__ import main
+
+    assert main(["export", str(mean_run), "--output-dir", str(tmp_path / "export"), "--no-evaluate"]) == 0
+    texts = [*POSITIVE, *NEGATIVE]
+    expected = load(mean_run).predict_proba(texts)
+    np.testing.assert_allclose(load_float(tmp_path / "export")(texts), expected, atol=1e-5)
+    int8 = load_int8(tmp_path / "export")(texts)  # the TFLite graph holds only ops its interpreter runs
+    assert int8.shape == expected.shape
+    np.testing.assert_allclose(int8.sum(axis=1), 1.0, atol=1e-5)
