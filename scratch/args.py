@@ -10,6 +10,9 @@ from typing import Any, ClassVar
 from core.args import BudgetArguments
 from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
 
+# The distillation options' defaults; another value without --teacher is refused.
+DISTILLATION_DEFAULTS = {"distill_weight": 0.5, "temperature": 2.0, "augment": 1}
+
 
 @dataclass
 class ShapeArguments:
@@ -80,17 +83,17 @@ class ScratchArguments(BudgetArguments, ShapeArguments):
         },
     )
     distill_weight: float = field(
-        default=0.5,
+        default=DISTILLATION_DEFAULTS["distill_weight"],
         metadata={
             "help": "With --teacher: A in A * cross-entropy(gold) + (1 - A) * T^2 * KL(teacher || model), in [0, 1]."
         },
     )
     temperature: float = field(
-        default=2.0,
+        default=DISTILLATION_DEFAULTS["temperature"],
         metadata={"help": "With --teacher: T, the softmax temperature of teacher and model in the KL term."},
     )
     augment: int = field(
-        default=1,
+        default=DISTILLATION_DEFAULTS["augment"],
         metadata={
             "help": "With --teacher: augmented copies of each training text (masking, word replacement, n-gram "
             "sampling) that the teacher labels; 0 for none."
@@ -119,12 +122,16 @@ class ScratchArguments(BudgetArguments, ShapeArguments):
         """The distillation options name their bad value before any data loads."""
         if not 0.0 <= self.distill_weight <= 1.0:
             raise ValueError(f"--distill-weight must be in [0, 1] (1: gold labels only), got {self.distill_weight}.")
-        if not self.temperature > 0:
+        if not 0 < self.temperature < math.inf:
             raise ValueError(
-                f"--temperature must be positive (1 leaves the teacher's probabilities as they are), got {self.temperature}."
+                f"--temperature must be positive and finite (1 leaves the teacher's probabilities as they are), got {self.temperature}."
             )
         if self.augment < 0:
             raise ValueError(f"--augment must be 0 or more copies of each training text, got {self.augment}.")
+        given = [name for name in DISTILLATION_DEFAULTS if getattr(self, name) != DISTILLATION_DEFAULTS[name]]
+        if self.teacher is None and given:
+            flags = ", ".join(f"--{name.replace('_', '-')}" for name in given)
+            raise ValueError(f"{flags} only apply with --teacher RUN_DIR; add a teacher, or leave them out.")
         if self.teacher is not None and self.class_weight == "balanced":
             raise ValueError(
                 "--class-weight balanced does not combine with --teacher (the teacher's probabilities already "

@@ -155,6 +155,7 @@ def test_bad_teachers_are_refused_before_training_with_both_sides_named(runs, tm
     ("option", "message"),
     [
         ({"temperature": 0}, "--temperature must be positive"),
+        ({"temperature": "inf"}, "--temperature must be positive and finite"),
         ({"distill_weight": 1.5}, "--distill-weight must be in [0, 1]"),
         ({"distill_weight": -0.1}, "--distill-weight must be in [0, 1]"),
         ({"augment": -1}, "--augment must be 0 or more"),
@@ -165,4 +166,11 @@ def test_bad_distillation_options_are_refused_before_training(option, message, t
     train_file = write_csv(tmp_path / "train.csv", separable_rows(40))
     err = refuse(tiny_argv(tmp_path / "out", train_file, teacher=tmp_path / "teacher", **option), capsys)
     assert message in err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
+
+
+def test_distillation_options_without_a_teacher_are_refused(tmp_path, capsys):
+    train_file = write_csv(tmp_path / "train.csv", separable_rows(40))
+    err = refuse(tiny_argv(tmp_path / "out", train_file, augment=3, temperature=4), capsys)
+    assert err == "error: --temperature, --augment only apply with --teacher RUN_DIR; add a teacher, or leave them out."
     assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
