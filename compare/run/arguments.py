@@ -51,6 +51,25 @@ class SideTrainingArguments:
                 raise ValueError(f"--{option}-args cannot be split into flags: {error}.") from None
         if self.distill_args and not self.distill:
             raise ValueError("--distill-args is for the distilled student; add --distill, or leave it out.")
+        self.check_side_flags()
+
+    def check_side_flags(self) -> None:
+        """Parses each command's flags as the command will, so a flag it would refuse stops this one before any
+        training rather than after the other side's."""
+        from core.args import DataArguments, OptionsError, RunArguments, parse_args
+        from finetune.args import FinetuneArguments
+        from scratch.args import ScratchArguments
+
+        commands = [("finetune", FinetuneArguments, self.side_flags("finetune"))]
+        commands.append(("scratch", ScratchArguments, self.side_flags("scratch")))
+        if self.distill:  # the teacher's path is checked when the student starts: it does not exist yet
+            student = [*self.side_flags("scratch"), "--teacher", "TEACHER", *shlex.split(self.distill_args)]
+            commands.append(("scratch --teacher", ScratchArguments, student))
+        for command, arguments, flags in commands:
+            try:
+                parse_args((DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "_", *flags], True)
+            except OptionsError as error:
+                raise ValueError(f"python -m {command} would refuse {shlex.join(flags)}: {error}") from None
 
     def side_flags(self, side: str, budget: bool = True) -> list[str]:
         """The profile's flags for `side` (its step budget only if `budget`), `--class-weight`, then the user's."""

@@ -82,6 +82,12 @@ def test_extra_flags_follow_the_profile() -> None:
         (["--tune", "0"], "--tune must be a positive number of trials per side, got 0"),
         (["--tune", "-3"], "--tune must be a positive number of trials per side, got -3"),
         (["--class-weight", "inverse"], "--class-weight must be none or balanced, got 'inverse'"),
+        (
+            ["--finetune-args", "--learning-rate 1"],
+            "python -m finetune would refuse --min-steps 200 --max-steps 500 --learning-rate 1: --learning-rate must "
+            "be in (0, 0.01], got 1.0",
+        ),
+        (["--scratch-args", "--epochs 2 --no-such-flag"], "unrecognized arguments: --no-such-flag"),
     ],
 )
 def test_bad_tuning_or_class_weight_is_refused_before_any_training(flags, message, tmp_path, monkeypatch, capsys):

@@ -123,6 +123,15 @@ def test_the_student_is_reused_until_its_teacher_is_trained_again(setup) -> None
         (["--distill", "--tune", "2"], "--distill does not combine with --tune"),
         (["--distill-args", "--augment 2"], "--distill-args is for the distilled student; add --distill"),
         (["--distill", "--distill-args", '--augment "2'], "--distill-args cannot be split"),
+        (
+            ["--distill", "--distill-args", "--temperature 0"],
+            "python -m scratch --teacher would refuse --min-steps 800 --max-steps 2000 --patience 3 --teacher TEACHER "
+            "--temperature 0: --temperature must be positive",
+        ),
+        (
+            ["--distill", "--class-weight", "balanced"],
+            "--class-weight balanced --teacher TEACHER: --class-weight balanced does not combine with --teacher",
+        ),
     ],
 )
 def test_bad_distillation_options_are_refused_before_training(flags, message, tmp_path, monkeypatch, capsys):
