@@ -7,10 +7,12 @@ what it saw and compare can refuse runs that saw different data.
 
 from __future__ import annotations
 
+import csv
 import functools
 import hashlib
 import logging
 import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,8 +197,7 @@ def read_table(path: Path) -> pd.DataFrame:
         raise DataError(f"{path} is empty; it needs a header row and at least one example.")
     try:
         if kind in ("csv", "tsv"):
-            sep = _separator(path) if kind == "csv" else "\t"
-            return pd.read_csv(path, sep=sep, encoding="utf-8-sig", dtype=object, keep_default_na=False)
+            return read_delimited(path, _separator(path) if kind == "csv" else "\t")
         if kind == "parquet":
             return pd.read_parquet(path)
         return pd.read_json(path, lines=kind == "jsonl", dtype=False, encoding="utf-8-sig")
@@ -204,8 +205,43 @@ def read_table(path: Path) -> pd.DataFrame:
         raise DataError(f"{path} is not UTF-8 ({error.reason} at byte {error.start}); re-save it as UTF-8.") from None
     except pd.errors.EmptyDataError:
         raise DataError(f"{path} is empty; it needs a header row and at least one example.") from None
+    except DataError:
+        raise
     except ValueError as error:
         raise DataError(f"{path} could not be read as {kind}: {error}") from None
+
+
+def read_delimited(path: Path, sep: str, quoting: int = csv.QUOTE_MINIMAL) -> pd.DataFrame:
+    """A delimited text file as text columns, every row held to the header's fields.
+
+    A row with more fields than the header is an error naming its line (pandas alone would take a first row
+    like that as holding an index, and shift every field of the file one column left).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        try:
+            return pd.read_csv(
+                path,
+                sep=sep,
+                quoting=quoting,
+                encoding="utf-8-sig",
+                dtype=object,
+                keep_default_na=False,
+                index_col=False,
+            )
+        except (pd.errors.ParserWarning, pd.errors.ParserError) as error:
+            failure = error
+    with open(path, encoding="utf-8-sig", newline="") as file:
+        rows = csv.reader(file, delimiter=sep, quoting=quoting)
+        header = next(rows, [])
+        line = next((rows.line_num for row in rows if len(row) > len(header)), None)
+    if line is None:
+        raise failure if isinstance(failure, ValueError) else DataError(f"{path} could not be read: {failure}")
+    fix = "remove the extra separators" if quoting == csv.QUOTE_NONE else "quote the fields that hold it"
+    raise DataError(
+        f"{path}, line {line}: more fields than the header's {len(header)} ({', '.join(header)}); a field holds the "
+        f"separator {sep!r}: {fix}."
+    )
 
 
 def _separator(path: Path) -> str:

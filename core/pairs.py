@@ -20,7 +20,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from core.args import DATA_DIR_ENV, OptionsError, check_data_source, options_file_flags
-from core.data import SPLITS, DataError, as_text, carve_missing_splits, read_table
+from core.data import SPLITS, DataError, as_text, carve_missing_splits, read_delimited, read_table
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +103,15 @@ class PairDataArguments:
         if self.task is not None:
             if self.task not in PAIR_TASKS:
                 raise ValueError(f"Unknown translation task {self.task!r}; known: {', '.join(PAIR_TASKS)}.")
+            given = [k for k in ("source_column", "target_column", "domain_column") if getattr(self, k) is not None]
+            if given:
+                spec = PAIR_TASKS[self.task]
+                raise ValueError(
+                    f"{', '.join('--' + k.replace('_', '-') for k in given)} {'is' if len(given) == 1 else 'are'} "
+                    f"for --train-file: --task {self.task} "
+                    f"reads its own columns ({spec.source_column}, {spec.target_column}). Leave them out, or give "
+                    "the files with --train-file."
+                )
         elif not (self.source_column and self.target_column):
             raise ValueError("--train-file needs --source-column and --target-column.")
         columns = [c for c in (self.source_column, self.target_column, self.domain_column) if c]
@@ -239,9 +248,7 @@ def _read_tsv(path: Path) -> pd.DataFrame:
     if path.stat().st_size == 0:
         raise DataError(f"{path} is empty; it needs a header row and at least one sentence pair.")
     try:
-        return pd.read_csv(
-            path, sep="\t", quoting=csv.QUOTE_NONE, encoding="utf-8", dtype=object, keep_default_na=False
-        )
+        return read_delimited(path, "\t", csv.QUOTE_NONE)
     except UnicodeDecodeError as error:
         raise DataError(f"{path} is not UTF-8 ({error.reason} at byte {error.start}); re-save it as UTF-8.") from None
     except pd.errors.EmptyDataError:

@@ -67,7 +67,9 @@ class SideTrainingArguments:
             commands.append(("scratch --teacher", ScratchArguments, student))
         for command, arguments, flags in commands:
             try:
-                parse_args((DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "_", *flags], True)
+                parse_args(
+                    (DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "_", *flags], True
+                )
             except OptionsError as error:
                 raise ValueError(f"python -m {command} would refuse {shlex.join(flags)}: {error}") from None
 

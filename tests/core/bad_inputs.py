@@ -63,6 +63,14 @@ def header_only_file(tmp: Path) -> tuple[dict, str]:
     return {"train_file": str(path)}, r"header\.csv has no rows"
 
 
+def unquoted_separator_in_the_first_row(tmp: Path) -> tuple[dict, str]:
+    path = tmp / "t.csv"  # pandas alone would read the first field as an index and shift every row
+    path.write_text("text,label\ngreat, moving film,positive\n" + "".join(f"{t},{y}\n" for t, y in separable_rows(20)))
+    return {
+        "train_file": str(path)
+    }, r"t\.csv, line 2: more fields than the header's 2 \(text, label\).*quote the fields"
+
+
 def same_text_column_twice(tmp: Path) -> tuple[dict, str]:
     train = write_csv(tmp / "train.csv", separable_rows(40))
     return {"train_file": str(train), "text_column": ["text", "text"]}, "--text-column names 'text' more than once"
@@ -118,6 +126,7 @@ CASES: dict[str, Case] = {
     for case in (
         missing_file,
         unknown_task,
+        unquoted_separator_in_the_first_row,
         unknown_column,
         nothing_left_after_dropping_empty_texts,
         label_outside_the_label_set,

@@ -6,6 +6,7 @@ import csv
 import hashlib
 import json
 import logging
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -105,6 +106,16 @@ def test_a_tsv_of_blank_lines_is_an_empty_file(tmp_path):
         read_pairs(path, "pt", "en")
 
 
+def test_a_tab_inside_a_field_is_an_error_naming_its_line(tmp_path):
+    path = tmp_path / "train.tsv"  # pandas alone would shift the columns and train on ("here", "extra")
+    path.write_text("pt\ten\ngato\tcat\ntab\there\textra\nola\thello\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"train\.tsv, line 3: more fields than the header's 2 \(pt, en\)"):
+        read_pairs(path, "pt", "en")
+    path.write_text("pt\ten\ntab\there\textra\nola\thello\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"train\.tsv, line 2: more fields .*remove the extra separators"):
+        read_pairs(path, "pt", "en")
+
+
 def test_a_missing_column_lists_the_columns_there_are(tmp_path):
     path = write_tsv(tmp_path / "train.tsv", toy_pairs(5), header=("portuguese", "english"))
     with pytest.raises(DataError, match=r"no column 'pt'\. Its columns are: portuguese, english\. .*--source-column"):
@@ -127,11 +138,16 @@ def test_max_train_samples_takes_a_seeded_subset_in_order(tmp_path):
         ({"train_file": "x.tsv"}, "--source-column and --target-column"),
         ({"task": "pt_en", "train_file": "x.tsv"}, "exactly one of"),
         ({"task": "klingon"}, "Unknown translation task 'klingon'"),
+        (
+            {"task": "pt_en", "source_column": "en", "target_column": "pt"},
+            "--source-column, --target-column are for --train-file: --task pt_en reads its own columns (pt, en)",
+        ),
+        ({"task": "pt_en", "domain_column": "nope"}, "--domain-column is for --train-file"),
         ({"train_file": "x.tsv", "source_column": "a", "target_column": "a"}, "must differ"),
     ],
 )
 def test_argument_errors_name_the_problem(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match=re.escape(message)):
         PairDataArguments(**kwargs)
 
 
