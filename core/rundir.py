@@ -22,6 +22,7 @@ from core.errors import UserError
 logger = logging.getLogger(__name__)
 
 RUN_JSON = "run.json"
+RESUME_FILE = "resume.json"
 SCHEMA_VERSION = 1
 SIDES = ("finetune", "scratch")
 REQUIRED = {
@@ -61,24 +62,55 @@ def check_run_dir(output_dir: str | Path, overwrite: bool = False, resume: bool 
         raise RunError(f"--resume: no unfinished run at {partial_path(output_dir)}; start without --resume.")
 
 
-def start_run(output_dir: str | Path, overwrite: bool = False, resume: bool = False, chief: bool = True) -> Path:
+def start_run(
+    output_dir: str | Path,
+    overwrite: bool = False,
+    resume: bool = False,
+    chief: bool = True,
+    keep: dict[str, dict[str, Any]] | None = None,
+) -> Path:
     """Prepares `DIR.partial/` for writing and returns it.
 
     Refuses an existing finished `DIR` unless `overwrite`; with `resume`, keeps what `DIR.partial/` holds.
-    A non-chief worker of a multi-worker run trains like the chief but writes into a temporary directory
-    that `finish_run` removes, so only the chief writes `DIR`.
+    `keep` ({group: {name: value}}, e.g. the data's fingerprints and the model's shape) is what a resumed run
+    must share with the run it continues: it is written to `DIR.partial/resume.json`, and `resume` with other
+    values is refused, naming them. A non-chief worker of a multi-worker run trains like the chief but writes
+    into a temporary directory that `finish_run` removes, so only the chief writes `DIR`.
     """
     if not chief:
         return Path(tempfile.mkdtemp(prefix="textcls-worker-"))
     check_run_dir(output_dir, overwrite, resume)
     partial = partial_path(output_dir)
     if resume:
+        _check_resumable(partial, keep)
         logger.info("Resuming the unfinished run in %s", partial)
     elif partial.exists():
         logger.info("Discarding an earlier unfinished run in %s", partial)
         shutil.rmtree(partial)
     partial.mkdir(parents=True, exist_ok=True)
+    if keep is not None and not (partial / RESUME_FILE).is_file():
+        write_json(partial / RESUME_FILE, keep)
     return partial
+
+
+def _check_resumable(partial: Path, keep: dict[str, dict[str, Any]] | None) -> None:
+    path = partial / RESUME_FILE
+    if keep is None or not path.is_file():
+        return
+    before = json.loads(path.read_text(encoding="utf-8"))
+    now = json.loads(json.dumps(keep, default=_jsonable))
+
+    def flat(groups: dict) -> dict[str, Any]:
+        return {f"{group}.{name}": value for group, values in groups.items() for name, value in values.items()}
+
+    before, now = flat(before), flat(now)
+    changed = [key for key in sorted(before.keys() | now.keys()) if before.get(key) != now.get(key)]
+    if changed:
+        listed = "; ".join(f"{key} {before.get(key)!r} then, {now.get(key)!r} now" for key in changed[:4])
+        raise RunError(
+            f"--resume: {partial} was started with other data or another model ({listed}). Rerun with the options "
+            "it was started with, or start again with --overwrite."
+        )
 
 
 def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True, check: Any = None) -> Path:

@@ -52,7 +52,8 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     task = load_task(data_args)
     strategy = make_strategy(run_args.strategy)
     chief = is_chief(strategy)
-    run_dir = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume, chief=chief)
+    keep = {"data": dict(task.fingerprints), "model": {"model": str(args.model), "pooling": args.pooling}}
+    run_dir = start_run(run_args.output_dir, run_args.overwrite, run_args.resume, chief, keep)
 
     if args.mixed_precision:
         tf.keras.mixed_precision.set_global_policy("mixed_float16")

@@ -56,7 +56,8 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     distillation = Distillation.check(args, data) if args.teacher else None  # before the run directory exists
     strategy = make_strategy(run_args.strategy)
     chief = is_chief(strategy)
-    partial = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume, chief=chief)
+    keep = {"data": dict(data.fingerprints), "model": dataclasses.asdict(config)}
+    partial = start_run(run_args.output_dir, run_args.overwrite, run_args.resume, chief, keep)
 
     tokenizer = make_tokenizer(config.tokenizer, data.texts("train"), config.vocab_size, data_args.max_length)
     if distillation:

@@ -56,7 +56,8 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     tokenizer = SubwordTokenizer(proto)
     config = args.model_config(vocab_size=tokenizer.vocab_size)
     chief = is_chief(strategy)  # the other workers of `multiworker` train alike but write a temporary directory
-    partial = start_run(run_args.output_dir, overwrite=run_args.overwrite, resume=run_args.resume, chief=chief)
+    keep = {"data": dict(data.fingerprints), "model": dataclasses.asdict(config)}
+    partial = start_run(run_args.output_dir, run_args.overwrite, run_args.resume, chief, keep)
     (partial / TOKENIZER_FILE).write_bytes(proto)
 
     sources, targets = data.splits["train"].sources, data.splits["train"].targets

@@ -74,6 +74,23 @@ def test_resume_keeps_the_partial_run(tmp_path: Path) -> None:
         start_run(tmp_path / "other", resume=True)
 
 
+def test_resume_refuses_other_data_or_another_model(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    keep = {"data": {"train": "ab12", "test": "cd34"}, "model": {"d_model": 64, "layers": (2, 2)}}
+    partial = start_run(out, keep=keep)
+    (partial / "checkpoint").write_text("epoch 1")
+    assert start_run(out, resume=True, keep=keep) == partial  # the same data and model continue
+    other = {"data": {"train": "ff00", "test": "cd34"}, "model": {"d_model": 32, "layers": (2, 2)}}
+    with pytest.raises(RunError) as refused:
+        start_run(out, resume=True, keep=other)
+    assert str(refused.value) == (
+        f"--resume: {partial} was started with other data or another model (data.train 'ab12' then, 'ff00' now; "
+        "model.d_model 64 then, 32 now). Rerun with the options it was started with, or start again with --overwrite."
+    )
+    assert (partial / "checkpoint").read_text() == "epoch 1"
+    assert not (start_run(out, keep=other) / "checkpoint").exists()  # without --resume, a new run starts
+
+
 def test_unfinished_run_cannot_be_finished_or_loaded(tmp_path: Path) -> None:
     out = tmp_path / "run"
     partial = start_run(out)

@@ -9,6 +9,7 @@ import pytest
 
 import scratch.translation.train as train_module
 from core.translator import load, read_translation_run
+from scratch.__main__ import main
 from scratch.schedule import WarmupInverseSqrt
 from scratch.translation.batching import sample_pairs
 from tests.scratch.translation.conftest import tiny_command, train_tiny
@@ -20,7 +21,7 @@ def interrupted(*args, **kwargs):
     raise KeyboardInterrupt
 
 
-def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, monkeypatch):
+def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, monkeypatch, capsys):
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(400, seed=5))
     output = tmp_path / "run"
     flags = ["--arch", "decoder-only", "--early-stopping", "loss", "--patience", "5", "--average-last", "2"]
@@ -32,6 +33,13 @@ def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, 
     assert first["epoch"] == 1 and not output.exists()
 
     monkeypatch.undo()
+    with pytest.raises(SystemExit) as stop:  # another shape cannot continue these weights
+        main(tiny_command(toy, output, "--epochs", "2", "--resume", "--d-model", "32", *flags))
+    assert stop.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith(f"error: --resume: {partial} was started with other data or another model (")
+    assert "model.d_model 64 then, 32 now" in error and error.endswith("start again with --overwrite.")
+    assert json.loads((partial / train_module.STATE_FILE).read_text()) == first  # left as it was
     run = train_tiny(tiny_command(toy, output, "--epochs", "2", "--resume", *flags))
     record = read_translation_run(run)
     history = record["training"]["history"]
