@@ -48,6 +48,11 @@ def is_translation_run(run_dir: str | Path) -> bool:
 
 def validate_translation_run(record: Any, path: Path) -> None:
     """Raises `RunError` naming what `record` (the run.json at `path`) lacks."""
+    if isinstance(record, dict) and record.get("task_kind") != TASK_KIND and record.get("side"):
+        raise RunError(
+            f"{path} is a classification run of the {record['side']} side, not a translation run; give a run "
+            "trained on a translation task."
+        )
     validate_run(record, path, REQUIRED, REQUIRED_NESTED)
     if record["task_kind"] != TASK_KIND:
         raise RunError(f"{path} is a {record['task_kind']!r} run, not a translation run.")

@@ -25,7 +25,7 @@ import pandas as pd
 from core import bergamot
 from core.pairs import PairData, PairDataArguments, language_pair
 from core.rundir import RunError, check_teacher_splits, write_json
-from core.translator import TASK_KIND, load, read_translation_run
+from core.translator import load, read_translation_run
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +45,6 @@ def check_teacher(teacher: str, beam: int, data: PairData, data_args: PairDataAr
         bergamot.check_can_teach(language_pair(data_args.to_dict()), f"--teacher {bergamot.NAME}", otherwise)
         description = f"{bergamot.DESCRIPTION} {bergamot.version()}"
         return {"kind": "sequence-level", "teacher": bergamot.NAME, "description": description, "beam": None}
-    if _is_classification_run(teacher):
-        raise RunError(
-            f"--teacher {teacher} is a classification run, not a translation run: give a translation run directory "
-            f"or {bergamot.NAME}."
-        )
     try:
         run = read_translation_run(teacher)
     except RunError as error:
@@ -67,14 +62,6 @@ def check_teacher(teacher: str, beam: int, data: PairData, data_args: PairDataAr
         "teacher_validation": {"bleu": run["validation"]["bleu"], "chrf": run["validation"]["chrf"]},
         "beam": beam,
     }
-
-
-def _is_classification_run(path: str) -> bool:
-    try:
-        record = json.loads((Path(path) / "run.json").read_text(encoding="utf-8"))
-        return record.get("task_kind") != TASK_KIND and bool(record["data"]["labels"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return False
 
 
 def teacher_targets(

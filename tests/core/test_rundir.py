@@ -109,3 +109,15 @@ def test_incomplete_run_json_names_what_is_missing(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text("{not json")
     with pytest.raises(RunError, match="not valid JSON"):
         read_run_json(tmp_path)
+
+
+def test_a_classification_run_read_as_a_translation_run_is_named_as_such(tmp_path: Path) -> None:
+    from core.translator import read_translation_run
+
+    (tmp_path / "run.json").write_text(json.dumps({"schema_version": 1, "side": "scratch", "data": {}}))
+    with pytest.raises(RunError) as refused:
+        read_translation_run(tmp_path)
+    assert str(refused.value) == (
+        f"{tmp_path / 'run.json'} is a classification run of the scratch side, not a translation run; give a run "
+        "trained on a translation task."
+    )
