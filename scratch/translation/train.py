@@ -158,13 +158,15 @@ def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, pa
 
     `epoch_pairs(epoch)` gives the epoch's tokenised training pairs (the same every epoch unless sampled).
     """
+    # Two kept, each named by its epoch: an interruption between saving epoch N's checkpoint and writing the state
+    # that records epoch N leaves the state at N - 1 with its checkpoint still there.
     checkpoint = tf.train.CheckpointManager(
-        tf.train.Checkpoint(model=model, optimizer=model.optimizer), str(partial / CHECKPOINT_DIR), max_to_keep=1
+        tf.train.Checkpoint(model=model, optimizer=model.optimizer), str(partial / CHECKPOINT_DIR), max_to_keep=2
     )
     state = {"epoch": 0, "steps": 0, "history": [], "best_epoch": None, "best_score": None, "stale": 0, "stop": None}
     if resume and (partial / STATE_FILE).is_file():
         state = json.loads((partial / STATE_FILE).read_text(encoding="utf-8"))
-        checkpoint.checkpoint.restore(checkpoint.latest_checkpoint).expect_partial()
+        checkpoint.checkpoint.restore(str(partial / CHECKPOINT_DIR / f"ckpt-{state['epoch']}")).expect_partial()
         logger.info("Resuming after epoch %d (%d steps)", state["epoch"], state["steps"])
     arch = model.config.arch
     validation_set, _ = make_dataset(arch, *validation_pairs, args.max_tokens)
@@ -202,7 +204,7 @@ def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, pa
         elif args.max_steps is not None and state["steps"] >= args.max_steps:
             state["stop"] = "budget"
         keep_recent(model, partial / RECENT_DIR, epoch, args.average_last)
-        checkpoint.save()
+        checkpoint.save(checkpoint_number=epoch)
         write_json(partial / STATE_FILE, state)
         if state["stop"]:
             break

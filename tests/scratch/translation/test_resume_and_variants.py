@@ -119,3 +119,30 @@ def test_a_cooldown_plans_the_whole_budget_and_the_run_records_the_plan(tmp_path
     [schedule] = schedules  # the optimizer trained under the recorded plan
     assert (schedule.total_steps, schedule.cooldown_steps) == (plan["total_steps"], plan["cooldown_steps"])
     assert all(isinstance(t, str) for t in load(run).translate(["gato sol"]))
+
+
+def test_an_interruption_between_checkpoint_and_state_retrains_that_epoch_from_the_one_before(tmp_path, monkeypatch):
+    toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=7))
+    output = tmp_path / "run"
+    flags = ["--early-stopping", "loss", "--patience", "5"]
+    real_write_json = train_module.write_json
+    epochs = []
+
+    def killed_after_the_second_checkpoint(path, payload):
+        if path.name == train_module.STATE_FILE:
+            epochs.append(payload["history"][-1])
+            if payload["epoch"] == 2:
+                raise KeyboardInterrupt  # epoch 2's checkpoint is saved, the state that records it is not
+        real_write_json(path, payload)
+
+    monkeypatch.setattr(train_module, "write_json", killed_after_the_second_checkpoint)
+    with pytest.raises(KeyboardInterrupt):
+        train_tiny(tiny_command(toy, output, "--epochs", "3", *flags))
+    monkeypatch.undo()
+    history = read_translation_run(train_tiny(tiny_command(toy, output, "--epochs", "3", "--resume", *flags)))[
+        "training"
+    ]["history"]
+    assert [row["epoch"] for row in history] == [1, 2, 3]
+    assert history[0] == epochs[0]
+    # epoch 2 trained again from epoch 1's weights and optimizer, as the first time: the same losses
+    assert (history[1]["loss"], history[1]["val_loss"]) == (epochs[1]["loss"], epochs[1]["val_loss"])
