@@ -117,13 +117,14 @@ def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True, 
     """Checks `run.json` in `partial` and renames it to `output_dir`, replacing an older run there.
 
     `check(partial)` validates the run (default `read_run_json`, a classification run). On a non-chief worker,
-    removes its temporary directory instead.
+    removes its temporary directory instead. `resume.json`, needed only while the run is unfinished, is removed.
     """
     partial, output_dir = Path(partial), Path(output_dir)
     if not chief:
         shutil.rmtree(partial, ignore_errors=True)
         return output_dir
     (check or read_run_json)(partial)
+    (partial / RESUME_FILE).unlink(missing_ok=True)
     replace_dir(partial, output_dir)
     logger.info("Run complete: %s", output_dir)
     return output_dir

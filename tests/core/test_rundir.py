@@ -121,3 +121,12 @@ def test_a_classification_run_read_as_a_translation_run_is_named_as_such(tmp_pat
         f"{tmp_path / 'run.json'} is a classification run of the scratch side, not a translation run; give a run "
         "trained on a translation task."
     )
+
+
+def test_a_finished_run_keeps_no_resume_file(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    partial = start_run(out, keep={"data": {"train": "ab12"}})
+    assert (partial / "resume.json").is_file()
+    write_run_json(partial, record())
+    finish_run(partial, out)
+    assert not (out / "resume.json").exists() and (out / "run.json").is_file()

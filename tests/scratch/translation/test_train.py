@@ -54,6 +54,18 @@ def test_the_run_directory_follows_the_contract(tiny_translation_run):
         assert {"epoch", "loss", "val_loss", "val_accuracy", "val_chrf", "train_seconds"} <= set(row)
         assert row["train_seconds"] > 0
     assert record["training"]["stop_reason"] in ("early_stopping", "max_epochs")
+    history = record["training"]["history"]
+    chrf = [row["val_chrf"] for row in history]
+    assert record["training"]["best_epoch"] == 1 + chrf.index(max(chrf))  # early stopping on chrF++ keeps the best
+    if record["training"]["stop_reason"] == "early_stopping":
+        assert len(history) - record["training"]["best_epoch"] == record["hyperparameters"]["patience"]
+    assert record["training"]["averaged"] is None  # the tiny preset averages nothing: the kept weights are that epoch's
+    assert record["validation"]["chrf"] == pytest.approx(max(chrf), abs=1e-6)
+    data = load_pairs(PairDataArguments(**record["data"]["options"]))
+    train_sources = set(data.splits["train"].sources)
+    assert record["data"]["leakage"] == {
+        name: sum(source in train_sources for source in data.splits[name].sources) for name in ("validation", "test")
+    }
     assert 0 <= record["validation"]["bleu"] <= 100 and 0 <= record["validation"]["chrf"] <= 100
     assert "nrefs:1|case:mixed|eff:no|tok:13a" in record["validation"]["signatures"]["bleu"]
     assert "nw:2" in record["validation"]["signatures"]["chrf"]
