@@ -69,6 +69,24 @@ def test_padding_does_not_change_the_outputs(mean_run: Path) -> None:
     np.testing.assert_allclose(with_padding, alone, atol=1e-5)
 
 
+def test_padding_a_batch_does_not_change_the_pooled_vector_of_its_texts(mean_run: Path) -> None:
+    from transformers import AutoTokenizer
+
+    from finetune.modeling import masked_mean
+
+    model = load(mean_run).model
+    tokenizer = AutoTokenizer.from_pretrained(mean_run)
+    texts = ["a joy to watch", "dull", "it was not very good and the film was a mess"]
+    batch = tokenizer(texts, padding="max_length", max_length=20, return_tensors="np")  # every text padded
+    ids, mask = batch["input_ids"].astype(np.int32), batch["attention_mask"].astype(np.int32)
+    pooled = masked_mean(model.bert(input_ids=ids, attention_mask=mask, training=False)[0], mask).numpy()
+    for i, text in enumerate(texts):
+        alone = tokenizer([text], return_tensors="np")["input_ids"].astype(np.int32)  # no padding at all
+        hidden = model.bert(input_ids=alone, attention_mask=np.ones_like(alone), training=False)[0]
+        np.testing.assert_allclose(pooled[i], hidden.numpy()[0].mean(axis=0), atol=1e-5)
+    assert mask.sum(axis=1).min() < 20  # the batch did hold padding
+
+
 def test_an_unknown_pooling_is_refused() -> None:
     with pytest.raises(ValueError, match="--pooling must be one of cls, mean, got 'max'"):
         FinetuneArguments(pooling="max")
