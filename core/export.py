@@ -32,13 +32,21 @@ import numpy as np
 
 from core.args import DataArguments
 from core.classifier import predict_in_batches
-from core.rundir import RunError, environment, package_version, partial_path, read_run_json, replace_dir, write_json
+from core.rundir import (
+    SAVED_MODEL_DIR,
+    RunError,
+    environment,
+    package_version,
+    partial_path,
+    read_run_json,
+    replace_dir,
+    write_json,
+)
 from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
 
 EXPORT_JSON = "export.json"
-SAVED_MODEL_DIR = "saved_model"
 INT8_FILE = "model_int8.tflite"
 LABELS_FILE = "labels.txt"
 ONNX_FILES = {"float": "model.onnx", "int8": "model_int8.onnx"}

@@ -23,6 +23,7 @@ logger = logging.getLogger(__name__)
 
 RUN_JSON = "run.json"
 RESUME_FILE = "resume.json"
+SAVED_MODEL_DIR = "saved_model"  # a TensorFlow SavedModel folder, in a translation run and in a serving export
 SCHEMA_VERSION = 1
 SIDES = ("finetune", "scratch")
 REQUIRED = {

@@ -13,12 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from core.rundir import RunError, read_run_json, validate_run
+from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json, validate_run
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 TASK_KIND = "translation"
-SAVED_MODEL_DIR = "saved_model"
 REQUIRED = {
     "side": str,
     "task_kind": str,

@@ -1,5 +1,6 @@
 """The learning-rate schedule of the original Transformer: linear warmup, then decay as 1/sqrt(step); optionally
-a linear cool-down to zero over the last steps of a planned budget."""
+a linear cool-down to zero over the last steps of a planned budget. `transformer_adamw` is the optimizer both
+from-scratch trainers (classifier and translator) use it with."""
 
 from __future__ import annotations
 
@@ -52,3 +53,18 @@ class WarmupInverseSqrt(tf.keras.optimizers.schedules.LearningRateSchedule):
             "total_steps": self.total_steps,
             "cooldown_steps": self.cooldown_steps,
         }
+
+
+NO_DECAY = ["bias", "gamma", "beta"]  # LayerNorm scales and offsets, and biases, are not decayed
+
+
+def transformer_adamw(
+    schedule: WarmupInverseSqrt, weight_decay: float, clip_norm: float
+) -> tf.keras.optimizers.Optimizer:
+    """AdamW as the original Transformer sets Adam (beta_2 0.98, epsilon 1e-9) under `schedule`, with gradients
+    clipped to a global norm of `clip_norm` and no weight decay on biases and LayerNorm parameters."""
+    optimizer = tf.keras.optimizers.AdamW(
+        learning_rate=schedule, weight_decay=weight_decay, beta_2=0.98, epsilon=1e-9, global_clipnorm=clip_norm
+    )
+    optimizer.exclude_from_weight_decay(var_names=NO_DECAY)
+    return optimizer

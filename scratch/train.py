@@ -12,11 +12,9 @@ import logging
 import tensorflow as tf
 
 from scratch.args import ScratchArguments
-from scratch.schedule import WarmupInverseSqrt
+from scratch.schedule import WarmupInverseSqrt, transformer_adamw
 
 logger = logging.getLogger(__name__)
-
-NO_DECAY = ["bias", "gamma", "beta"]  # LayerNorm scales and offsets, and biases, are not decayed
 
 
 def compile_classifier(
@@ -31,14 +29,9 @@ def compile_classifier(
     `loss` and `accuracy` replace the cross-entropy and the accuracy metric (a distilled run's, named `accuracy`).
     """
     logger.info("AdamW: peak learning rate %g after %d warmup steps", args.learning_rate, warmup_steps)
-    optimizer = tf.keras.optimizers.AdamW(
-        learning_rate=WarmupInverseSqrt(args.learning_rate, warmup_steps),
-        weight_decay=args.weight_decay,
-        beta_2=0.98,
-        epsilon=1e-9,
-        global_clipnorm=args.clip_norm,
+    optimizer = transformer_adamw(
+        WarmupInverseSqrt(args.learning_rate, warmup_steps), args.weight_decay, args.clip_norm
     )
-    optimizer.exclude_from_weight_decay(var_names=NO_DECAY)
     classifier.compile(
         optimizer=optimizer,
         loss=loss or tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=args.label_smoothing),

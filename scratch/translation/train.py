@@ -25,7 +25,7 @@ from core.pairs import PairData, PairDataArguments, load_pairs
 from core.rundir import check_run_dir, partial_path, start_run, write_json
 from core.runtime import is_chief, make_strategy, set_seed
 from core.translator import read_translation_run, translate_batches
-from scratch.schedule import WarmupInverseSqrt
+from scratch.schedule import WarmupInverseSqrt, transformer_adamw
 from scratch.translation.args import TranslationArguments
 from scratch.translation.batching import make_dataset, pair_lengths, sample_pairs, token_batches, tokenize_pairs
 from scratch.translation.export import TranslationModule, save
@@ -42,7 +42,6 @@ CHECKPOINT_DIR = "checkpoints"
 WEIGHTS_DIR = "weights"  # the kept Keras weights, for Python-side use
 WEIGHTS = "model"
 RECENT_DIR = "recent"  # the last `--average-last` epochs' weights, averaged when training ends
-NO_DECAY = ["bias", "gamma", "beta"]
 
 
 def train(data_args: PairDataArguments, run_args: RunArguments, args: TranslationArguments) -> Path:
@@ -142,15 +141,8 @@ def make_optimizer(
 ) -> tf.keras.optimizers.Optimizer:
     """AdamW (beta_2 0.98, as the original Transformer) under the warmup / 1/sqrt(step) schedule, cooled down
     linearly to 0 over the last `cooldown_steps` of `total_steps` when those are given."""
-    optimizer = tf.keras.optimizers.AdamW(
-        learning_rate=WarmupInverseSqrt(args.learning_rate, args.warmup_steps, total_steps, cooldown_steps),
-        weight_decay=args.weight_decay,
-        beta_2=0.98,
-        epsilon=1e-9,
-        global_clipnorm=args.clip_norm,
-    )
-    optimizer.exclude_from_weight_decay(var_names=NO_DECAY)
-    return optimizer
+    schedule = WarmupInverseSqrt(args.learning_rate, args.warmup_steps, total_steps, cooldown_steps)
+    return transformer_adamw(schedule, args.weight_decay, args.clip_norm)
 
 
 def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, partial, resume) -> dict:

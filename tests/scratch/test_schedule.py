@@ -51,3 +51,15 @@ def test_the_cooldown_scales_the_last_steps_linearly_down_to_zero():
 def test_a_cooldown_longer_than_the_plan_is_refused():
     with pytest.raises(ValueError, match=r"cooldown_steps must be in \[0, total_steps=10\], got 11"):
         WarmupInverseSqrt(1e-3, 5, total_steps=10, cooldown_steps=11)
+
+
+def test_adamw_decays_kernels_but_not_biases_or_layer_norm_parameters() -> None:
+    from scratch.schedule import transformer_adamw
+
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3), tf.keras.layers.LayerNormalization()])
+    for variable in model.trainable_variables:
+        variable.assign(tf.ones_like(variable))
+    optimizer = transformer_adamw(WarmupInverseSqrt(1e-2, warmup_steps=1), weight_decay=0.5, clip_norm=1.0)
+    optimizer.apply_gradients([(tf.zeros_like(v), v) for v in model.trainable_variables])  # only the decay moves
+    after = {v.name.split("/")[-1].split(":")[0]: float(v.numpy().mean()) for v in model.trainable_variables}
+    assert after == pytest.approx({"kernel": 1 - 0.5 * 1e-2, "bias": 1.0, "gamma": 1.0, "beta": 1.0})
