@@ -10,6 +10,20 @@ from typing import Any, ClassVar
 from core.args import BudgetArguments
 from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
 
+
+def check_optimizer_options(options: Any) -> None:
+    """The options both from-scratch trainers give `scratch.schedule.transformer_adamw` and their loss, each bad
+    value named (`options`: `ScratchArguments` or `TranslationArguments`)."""
+    if options.learning_rate <= 0:
+        raise ValueError(f"--learning-rate must be positive, got {options.learning_rate}.")
+    if not 0.0 <= options.label_smoothing < 1.0:
+        raise ValueError(f"--label-smoothing must be in [0, 1), got {options.label_smoothing}.")
+    if options.weight_decay < 0:
+        raise ValueError(f"--weight-decay must be >= 0, got {options.weight_decay}.")
+    if options.clip_norm <= 0:
+        raise ValueError(f"--clip-norm must be positive, got {options.clip_norm}.")
+
+
 # The distillation options' defaults; another value without --teacher is refused.
 DISTILLATION_DEFAULTS = {"distill_weight": 0.5, "temperature": 2.0, "augment": 1}
 
@@ -110,12 +124,7 @@ class ScratchArguments(BudgetArguments, ShapeArguments):
             raise ValueError(f"--warmup-steps must be at least 1, got {self.warmup_steps}.")
         if not 0 < self.warmup_ratio < 1:
             raise ValueError(f"--warmup-ratio must be in (0, 1), got {self.warmup_ratio}.")
-        if self.learning_rate <= 0:
-            raise ValueError(f"--learning-rate must be positive, got {self.learning_rate}.")
-        if not 0.0 <= self.label_smoothing < 1.0:
-            raise ValueError(f"--label-smoothing must be in [0, 1), got {self.label_smoothing}.")
-        if self.weight_decay < 0 or self.clip_norm <= 0:
-            raise ValueError("--weight-decay must be >= 0 and --clip-norm > 0.")
+        check_optimizer_options(self)
         self.check_distillation()
 
     def check_distillation(self) -> None:

@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from scratch.args import ShapeArguments
+from scratch.args import ShapeArguments, check_optimizer_options
 from scratch.translation.decoding import DEFAULT_LENGTH_PENALTY
 from scratch.translation.model import ARCHS, DEFAULT_PRESET, PRESETS, TranslationConfig, config_from_preset
 
@@ -138,16 +138,11 @@ class TranslationArguments(ShapeArguments):
             raise ValueError(f"--teacher-beam must be at least 1 (1 is greedy decoding), got {self.teacher_beam}.")
         if self.beam > 1 and self.arch != "encoder-decoder":
             raise ValueError("--beam above 1 is implemented for --arch encoder-decoder only; use --beam 1.")
-        if self.learning_rate <= 0:
-            raise ValueError(f"--learning-rate must be positive, got {self.learning_rate}.")
-        if not 0.0 <= self.label_smoothing < 1.0:
-            raise ValueError(f"--label-smoothing must be in [0, 1), got {self.label_smoothing}.")
+        check_optimizer_options(self)
         if self.subword_alpha < 0:
             raise ValueError(f"--subword-alpha must be >= 0 (0 turns sampling off), got {self.subword_alpha}.")
         if not 0.0 <= self.cooldown < 1.0:
             raise ValueError(f"--cooldown must be a fraction of the planned steps in [0, 1), got {self.cooldown}.")
-        if self.weight_decay < 0 or self.clip_norm <= 0:
-            raise ValueError("--weight-decay must be >= 0 and --clip-norm > 0.")
         if self.early_stopping not in EARLY_STOPPING:
             raise ValueError(
                 f"--early-stopping must be one of {', '.join(EARLY_STOPPING)}, got {self.early_stopping!r}."

@@ -66,3 +66,22 @@ def test_epochs_default_to_the_side_s_own_unless_a_budget_is_given():
     assert parse()[2].epochs is None and parse()[2].plan(10).epochs == 8
     assert parse("--max-steps", "25")[2].plan(10).epochs == 3
     assert parse("--max-steps", "25", "--epochs", "2")[2].plan(10).epochs == 2
+
+
+@pytest.mark.parametrize("side", ["classifier", "translator"])
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"learning_rate": 0.0}, "--learning-rate must be positive, got 0.0"),
+        ({"label_smoothing": 1.0}, "--label-smoothing must be in [0, 1), got 1.0"),
+        ({"weight_decay": -0.01}, "--weight-decay must be >= 0, got -0.01"),
+        ({"clip_norm": 0.0}, "--clip-norm must be positive, got 0.0"),
+    ],
+)
+def test_both_trainers_refuse_the_same_bad_optimizer_options(side, option, message):
+    from scratch.translation.args import TranslationArguments
+
+    arguments = ScratchArguments if side == "classifier" else TranslationArguments
+    with pytest.raises(ValueError) as refused:
+        arguments(**option)
+    assert str(refused.value) == message + "."
