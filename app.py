@@ -1,4 +1,5 @@
-"""Gradio demo: type a text and see what the fine-tuned and the from-scratch model say, side by side.
+"""Gradio demo: type a text and see what the fine-tuned and the from-scratch model (and a distilled student,
+when the report has one) say, side by side.
 
     python app.py                                   # serves the newest report under reports/
     python app.py --report reports/sst2             # a report directory and its runs
@@ -102,13 +103,14 @@ class Loaded:
 def load_app(args: AppArguments) -> Loaded:
     """Reads the report and runs `args` name and warms each model up with one prediction.
 
-    Translation runs (run.json `task_kind: "translation"`) load as translators, named as the report names
+    Classifiers are named by their sides, and a second run of a side as the report names it (`scratch-distilled`),
+    else by its directory; translation runs (run.json `task_kind: "translation"`) load as translators, named as the report names
     them, else by their directories. A missing report or an unloadable run is reported, not fatal.
     """
     report_dir, run_dirs = resolve_sources(args.report, args.runs)
     report = load_report(report_dir) if report_dir is not None else None
     translation_dirs = [path for path in run_dirs if is_translation_run(path)]
-    models, problems = load_models([path for path in run_dirs if path not in translation_dirs])
+    models, problems = load_models([path for path in run_dirs if path not in translation_dirs], report_dir)
     translators, failed = load_translators(translation_dirs, report_dir)
     problems += failed
     if not models and not translators and run_dirs:

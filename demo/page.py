@@ -11,10 +11,19 @@ from typing import Any
 
 import gradio as gr
 
-from compare.run.profiles import SIDES
 from core.translator import TASK_KIND
 from demo import report_view
-from demo.prediction import DEFAULT_MAX_CHARS, TITLES, attention_figure, classify_timed, explain, render_results
+from demo.prediction import (
+    BOTH,
+    DEFAULT_MAX_CHARS,
+    attention_figure,
+    attention_model,
+    classify_timed,
+    explain,
+    model_names,
+    render_results,
+    title,
+)
 from demo.sources import CREATE_COMMAND, Example, Report
 from demo.translate_tab import attention_view, translate_tab
 from demo.translation import TRANSLATE_COMMAND, Bergamot
@@ -85,7 +94,8 @@ def build_demo(
     """The whole page over already loaded models; prediction callbacks close over `models` and `translators`.
 
     Args:
-        models: classifiers keyed by side (`finetune`, `scratch`); either or both may be missing.
+        models: classifiers keyed by name (`finetune`, `scratch`, and any other, such as `scratch-distilled`);
+            any may be missing.
         report: the report to show, or None.
         examples: test-split examples; default: the report's.
         translators: translation models keyed by name; with any, a Translate tab (and no Classify tab unless
@@ -94,8 +104,8 @@ def build_demo(
     """
     examples = report.examples if examples is None and report is not None else examples or []
     translators = translators or {}
-    title = "Translation: from scratch vs. bergamot" if translators and not models else TITLE
-    with gr.Blocks(title=title) as demo:
+    page_title = "Translation: from scratch vs. bergamot" if translators and not models else TITLE
+    with gr.Blocks(title=page_title) as demo:
         gr.Markdown(header(models, report, problems or [], translators))
         if models or not translators:
             _classify_tab(models, examples, max_chars)
@@ -107,22 +117,41 @@ def build_demo(
     return demo
 
 
+def model_choices(models: dict[str, Any]) -> list[tuple[str, str]]:
+    """The Classify tab's radio entries, (label, value): every model together, then each model on its own
+    (`finetune` and `scratch` marked when they are not loaded)."""
+    together = f"All {len(models)}, side by side" if len(models) > 2 else "Both, side by side"
+    alone = [(title(name) + ("" if name in models else " (not loaded)"), name) for name in model_names(models)]
+    return [(together, BOTH), *alone]
+
+
+def draw_attention(found: Any, layer: int, head: int) -> Any:
+    """The heatmap of what `explain` found, or None; a layer or head the model lacks (the choosers are sized
+    for the deepest model) falls back to its last layer, or the mean over its heads."""
+    if not found:
+        return None
+    layers, heads = found[1].shape[:2]
+    return attention_figure(*found, min(layer, layers - 1), head if head < heads else -1)
+
+
 def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: int) -> None:
     """The Classify tab inside the current `gr.Blocks` and its `/classify` endpoint; callbacks close over `models`."""
-    scratch = models.get("scratch")
-    probe = explain(scratch, "attention", max_chars) if scratch is not None else None
-    layers, heads = probe[1].shape[:2] if probe else (0, 0)
+    names = model_names(models)
+    probes = [explain(model, "attention", max_chars) for model in models.values() if hasattr(model, "explain")]
+    shapes = [probe[1].shape[:2] for probe in probes if probe]
+    layers = max((shape[0] for shape in shapes), default=0)  # the choosers fit the deepest, widest model
+    heads = max((shape[1] for shape in shapes), default=0)
 
     def run_classify(text: str, model: str) -> tuple[dict[str, Any], dict[str, float]]:
-        """Classifies `text` with `model` (finetune, scratch or both): {model: {label: probability}} or {"error"}."""
+        """Classifies `text` with `model` (`both` or a model's name): {model: {label: probability}} or {"error"}."""
         return classify_timed(text, model, models, max_chars)
 
-    def run_explain(text: str, choice: str, layer: int, head: int) -> tuple[Any, Any]:
-        found = explain(scratch, text, max_chars) if choice in ("both", "scratch") else None
-        return found, attention_figure(*found, layer, head) if found else None
+    def show_results(result: dict[str, Any], latencies: dict[str, float]) -> tuple[Any, ...]:
+        return render_results(result, latencies, names)
 
-    def redraw(found: Any, layer: int, head: int) -> Any:
-        return attention_figure(*found, layer, head) if found else None
+    def run_explain(text: str, choice: str, layer: int, head: int) -> tuple[Any, Any]:
+        found = explain(attention_model(models, choice), text, max_chars)
+        return found, draw_attention(found, layer, head)
 
     with gr.Tab("Classify"):
         with gr.Row(equal_height=False):
@@ -140,12 +169,8 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                     visible=any(e.gold is not None for e in examples),
                 )
                 choice = gr.Radio(
-                    [
-                        ("Both, side by side", "both"),
-                        (TITLES["finetune"] + ("" if "finetune" in models else " (not loaded)"), "finetune"),
-                        (TITLES["scratch"] + ("" if "scratch" in models else " (not loaded)"), "scratch"),
-                    ],
-                    value="both" if len(models) != 1 else next(iter(models)),
+                    model_choices(models),
+                    value=BOTH if len(models) != 1 else next(iter(models)),
                     label="Model",
                     elem_id="choice",
                 )
@@ -155,12 +180,12 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                 with gr.Row():
                     panels = [
                         gr.Label(
-                            label=TITLES[side],
+                            label=title(name),
                             num_top_classes=8,
-                            elem_id=f"label-{side}",
+                            elem_id=f"label-{name}",
                             elem_classes="label-panel",
                         )
-                        for side in SIDES
+                        for name in names
                     ]
                 latency = gr.Markdown(elem_id="latency")
                 with gr.Accordion("API response (JSON)", open=False):
@@ -168,27 +193,28 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
         if examples:
             disagree = [e for e in examples if e.disagreement]
             agree = [e for e in examples if not e.disagreement]
-            for rows, title in ((disagree, "Test texts the two models disagree on"), (agree, "More test texts")):
+            who = "the two models" if len(models) <= 2 else "the models"
+            for rows, heading in ((disagree, f"Test texts {who} disagree on"), (agree, "More test texts")):
                 if rows:
                     gr.Examples(
                         [[e.text, "" if e.gold is None else str(e.gold)] for e in rows],
                         inputs=[text, gold],
-                        label=title,
+                        label=heading,
                     )
-        if scratch is not None:
-            with gr.Accordion("Where the from-scratch model looks (attention)", open=probe is not None):
-                if probe is None:
+        if probes:
+            with gr.Accordion("Where the from-scratch model looks (attention)", open=bool(shapes)):
+                if not shapes:
                     gr.Markdown("The from-scratch model did not return attention weights.")
                 layer, head, heatmap = attention_view(layers, heads, "Attention", "attention")
                 found = gr.State(None)
         latencies = gr.State({})
 
     event = gr.on([button.click, text.submit], run_classify, [text, choice], [answer, latencies], api_name="classify")
-    event.then(render_results, [answer, latencies], [*panels, latency, status], api_visibility="private")
-    if scratch is not None:
+    event.then(show_results, [answer, latencies], [*panels, latency, status], api_visibility="private")
+    if probes:
         event.then(run_explain, [text, choice, layer, head], [found, heatmap], api_visibility="private")
         for chooser in (layer, head):
-            chooser.change(redraw, [found, layer, head], heatmap, api_visibility="private")
+            chooser.change(draw_attention, [found, layer, head], heatmap, api_visibility="private")
 
 
 def _report_tab(report: Report | None, models: dict[str, Any], translators: dict[str, Any]) -> None:

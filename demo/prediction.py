@@ -1,5 +1,6 @@
 """Predicting in the demo: plain functions the page's callbacks and the tests call directly.
 
+Models are keyed by name: `finetune` and `scratch`, and any other the report names (`scratch-distilled`).
 `classify` is what the `/classify` endpoint returns; `warm_up` runs one prediction per model before the
 server starts, so that the first latency a user sees is a real one, not graph tracing.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,26 +20,41 @@ from demo.sources import CREATE_COMMAND
 
 logger = logging.getLogger(__name__)
 
-CHOICES = ("both", *SIDES)
-TITLES = {"finetune": "Fine-tuned BERT", "scratch": "From-scratch Transformer"}
+BOTH = "both"
+TITLES = {
+    "finetune": "Fine-tuned BERT",
+    "scratch": "From-scratch Transformer",
+    "scratch-distilled": "From-scratch Transformer, distilled",
+}
 DEFAULT_MAX_CHARS = 5000
 HEATMAP_TOKENS = 48
 PADDING_TOKENS = frozenset({"", "[PAD]", "<pad>"})
 WARM_UP_TEXT = "A first text, so that the model has traced its prediction before anyone asks."
 
 
+def title(name: str) -> str:
+    """How the page calls the model named `name`: a description for the names `compare run` gives, else the name."""
+    return TITLES.get(name, name)
+
+
+def model_names(models: dict[str, Any]) -> list[str]:
+    """The models the page offers, in panel order: `finetune` and `scratch` whether loaded or not, then every
+    other loaded model in load order."""
+    return [*SIDES, *(name for name in models if name not in SIDES)]
+
+
 def warm_up(models: dict[str, Any]) -> list[str]:
     """One single-text prediction per model (the path a request takes); returns what went wrong, if anything."""
     problems = []
-    for side, model in models.items():
+    for name, model in models.items():
         start = time.perf_counter()
         try:
             predict(model, WARM_UP_TEXT)
         except Exception as error:  # noqa: BLE001 - shown on the page; each request will say so again
-            logger.exception("The %s model failed its warm-up prediction", side)
-            problems.append(f"The {side} model failed its first prediction: {error}")
+            logger.exception("The %s model failed its warm-up prediction", name)
+            problems.append(f"The {name} model failed its first prediction: {error}")
             continue
-        logger.info("Warmed up the %s model in %.0f ms", side, (time.perf_counter() - start) * 1000)
+        logger.info("Warmed up the %s model in %.0f ms", name, (time.perf_counter() - start) * 1000)
     return problems
 
 
@@ -49,6 +66,13 @@ def check_text(text: Any, max_chars: int, empty: str = "Type or paste some text 
         return (
             f"The text has {len(text):,} characters; this demo accepts at most {max_chars:,}. "
             "Shorten it, or start the app with a larger --max-chars."
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:  # only a lone surrogate cannot be encoded; tokenizers fail on it obscurely
+        return (
+            "The text holds characters that are not valid Unicode (a lone surrogate at character "
+            f"{error.start + 1:,}); paste it again as plain text."
         )
     return None
 
@@ -68,10 +92,11 @@ def classify_timed(
     problem = check_text(text, max_chars)
     if problem:
         return {"error": problem}, {}
-    if choice not in CHOICES:
-        return {"error": f"Unknown model {choice!r}; choose one of {', '.join(CHOICES)}."}, {}
-    sides = list(SIDES) if choice == "both" else [choice]
-    missing = [side for side in sides if side not in models]
+    names = model_names(models)
+    if choice != BOTH and choice not in names:
+        return {"error": f"Unknown model {choice!r}; choose one of {', '.join([BOTH, *names])}."}, {}
+    wanted = names if choice == BOTH else [choice]
+    missing = [name for name in wanted if name not in models]
     if missing:
         loaded = ", ".join(models) or "none"
         return {
@@ -79,14 +104,14 @@ def classify_timed(
             f"Start the app with --runs pointing at a {missing[0]} run, or create runs with `{CREATE_COMMAND}`."
         }, {}
     result, latencies = {}, {}
-    for side in sides:
+    for name in wanted:
         start = time.perf_counter()
         try:
-            result[side] = predict(models[side], text)
+            result[name] = predict(models[name], text)
         except Exception as error:  # noqa: BLE001 - whatever a user types, the page answers instead of failing
-            logger.exception("The %s model failed on a %d-character text", side, len(text))
-            return {"error": f"The {side} model could not classify this text: {error}"}, {}
-        latencies[side] = (time.perf_counter() - start) * 1000
+            logger.exception("The %s model failed on a %d-character text", name, len(text))
+            return {"error": f"The {name} model could not classify this text: {error}"}, {}
+        latencies[name] = (time.perf_counter() - start) * 1000
     return result, latencies
 
 
@@ -95,17 +120,27 @@ def classify(text: Any, choice: Any, models: dict[str, Any], max_chars: int = DE
     return classify_timed(text, choice, models, max_chars)[0]
 
 
-def render_results(result: dict[str, Any], latencies: dict[str, float]) -> tuple[Any, Any, str, str]:
-    """The two label panels, the latency line and the status message for one `classify` result."""
+def render_results(result: dict[str, Any], latencies: dict[str, float], names: Sequence[str]) -> tuple[Any, ...]:
+    """One label panel per model in `names` (in that order), the latency line and the status message for one
+    `classify` result; a model that did not answer gets an empty panel."""
     if "error" in result:
-        return None, None, "", f"**{result['error']}**"
-    panels = tuple(result.get(side) for side in SIDES)
-    latency = " · ".join(f"{TITLES[side]}: **{ms:.1f} ms**" for side, ms in latencies.items())
+        return *(None for _ in names), "", f"**{result['error']}**"
+    panels = tuple(result.get(name) for name in names)
+    latency = " · ".join(f"{title(name)}: **{ms:.1f} ms**" for name, ms in latencies.items())
     return *panels, f"Latency (one text, this machine): {latency}", ""
 
 
+def attention_model(models: dict[str, Any], choice: Any) -> Any:
+    """The model whose attention goes with `choice`: the chosen model when it can explain itself (a
+    from-scratch one), else for `both` the `scratch` model; None when there is none."""
+    chosen = models.get(choice) if isinstance(choice, str) else None
+    if hasattr(chosen, "explain"):
+        return chosen
+    return models.get("scratch") if choice == BOTH else None
+
+
 def explain(model: Any, text: Any, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[list[str], np.ndarray] | None:
-    """The from-scratch model's tokens and attention `(layers, heads, T, T)`, or None when there is none."""
+    """A from-scratch model's tokens and attention `(layers, heads, T, T)`, or None when there is none."""
     if model is None or not hasattr(model, "explain") or check_text(text, max_chars):
         return None
     try:

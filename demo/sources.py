@@ -258,24 +258,38 @@ def load_translators(run_dirs: list[Path], report_dir: Path | None = None) -> tu
     return translators, problems
 
 
-def load_models(run_dirs: list[Path]) -> tuple[dict[str, Any], list[str]]:
-    """Loads each run through `core.classifier.load`, keyed by side; returns them and what went wrong.
+def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[dict[str, Any], list[str]]:
+    """Loads each classification run through `core.classifier.load`; returns them by name and what went wrong.
 
-    A run that fails to load is reported on the page rather than stopping the demo.
+    A run is named by its side (`finetune`, `scratch`); when another run of its side came first, as the report at
+    `report_dir` names it (`scratch-distilled`, say), else by its directory's name; when those are taken too,
+    it is ignored. A run that fails to load is reported on the page rather than stopping the demo.
     """
+    recorded = report_names(report_dir)
     models: dict[str, Any] = {}
     sources: dict[str, Path] = {}
     problems = []
-    for run_dir in run_dirs:
+    for run_dir in map(Path, run_dirs):
         try:
-            side = read_run_json(run_dir)["side"]
-            if side in models:
-                problems.append(f"Ignored {run_dir}: the {side} run {sources[side]} is already being served.")
+            candidates = [read_run_json(run_dir)["side"], recorded.get(run_dir.resolve()), run_dir.name]
+            candidates = list(dict.fromkeys(name for name in candidates if name))
+            name = next((n for n in candidates if n not in models), None)
+            if name is None:
+                taken = ", ".join(f"{n} ({sources[n]})" for n in candidates)
+                problems.append(f"Ignored {run_dir}: every name it could be served under is taken: {taken}.")
                 continue
-            models[side], sources[side] = load(run_dir), Path(run_dir)
+            models[name], sources[name] = load(run_dir), run_dir
         except Exception as error:  # noqa: BLE001 - any loading failure is shown to the user as is
             logger.exception("Could not load %s", run_dir)
             problems.append(f"Could not load {run_dir}: {error}")
             continue
-        logger.info("Loaded the %s run %s (labels %s)", side, run_dir, models[side].labels)
+        models[name].name = name
+        logger.info("Loaded the run %s as %s (labels %s)", run_dir, name, models[name].labels)
     return models, problems
+
+
+def report_names(report_dir: Path | None) -> dict[Path, str]:
+    """The model name the report at `report_dir` gives each of its runs, by resolved run directory."""
+    if report_dir is None:
+        return {}
+    return {path.resolve(): name for name, path in recorded_runs(report_dir).items()}

@@ -85,6 +85,25 @@ def test_each_model_is_warmed_up_before_the_first_request(tiny_runs: dict, monke
     assert log[before:] == [("finetune", ["a great film"]), ("scratch", ["a great film"])]
 
 
+def test_a_distilled_report_serves_the_student_beside_the_pair(tmp_path: Path, monkeypatch) -> None:
+    from core.rundir import read_run_json, write_run_json
+    from tests.demo.fakes import run_record, write_report
+
+    runs = {}
+    for name, side in (("finetune", "finetune"), ("scratch", "scratch"), ("scratch-distilled", "scratch")):
+        runs[name] = tmp_path / "report" / "runs" / name
+        runs[name].mkdir(parents=True)
+        write_run_json(runs[name], run_record(side))
+    report = write_report(tmp_path / "report", runs)
+    monkeypatch.setattr(sources, "load", lambda run_dir: FakeClassifier(read_run_json(run_dir)["side"]))
+    loaded = app.load_app(app.AppArguments(report=str(report)))
+    assert loaded.problems == [] and list(loaded.models) == ["finetune", "scratch", "scratch-distilled"]
+    text = page_text(page.build_demo(loaded.models, loaded.report))
+    assert "All 3, side by side" in text and "label-scratch-distilled" in text and "Ignored" not in text
+    answer = prediction.classify("a great film", "both", loaded.models)
+    assert list(answer) == ["finetune", "scratch", "scratch-distilled"]
+
+
 def test_arguments_are_safe_by_default_and_checked() -> None:
     from core.args import parse_args
 

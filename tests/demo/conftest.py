@@ -17,6 +17,12 @@ def fakes() -> dict[str, Any]:
     return {"finetune": FakeClassifier("finetune"), "scratch": FakeScratch()}
 
 
+@pytest.fixture
+def three(fakes: dict[str, Any]) -> dict[str, Any]:
+    """The fakes and a distilled student, a shallower from-scratch model, as `compare run --distill` names them."""
+    return {**fakes, "scratch-distilled": FakeScratch("scratch-distilled", layers=1, heads=2)}
+
+
 @pytest.fixture(scope="module")
 def real_models(tiny_runs: dict[str, Path]) -> dict[str, Any]:
     """The two tiny finished runs, loaded the way the app loads them."""

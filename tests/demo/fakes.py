@@ -52,12 +52,12 @@ class FakeClassifier:
 
 
 class FakeScratch(FakeClassifier):
-    """Adds `explain`: tokens padded to 8 with `[PAD]`, attention rows that sum to 1."""
+    """Adds `explain`: tokens padded to 8 with `[PAD]`, attention rows that sum to 1; `name` tells a distilled
+    student (also `side: scratch`) apart, and it may have other `layers` and `heads`."""
 
-    layers, heads = 2, 3
-
-    def __init__(self) -> None:
+    def __init__(self, name: str = "scratch", layers: int = 2, heads: int = 3) -> None:
         super().__init__("scratch")
+        self.name, self.layers, self.heads = name, layers, heads
 
     def explain(self, text: str) -> tuple[list[str], np.ndarray]:
         tokens = (text.lower().split()[:8] + ["[PAD]"] * 8)[:8]

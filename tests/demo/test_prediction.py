@@ -71,7 +71,8 @@ def test_input_the_models_must_not_see_is_answered_with_a_message(fakes: dict) -
     too_long = prediction.classify("b" * 101, "finetune", fakes, max_chars=100)
     assert too_long["error"].startswith("The text has 101 characters; this demo accepts at most 100.")
     assert "finetune" in prediction.classify("b" * 100, "finetune", fakes, max_chars=100)
-    assert "Unknown model 'bert'" in prediction.classify("fine", "bert", fakes)["error"]
+    unknown = prediction.classify("fine", "bert", fakes)["error"]
+    assert unknown == "Unknown model 'bert'; choose one of both, finetune, scratch."
     only_finetune = {"finetune": fakes["finetune"]}
     missing = prediction.classify("fine", "both", only_finetune)["error"]
     assert missing.startswith("The scratch model is not loaded (loaded: finetune)") and "make report" in missing
@@ -92,14 +93,84 @@ def test_a_failing_model_is_reported_not_raised(fakes: dict) -> None:
         "error": "The finetune model could not classify this text: tensor shapes do not match"
     }
     assert "not all finite" in prediction.classify("fine", "finetune", {"finetune": NotFinite("finetune")})["error"]
-    assert prediction.render_results({"error": "boom"}, {}) == (None, None, "", "**boom**")
+    assert prediction.render_results({"error": "boom"}, {}, ["finetune", "scratch"]) == (None, None, "", "**boom**")
 
 
 def test_render_results_fills_each_panel_and_the_latency_line(fakes: dict) -> None:
     result, latencies = prediction.classify_timed("a great film", "scratch", fakes)
-    finetune, scratch, latency, status = prediction.render_results(result, {"scratch": 3.14159})
+    finetune, scratch, latency, status = prediction.render_results(
+        result, {"scratch": 3.14159}, ["finetune", "scratch"]
+    )
     assert finetune is None and scratch == result["scratch"] and status == ""
     assert latency == "Latency (one text, this machine): From-scratch Transformer: **3.1 ms**"
+
+
+def test_a_distilled_student_is_offered_and_answers_beside_the_pair(three: dict) -> None:
+    names = prediction.model_names(three)
+    assert names == ["finetune", "scratch", "scratch-distilled"]
+    text = "a great film, superb acting"
+    result, latencies = prediction.classify_timed(text, "both", three)
+    assert list(result) == names and list(latencies) == names
+    for name, probs in result.items():
+        np.testing.assert_allclose(list(probs.values()), three[name].predict_proba([text])[0], rtol=1e-6)
+    alone = prediction.classify(text, "scratch-distilled", three)
+    assert alone == {"scratch-distilled": result["scratch-distilled"]}
+    assert prediction.classify(text, "student", three) == {
+        "error": "Unknown model 'student'; choose one of both, finetune, scratch, scratch-distilled."
+    }
+    missing = prediction.classify(text, "both", {"scratch-distilled": three["scratch-distilled"]})["error"]
+    assert missing.startswith("The finetune and scratch model is not loaded (loaded: scratch-distilled)")
+
+
+def test_render_results_fills_the_panels_in_the_order_given(three: dict) -> None:
+    names = ["finetune", "scratch", "scratch-distilled"]
+    result, _ = prediction.classify_timed("a dull mess", "both", three)
+    latencies = {"finetune": 12.0, "scratch": 2.31, "scratch-distilled": 1.5}
+    *panels, latency, status = prediction.render_results(result, latencies, names)
+    assert panels == [result[name] for name in names] and status == ""
+    assert latency == (
+        "Latency (one text, this machine): Fine-tuned BERT: **12.0 ms** · From-scratch Transformer: **2.3 ms** · "
+        "From-scratch Transformer, distilled: **1.5 ms**"
+    )
+    alone = {"scratch-distilled": result["scratch-distilled"]}
+    assert prediction.render_results(alone, {"scratch-distilled": 1.0}, names)[:3] == (
+        None,
+        None,
+        alone["scratch-distilled"],
+    )
+    assert prediction.render_results({"error": "boom"}, {}, names) == (None, None, None, "", "**boom**")
+
+
+def test_models_are_titled_by_name() -> None:
+    assert [prediction.title(n) for n in ("finetune", "scratch", "scratch-distilled", "scratch-seed43")] == [
+        "Fine-tuned BERT",
+        "From-scratch Transformer",
+        "From-scratch Transformer, distilled",
+        "scratch-seed43",
+    ]
+
+
+def test_the_heatmap_follows_the_chosen_from_scratch_model(three: dict) -> None:
+    assert prediction.attention_model(three, "scratch-distilled") is three["scratch-distilled"]
+    assert prediction.attention_model(three, "scratch") is three["scratch"]
+    assert prediction.attention_model(three, "both") is three["scratch"]
+    assert prediction.attention_model(three, "finetune") is None
+    assert prediction.attention_model({"finetune": three["finetune"]}, "both") is None
+    assert prediction.attention_model(three, ["scratch"]) is None  # whatever the API is sent
+    _, attention = prediction.explain(prediction.attention_model(three, "scratch-distilled"), "a great film")
+    assert attention.shape == (1, 2, 3, 3)
+
+
+def test_text_that_is_not_valid_unicode_is_answered_with_a_message(fakes: dict) -> None:
+    text = "a great \ud800 film"  # a lone surrogate, as a JSON request can carry it
+    expected = (
+        "The text holds characters that are not valid Unicode (a lone surrogate at character 9); "
+        "paste it again as plain text."
+    )
+    assert prediction.check_text(text, 100) == expected
+    assert prediction.classify(text, "both", fakes) == {"error": expected}
+    assert prediction.explain(fakes["scratch"], text) is None
+    assert prediction.check_text("a great \U0001f3ac film", 100) is None  # a character beyond the BMP is fine
 
 
 def test_explain_drops_padding_and_the_heatmap_shows_the_chosen_head(fakes: dict) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from compare.report.locate import report_run_dirs
-from core.rundir import write_run_json
+from core.rundir import read_run_json, write_run_json
 from core.translator import is_translation_run
 from demo import report_view, sources
-from tests.demo.fakes import run_record, write_report
+from tests.demo.fakes import FakeClassifier, FakeScratch, run_record, write_report
 
 
 def test_examples_put_disagreements_first_and_spread_over_gold_labels(tmp_path: Path) -> None:
@@ -88,6 +88,53 @@ def test_runs_that_fail_to_load_are_listed_not_fatal(tmp_path: Path) -> None:
         f"Could not load {tmp_path / 'broken'}",
         f"Could not load {tmp_path / 'second'}",  # a failed run does not block the next one of its side
     ]
+
+
+def fake_load(run_dir: Path) -> FakeClassifier:
+    """Stands in for `core.classifier.load` (tested with real runs elsewhere): a fake of the run's side."""
+    side = read_run_json(run_dir)["side"]
+    return FakeScratch() if side == "scratch" else FakeClassifier(side)
+
+
+def test_a_distilled_report_serves_its_three_models_by_their_report_names(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sources, "load", fake_load)
+    runs = {}
+    for name, side in (("finetune", "finetune"), ("scratch", "scratch"), ("scratch-distilled", "scratch")):
+        runs[name] = tmp_path / "report" / "runs" / f"{name}-seed42"  # named by the report, not by the folder
+        runs[name].mkdir(parents=True)
+        write_run_json(runs[name], run_record(side))
+    report = write_report(tmp_path / "report", runs)
+    models, problems = sources.load_models(report_run_dirs(report), report)
+    assert problems == [] and list(models) == ["finetune", "scratch", "scratch-distilled"]
+    assert [model.name for model in models.values()] == list(models)
+    assert models["scratch-distilled"].side == "scratch"
+    without_report, problems = sources.load_models(report_run_dirs(report))
+    assert problems == [] and list(without_report) == ["finetune", "scratch", "scratch-distilled-seed42"]
+
+
+def test_runs_of_one_side_are_told_apart_by_their_folders(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sources, "load", fake_load)
+    paths = [tmp_path / "a" / "scratch", tmp_path / "a" / "student", tmp_path / "b" / "student"]
+    for path in paths:
+        path.mkdir(parents=True)
+        write_run_json(path, run_record("scratch"))
+    models, problems = sources.load_models(paths)
+    assert list(models) == ["scratch", "student"] and models["student"].name == "student"
+    assert problems == [
+        f"Ignored {paths[2]}: every name it could be served under is taken: scratch ({paths[0]}), student ({paths[1]})."
+    ]
+
+
+def test_a_report_with_its_own_names_still_serves_each_side_under_the_side_s_name(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(sources, "load", fake_load)
+    runs = {}
+    for name, side in (("ft", "finetune"), ("sc", "scratch")):  # compare report --names ft sc
+        runs[name] = tmp_path / "report" / "runs" / name
+        runs[name].mkdir(parents=True)
+        write_run_json(runs[name], run_record(side))
+    report = write_report(tmp_path / "report", runs)
+    models, problems = sources.load_models(report_run_dirs(report), report)
+    assert problems == [] and list(models) == ["finetune", "scratch"]  # so "both" classifies with the two
 
 
 def test_translation_examples_put_the_sentences_the_systems_differ_on_most_first(tmp_path: Path) -> None:
