@@ -57,6 +57,14 @@ EVAL_BATCH = 64
 Predict = Callable[[list[str]], np.ndarray]  # texts -> probabilities (n, K)
 
 
+class Untracked:
+    """A plain holder that `tf.Module` attribute tracking does not look into: a serving module keeps its Keras
+    model here, so that only the traced functions, not the model's Python-side state, are saved."""
+
+    def __init__(self, model: Any):
+        self.model = model
+
+
 @dataclass
 class ExportArguments:
     """Which run to export and where."""

@@ -24,15 +24,9 @@ from typing import Any
 import tensorflow as tf
 
 from core.errors import UserError
+from core.export import Untracked
 
 STRINGS = tf.TensorSpec([None], tf.string)
-
-
-class _Untracked:
-    """A plain holder that `tf.Module` attribute tracking does not look into."""
-
-    def __init__(self, model: tf.keras.Model):
-        self.model = model
 
 
 def normalize(texts: tf.Tensor, lowercase: bool, strip_accents: bool) -> tf.Tensor:
@@ -118,7 +112,7 @@ class FinetunedServing(tf.Module):
 
     def __init__(self, model: tf.keras.Model, tokenizer, max_length: int, run_dir: Path | None = None):
         super().__init__(name="finetuned_classifier")
-        self._untracked = _Untracked(model)
+        self._untracked = Untracked(model)
         self._untracked.tokenizer = tokenizer
         self._untracked.run_dir = run_dir
         self.weights = list(model.weights)  # what the functions capture; the Keras model itself is not traced

@@ -13,18 +13,13 @@ from typing import Any
 
 import tensorflow as tf
 
+from core.export import Untracked
+
 STRINGS = tf.TensorSpec([None], tf.string)
 INT8_NOTE = (
     "no int8 variant: the from-scratch tokenizer needs TensorFlow string ops that the TFLite interpreter "
     "runs only through the Flex delegate, which TensorFlow's Python package does not link"
 )
-
-
-class Untracked:
-    """A plain holder that `tf.Module` attribute tracking does not look into."""
-
-    def __init__(self, model: tf.keras.Model):
-        self.model = model
 
 
 class ScratchServing(tf.Module):

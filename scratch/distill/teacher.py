@@ -9,7 +9,6 @@ directory is made.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 from core.classifier import Classifier, predict_in_batches
 from core.data import TaskData
 from core.rundir import RunError, check_teacher_splits, read_run_json
+from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
 
@@ -33,16 +33,10 @@ def check_teacher(teacher_dir: str | Path, data: TaskData) -> dict[str, Any]:
         RunError: naming the teacher and, for a mismatch, both label sets or both fingerprints.
     """
     teacher_dir = Path(teacher_dir)
-    raw = teacher_dir / "run.json"
-    if raw.is_file():
-        try:
-            kind = json.loads(raw.read_text(encoding="utf-8")).get("task_kind")
-        except (ValueError, AttributeError):
-            kind = None
-        if kind == "translation":
-            raise RunError(
-                f"--teacher {teacher_dir} is a translation run; a teacher must be a classification run on this task."
-            )
+    if is_translation_run(teacher_dir):
+        raise RunError(
+            f"--teacher {teacher_dir} is a translation run; a teacher must be a classification run on this task."
+        )
     try:
         run = read_run_json(teacher_dir)
     except RunError as error:

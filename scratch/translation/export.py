@@ -14,8 +14,8 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from core.export import Untracked
 from core.rundir import SAVED_MODEL_DIR
-from scratch.export import Untracked
 from scratch.translation import decoding
 from scratch.translation.model import TranslationModel
 from scratch.translation.tokenizer import PAD_ID, SubwordTokenizer, encode_source
