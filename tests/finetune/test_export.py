@@ -279,3 +279,17 @@ def test_a_failed_export_leaves_nothing_behind(base_run: Path, tmp_path: Path, c
     with pytest.raises(RuntimeError, match="the converter failed"):
         main(["export", str(base_run), "--output-dir", str(tmp_path / "out")])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
+def test_the_serving_benchmark_times_every_path_of_the_export(exported: Path, base_run: Path) -> None:
+    from compare.bench.serving import measure
+
+    result = measure(base_run, exported, TEXTS, samples=3)
+    record = json.loads((exported / "export.json").read_text())
+    assert result["side"] == "finetune" and result["texts"] == len(TEXTS) and result["samples"] == 3
+    for path in ("current", "float", "int8", "onnx_int8"):
+        timed = result[path]
+        assert 0 < timed["p50_ms"] <= timed["p95_ms"] and timed["batch_per_s"] > 0
+    assert result["int8_vs_current_p50"] == pytest.approx(result["int8"]["p50_ms"] / result["current"]["p50_ms"])
+    assert result["int8_accuracy_change"] == record["test"]["int8_accuracy_change"]
+    assert result["onnx_int8_accuracy"] == record["test"]["onnx_int8_accuracy"]
