@@ -1,7 +1,8 @@
 """One joint, cased, exactly reversible subword vocabulary for both languages (SentencePiece).
 
 Identity normalisation, whitespace kept as written and byte fallback for characters the vocabulary lacks,
-so `detokenize(tokenize(s)) == s` for every string. SentencePiece's own dummy prefix would lose a text's
+so `detokenize(tokenize(s)) == s` for every string without U+2581 (SentencePiece's word-boundary mark, which
+detokenizes as a space wherever it stands). SentencePiece's own dummy prefix would lose a text's
 leading spaces, so the tokenizer adds one space itself and removes exactly that one when detokenizing: every
 word then starts with the word-boundary mark, the first included. Trained in Python on the train split,
 applied inside the graph by `tensorflow_text.SentencepieceTokenizer`, so a saved model takes raw strings.
