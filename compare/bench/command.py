@@ -54,7 +54,7 @@ class BenchProfile:
 
 BENCH_PROFILES = {
     "quick": BenchProfile(
-        rounds=3, steps={"finetune": 3, "scratch": 20}, warmup={"finetune": 2, "scratch": 5}, latency_samples=50
+        rounds=3, steps={"finetune": 3, "scratch": 20}, warmup={"finetune": 2, "scratch": 5}, latency_samples=200
     ),
     "full": BenchProfile(
         rounds=6, steps={"finetune": 6, "scratch": 60}, warmup={"finetune": 3, "scratch": 10}, latency_samples=200

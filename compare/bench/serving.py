@@ -37,13 +37,20 @@ class ServingBenchArguments:
 
 
 def time_single_texts(paths: dict[str, Predict], texts: list[str], samples: int) -> dict[str, dict]:
-    """p50/p95 milliseconds of one-text calls per path, the paths taking turns in `ROUNDS` rounds."""
+    """p50/p95 milliseconds of one-text calls per path, the paths taking turns in `ROUNDS` rounds.
+
+    Each turn starts with one untimed call: the first call after another path pays for the switch (the other
+    runtime's spinning threads, cold caches), which a deployed path, serving alone, does not.
+    """
     picked = [texts[i % len(texts)] for i in range(samples)]
     for predict in paths.values():
         predict(picked[:1])  # warm-up: tracing, allocation
     times: dict[str, list[float]] = {name: [] for name in paths}
     for part in np.array_split(np.arange(samples), ROUNDS):
         for name, predict in paths.items():
+            if not len(part):  # fewer samples than rounds
+                continue
+            predict([picked[part[0]]])  # the switch from the previous path, untimed
             for i in part:
                 start = time.perf_counter()
                 predict([picked[i]])

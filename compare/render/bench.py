@@ -105,7 +105,8 @@ def serving_table(bench: dict) -> Table:
         if entry.get(f"{p}_accuracy_change") is not None
     ]
     note = (
-        "Single-text calls, the paths taking turns in the same process; p50 ratio against the Classifier. "
+        "Single-text calls, the paths taking turns in the same process (each turn after one untimed call); "
+        "p50 ratio against the Classifier. "
         "Accuracy on the test split, from export.json."
         + (f" int8 against float: {'; '.join(changes)}." if changes else "")
     )
