@@ -146,3 +146,16 @@ def test_an_interruption_between_checkpoint_and_state_retrains_that_epoch_from_t
     assert history[0] == epochs[0]
     # epoch 2 trained again from epoch 1's weights and optimizer, as the first time: the same losses
     assert (history[1]["loss"], history[1]["val_loss"]) == (epochs[1]["loss"], epochs[1]["val_loss"])
+
+
+def test_the_same_seed_trains_the_same_run(tmp_path):
+    toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=9))
+    flags = ["--epochs", "2", "--early-stopping", "loss", "--seed", "3"]
+    runs = [read_translation_run(train_tiny(tiny_command(toy, tmp_path / name, *flags))) for name in ("a", "b")]
+    histories = [
+        [{k: v for k, v in row.items() if k != "train_seconds"} for row in run["training"]["history"]] for run in runs
+    ]
+    assert histories[0] == histories[1] and len(histories[0]) == 2
+    assert runs[0]["validation"] == runs[1]["validation"]
+    other = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "c", *flags[:-1], "4")))
+    assert other["training"]["history"][0]["loss"] != histories[0][0]["loss"]  # the seed is what made them equal
