@@ -21,8 +21,9 @@ from compare.progress import Progress, setup_logging
 from compare.report.results import predictions
 from core.args import parse_args
 from core.classifier import Classifier, find_runs, load
-from core.data import DataError, as_text, read_table
+from core.data import as_text
 from core.rundir import RunError
+from core.tables import DataError, read_table
 from core.translator import is_translation_run
 from core.translator import load as load_translator
 
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def read_texts(path: Path, columns: list[str]) -> tuple[pd.DataFrame, list[str]]:
-    """The input rows (read as the training data is, `core.data.read_table`) and their texts: the columns
+    """The input rows (read as the training data is, `core.tables.read_table`) and their texts: the columns
     joined with a space, missing values as empty text."""
     frame = read_table(path)
     missing = [c for c in columns if c not in frame.columns]

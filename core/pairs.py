@@ -20,7 +20,8 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from core.args import DATA_DIR_ENV, OptionsError, check_data_source, options_file_flags
-from core.data import SPLITS, DataError, as_text, carve_missing_splits, read_delimited, read_table
+from core.data import SPLITS, as_text, carve_missing_splits
+from core.tables import DataError, read_delimited, read_table
 
 logger = logging.getLogger(__name__)
 
