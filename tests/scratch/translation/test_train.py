@@ -181,3 +181,26 @@ def test_an_existing_output_directory_is_refused_before_the_vocabulary_is_traine
     _refused(
         tiny_command(toy_file, tmp_path / "new", "--resume"), tmp_path / "new", capsys, "--resume: no unfinished run"
     )
+
+
+def test_the_vocabulary_is_trained_on_the_train_split_alone(toy_file, tmp_path, monkeypatch):
+    import scratch.translation.train as train_module
+
+    class Stop(Exception):
+        pass
+
+    seen: list[str] = []
+
+    def spy(texts, *args, **kwargs):
+        seen.extend(texts)
+        raise Stop  # the vocabulary is what this test is about: no need to train
+
+    monkeypatch.setattr(train_module, "train_sentencepiece", spy)
+    with pytest.raises(Stop):
+        main(tiny_command(toy_file, tmp_path / "run"))
+    options = PairDataArguments(train_file=str(toy_file), source_column="pt", target_column="en", seed=0, max_length=32)
+    splits = load_pairs(options).splits
+    assert seen == splits["train"].sources + splits["train"].targets
+    held_out = set(splits["validation"].sources + splits["test"].sources) - set(splits["train"].sources)
+    assert held_out and not held_out & set(seen)  # the carved validation and test sources never reach it
+    assert not (tmp_path / "run").exists() and not (tmp_path / "run.partial").exists()
