@@ -103,9 +103,9 @@ class Loaded:
 def load_app(args: AppArguments) -> Loaded:
     """Reads the report and runs `args` name and warms each model up with one prediction.
 
-    Classifiers are named by their sides, and a second run of a side as the report names it (`scratch-distilled`),
-    else by its directory; translation runs (run.json `task_kind: "translation"`) load as translators, named as the report names
-    them, else by their directories. A missing report or an unloadable run is reported, not fatal.
+    Classifiers are named as `demo.sources.load_models` says (`finetune`, `scratch`, `scratch-distilled`);
+    translation runs (run.json `task_kind: "translation"`) load as translators, named as the report names them,
+    else by their directories. A missing report or an unloadable run is reported, not fatal.
     """
     report_dir, run_dirs = resolve_sources(args.report, args.runs)
     report = load_report(report_dir) if report_dir is not None else None

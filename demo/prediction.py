@@ -95,7 +95,8 @@ def classify_timed(
     names = model_names(models)
     if choice != BOTH and choice not in names:
         return {"error": f"Unknown model {choice!r}; choose one of {', '.join([BOTH, *names])}."}, {}
-    wanted = names if choice == BOTH else [choice]
+    loaded = [name for name in names if name in models]
+    wanted = (loaded if len(loaded) > 1 else names) if choice == BOTH else [choice]  # both: every loaded model
     missing = [name for name in wanted if name not in models]
     if missing:
         loaded = ", ".join(models) or "none"

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from compare.report.locate import find_newest_report, recorded_runs, report_run_dirs
+from compare.run.distill import STUDENT
 from core.classifier import find_runs, load
 from core.rundir import read_run_json
 from core.translator import TASK_KIND as TRANSLATION
@@ -261,9 +262,10 @@ def load_translators(run_dirs: list[Path], report_dir: Path | None = None) -> tu
 def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[dict[str, Any], list[str]]:
     """Loads each classification run through `core.classifier.load`; returns them by name and what went wrong.
 
-    A run is named by its side (`finetune`, `scratch`); when another run of its side came first, as the report at
-    `report_dir` names it (`scratch-distilled`, say), else by its directory's name; when those are taken too,
-    it is ignored. A run that fails to load is reported on the page rather than stopping the demo.
+    A run that the report at `report_dir` (or, without one, its directory's name) calls `scratch-distilled` is
+    served under that name; any other run by its side (`finetune`, `scratch`), and when another run of its side
+    came first, as the report names it, else by its directory's name; when those are taken too, it is ignored.
+    A run that fails to load is reported on the page rather than stopping the demo.
     """
     recorded = report_names(report_dir)
     models: dict[str, Any] = {}
@@ -271,7 +273,9 @@ def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[d
     problems = []
     for run_dir in map(Path, run_dirs):
         try:
-            candidates = [read_run_json(run_dir)["side"], recorded.get(run_dir.resolve()), run_dir.name]
+            given = recorded.get(run_dir.resolve())
+            student = STUDENT if (given or run_dir.name).startswith(STUDENT) else None
+            candidates = [student, read_run_json(run_dir)["side"], given, run_dir.name]
             candidates = list(dict.fromkeys(name for name in candidates if name))
             name = next((n for n in candidates if n not in models), None)
             if name is None:

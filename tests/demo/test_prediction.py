@@ -120,6 +120,8 @@ def test_a_distilled_student_is_offered_and_answers_beside_the_pair(three: dict)
     }
     missing = prediction.classify(text, "both", {"scratch-distilled": three["scratch-distilled"]})["error"]
     assert missing.startswith("The finetune and scratch model is not loaded (loaded: scratch-distilled)")
+    two = {name: three[name] for name in ("scratch", "scratch-distilled")}  # no fine-tuned run among them
+    assert list(prediction.classify(text, "both", two)) == ["scratch", "scratch-distilled"]
 
 
 def test_render_results_fills_the_panels_in_the_order_given(three: dict) -> None:

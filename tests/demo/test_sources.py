@@ -109,7 +109,17 @@ def test_a_distilled_report_serves_its_three_models_by_their_report_names(tmp_pa
     assert [model.name for model in models.values()] == list(models)
     assert models["scratch-distilled"].side == "scratch"
     without_report, problems = sources.load_models(report_run_dirs(report))
-    assert problems == [] and list(without_report) == ["finetune", "scratch", "scratch-distilled-seed42"]
+    assert problems == [] and list(without_report) == ["finetune", "scratch", "scratch-distilled"]
+
+
+def test_the_student_is_served_as_such_whichever_run_comes_first(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(sources, "load", fake_load)
+    paths = [tmp_path / "runs" / "scratch-distilled-seed42", tmp_path / "runs" / "scratch-seed42"]  # sorted order
+    for path in paths:
+        path.mkdir(parents=True)
+        write_run_json(path, run_record("scratch"))
+    models, problems = sources.load_models(paths)
+    assert problems == [] and list(models) == ["scratch-distilled", "scratch"]
 
 
 def test_runs_of_one_side_are_told_apart_by_their_folders(tmp_path: Path, monkeypatch) -> None:
