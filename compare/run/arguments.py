@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from dataclasses import dataclass, field
 
@@ -60,10 +61,20 @@ class SideTrainingArguments:
         from finetune.args import FinetuneArguments
         from scratch.args import ScratchArguments
 
-        commands = [("finetune", FinetuneArguments, self.side_flags("finetune"))]
-        commands.append(("scratch", ScratchArguments, self.side_flags("scratch")))
+        data_flags = {f"--{f.name}" for f in dataclasses.fields(DataArguments)}
+        data_flags |= {flag.replace("_", "-") for flag in data_flags}
+        for option in [*SIDES, "distill"]:
+            given = [flag.split("=")[0] for flag in shlex.split(getattr(self, f"{option}_args"))]
+            if data_flags & set(given):
+                raise ValueError(
+                    f"--{option}-args holds {sorted(data_flags & set(given))[0]}, a data option: give it to this "
+                    "command itself, so that every model trains on the same data."
+                )
+        budget = not getattr(self, "tune", 0)  # a tuning trial brings its own training length
+        commands = [("finetune", FinetuneArguments, self.side_flags("finetune", budget))]
+        commands.append(("scratch", ScratchArguments, self.side_flags("scratch", budget)))
         if self.distill:  # the teacher's path is checked when the student starts: it does not exist yet
-            student = [*self.side_flags("scratch"), "--teacher", "TEACHER", *shlex.split(self.distill_args)]
+            student = [*self.side_flags("scratch", budget), "--teacher", "TEACHER", *shlex.split(self.distill_args)]
             commands.append(("scratch --teacher", ScratchArguments, student))
         for command, arguments, flags in commands:
             try:

@@ -88,6 +88,11 @@ def test_extra_flags_follow_the_profile() -> None:
             "be in (0, 0.01], got 1.0",
         ),
         (["--scratch-args", "--epochs 2 --no-such-flag"], "unrecognized arguments: --no-such-flag"),
+        (
+            ["--scratch-args=--epochs 2 --max-train-samples=100"],
+            "--scratch-args holds --max-train-samples, a data option: give it to this command itself",
+        ),
+        (["--tune", "2", "--finetune-args", "--learning-rate 1"], "--learning-rate must be in (0, 0.01]"),
     ],
 )
 def test_bad_tuning_or_class_weight_is_refused_before_any_training(flags, message, tmp_path, monkeypatch, capsys):
