@@ -21,5 +21,5 @@ def run_costs(run: dict, run_dir: Path) -> dict:
         "train_seconds": run["training"]["seconds"],
         "epochs": run["training"]["epochs_run"],
         "train_rows": run["data"]["splits"].get("train"),
-        "teacher_seconds": distillation.get("seconds"),
+        "teacher_seconds": distillation.get("seconds", distillation.get("labelling_seconds")),  # older runs
     }

@@ -130,3 +130,11 @@ def test_a_finished_run_keeps_no_resume_file(tmp_path: Path) -> None:
     write_run_json(partial, record())
     finish_run(partial, out)
     assert not (out / "resume.json").exists() and (out / "run.json").is_file()
+
+
+def test_a_distilled_run_written_before_distillation_seconds_keeps_its_teacher_time(tmp_path: Path) -> None:
+    from compare.scoring.costs import run_costs
+
+    run = {**record(), "distillation": {"labelling_seconds": 421.7}}
+    assert run_costs(run, tmp_path)["teacher_seconds"] == 421.7
+    assert run_costs({**record(), "distillation": {"seconds": 12.5}}, tmp_path)["teacher_seconds"] == 12.5
