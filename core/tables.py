@@ -75,10 +75,13 @@ def read_delimited(path: Path, sep: str, quoting: int = csv.QUOTE_MINIMAL) -> pd
             )
         except (pd.errors.ParserWarning, pd.errors.ParserError) as error:
             failure = error
-    with open(path, encoding="utf-8-sig", newline="") as file:
-        rows = csv.reader(file, delimiter=sep, quoting=quoting)
-        header = next(rows, [])
-        line = next((rows.line_num for row in rows if len(row) > len(header)), None)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as file:
+            rows = csv.reader(file, delimiter=sep, quoting=quoting)
+            header = next(rows, [])
+            line = next((rows.line_num for row in rows if len(row) > len(header)), None)
+    except csv.Error:  # a field longer than the csv module reads: pandas' own message stands
+        line = None
     if line is None:
         raise failure if isinstance(failure, ValueError) else DataError(f"{path} could not be read: {failure}")
     fix = "remove the extra separators" if quoting == csv.QUOTE_NONE else "quote the fields that hold it"

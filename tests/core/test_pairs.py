@@ -116,6 +116,13 @@ def test_a_tab_inside_a_field_is_an_error_naming_its_line(tmp_path):
         read_pairs(path, "pt", "en")
 
 
+def test_a_field_too_long_for_the_line_scan_still_gives_one_clear_error(tmp_path):
+    path = tmp_path / "train.csv"
+    path.write_text("pt,en\n" + '"' + "a" * 200_000 + '",cat\nola,hello,extra\nb,c\n', encoding="utf-8")
+    with pytest.raises(DataError, match=r"train\.csv could not be read as csv: .*Expected 2 fields in line 3, saw 3"):
+        read_pairs(path, "pt", "en")
+
+
 def test_a_missing_column_lists_the_columns_there_are(tmp_path):
     path = write_tsv(tmp_path / "train.tsv", toy_pairs(5), header=("portuguese", "english"))
     with pytest.raises(DataError, match=r"no column 'pt'\. Its columns are: portuguese, english\. .*--source-column"):
