@@ -33,6 +33,7 @@ import numpy as np
 from core.args import DataArguments
 from core.classifier import predict_in_batches
 from core.rundir import (
+    RESUME_FILE,
     SAVED_MODEL_DIR,
     RunError,
     environment,
@@ -116,6 +117,10 @@ def check_output_dir(args: ExportArguments) -> Path:
     output_dir = Path(args.output_dir)
     if output_dir.resolve() in (Path(args.run_dir).resolve(), *Path(args.run_dir).resolve().parents):
         raise RunError(f"--output-dir {output_dir} holds the run {args.run_dir}; choose a directory outside it.")
+    if output_dir.is_symlink():
+        raise RunError(f"--output-dir {output_dir} is a symbolic link; give the directory it points to.")
+    if (partial_path(output_dir) / RESUME_FILE).is_file():
+        raise RunError(f"{partial_path(output_dir)} is an unfinished training run; choose another --output-dir.")
     if not output_dir.exists():
         return output_dir
     if not args.overwrite:

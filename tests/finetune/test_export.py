@@ -230,6 +230,23 @@ def test_an_output_directory_that_holds_the_run_is_refused_even_with_overwrite(b
     assert sorted(p.name for p in run.iterdir()) == files
 
 
+def test_a_symlink_or_an_unfinished_training_run_is_not_an_output_directory(base_run: Path, tmp_path: Path, capsys):
+    (tmp_path / "earlier").mkdir()
+    (tmp_path / "earlier" / "export.json").write_text("{}")
+    (tmp_path / "link").symlink_to(tmp_path / "earlier")
+    assert refuse(["export", str(base_run), "--output-dir", str(tmp_path / "link"), "--overwrite"], capsys) == (
+        f"error: --output-dir {tmp_path / 'link'} is a symbolic link; give the directory it points to."
+    )
+    (tmp_path / "training.partial").mkdir()
+    (tmp_path / "training.partial" / "resume.json").write_text("{}")
+    assert refuse(["export", str(base_run), "--output-dir", str(tmp_path / "training")], capsys) == (
+        f"error: {tmp_path / 'training.partial'} is an unfinished training run; choose another --output-dir."
+    )
+    assert (tmp_path / "training.partial" / "resume.json").is_file() and (
+        tmp_path / "earlier" / "export.json"
+    ).is_file()
+
+
 def test_overwrite_replaces_only_an_earlier_export(base_run: Path, tmp_path: Path, capsys):
     notes = tmp_path / "notes"
     notes.mkdir()
