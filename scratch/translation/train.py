@@ -22,7 +22,7 @@ import tensorflow as tf
 
 from core.args import RunArguments
 from core.pairs import PairData, PairDataArguments, load_pairs
-from core.rundir import check_run_dir, partial_path, start_run, write_json
+from core.rundir import RunError, check_run_dir, partial_path, start_run, write_json
 from core.runtime import is_chief, make_strategy, set_seed
 from core.translator import read_translation_run, translate_batches
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
@@ -158,7 +158,13 @@ def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, pa
     state = {"epoch": 0, "steps": 0, "history": [], "best_epoch": None, "best_score": None, "stale": 0, "stop": None}
     if resume and (partial / STATE_FILE).is_file():
         state = json.loads((partial / STATE_FILE).read_text(encoding="utf-8"))
-        checkpoint.checkpoint.restore(str(partial / CHECKPOINT_DIR / f"ckpt-{state['epoch']}")).expect_partial()
+        saved = str(partial / CHECKPOINT_DIR / f"ckpt-{state['epoch']}")
+        if not Path(saved + ".index").is_file():
+            raise RunError(
+                f"--resume: {partial} holds no checkpoint of epoch {state['epoch']}, the last one its state records; "
+                "start again with --overwrite."
+            )
+        checkpoint.checkpoint.restore(saved).expect_partial()
         logger.info("Resuming after epoch %d (%d steps)", state["epoch"], state["steps"])
     arch = model.config.arch
     validation_set, _ = make_dataset(arch, *validation_pairs, args.max_tokens)

@@ -159,3 +159,23 @@ def test_the_same_seed_trains_the_same_run(tmp_path):
     assert runs[0]["validation"] == runs[1]["validation"]
     other = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "c", *flags[:-1], "4")))
     assert other["training"]["history"][0]["loss"] != histories[0][0]["loss"]  # the seed is what made them equal
+
+
+def test_a_state_without_its_epoch_s_checkpoint_is_refused_not_restored(tmp_path, monkeypatch, capsys):
+    toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=10))
+    output = tmp_path / "run"
+    flags = ["--epochs", "2", "--early-stopping", "loss"]
+    monkeypatch.setattr(train_module, "save", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train_tiny(tiny_command(toy, output, *flags))
+    monkeypatch.undo()
+    checkpoints = tmp_path / "run.partial" / train_module.CHECKPOINT_DIR
+    for path in checkpoints.glob("ckpt-2*"):  # as an older version left it: the state's epoch has no checkpoint
+        path.unlink()
+    with pytest.raises(SystemExit) as stop:
+        main(tiny_command(toy, output, "--resume", *flags))
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"error: --resume: {tmp_path / 'run.partial'} holds no checkpoint of epoch 2, the last one its state "
+        "records; start again with --overwrite."
+    )
