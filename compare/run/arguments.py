@@ -57,9 +57,7 @@ class SideTrainingArguments:
     def check_side_flags(self) -> None:
         """Parses each command's flags as the command will, so a flag it would refuse stops this one before any
         training rather than after the other side's."""
-        from core.args import DataArguments, OptionsError, RunArguments, parse_args
-        from finetune.args import FinetuneArguments
-        from scratch.args import ScratchArguments
+        from core.args import DataArguments
 
         data_flags = {f"--{f.name}" for f in dataclasses.fields(DataArguments)}
         data_flags |= {flag.replace("_", "-") for flag in data_flags}
@@ -71,21 +69,28 @@ class SideTrainingArguments:
                     "command itself, so that every model trains on the same data."
                 )
         budget = not getattr(self, "tune", 0)  # a tuning trial brings its own training length
-        commands = [("finetune", FinetuneArguments, self.side_flags("finetune", budget))]
-        commands.append(("scratch", ScratchArguments, self.side_flags("scratch", budget)))
+        for side in SIDES:
+            check_command_flags(side, self.side_flags(side, budget))
         if self.distill:  # the teacher's path is checked when the student starts: it does not exist yet
             student = [*self.side_flags("scratch", budget), "--teacher", "TEACHER", *shlex.split(self.distill_args)]
-            commands.append(("scratch --teacher", ScratchArguments, student))
-        for command, arguments, flags in commands:
-            try:
-                parse_args(
-                    (DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "_", *flags], True
-                )
-            except OptionsError as error:
-                raise ValueError(f"python -m {command} would refuse {shlex.join(flags)}: {error}") from None
+            check_command_flags("scratch --teacher", student)
 
     def side_flags(self, side: str, budget: bool = True) -> list[str]:
         """The profile's flags for `side` (its step budget only if `budget`), `--class-weight`, then the user's."""
         class_weight = ["--class-weight", self.class_weight] if self.class_weight else []
         user = shlex.split(getattr(self, f"{side}_args"))
         return [*get_profile(self.profile)[side].side_flags(budget), *class_weight, *user]
+
+
+def check_command_flags(command: str, flags: list[str]) -> None:
+    """Raises `ValueError` with what `python -m <command>` (`finetune`, `scratch`, `scratch --teacher`) would say
+    of its model flags `flags`, when it would refuse them."""
+    from core.args import DataArguments, OptionsError, RunArguments, parse_args
+    from finetune.args import FinetuneArguments
+    from scratch.args import ScratchArguments
+
+    arguments = FinetuneArguments if command == "finetune" else ScratchArguments
+    try:
+        parse_args((DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "_", *flags], True)
+    except OptionsError as error:
+        raise ValueError(f"python -m {command} would refuse {shlex.join(flags)}: {error}") from None

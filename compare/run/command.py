@@ -23,7 +23,7 @@ from compare.run.arguments import SideTrainingArguments
 from compare.run.distill import TEACHER, distilled_runs
 from compare.run.launch import train_side
 from compare.run.profiles import SIDES, side_data
-from compare.run.tuning import tune_side
+from compare.run.tuning import check_trials, tune_side
 from compare.scoring.statistics import StatisticsArguments
 from core.args import DataArguments, parse_args
 from core.classifier import load
@@ -102,6 +102,8 @@ def run_comparison(
     seeds = [data.seed + i for i in range(args.seeds)]
     tuning = None
     if args.tune:
+        for side in SIDES:
+            check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains
         tuning, ordered = {}, []
         for side in SIDES:
             tuning[side], paths = tune_side(side, data, args, args.tune, progress)

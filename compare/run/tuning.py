@@ -14,18 +14,29 @@ from __future__ import annotations
 from pathlib import Path
 
 from compare.progress import Progress
-from compare.run.arguments import SideTrainingArguments
+from compare.run.arguments import SideTrainingArguments, check_command_flags
 from compare.run.launch import train_side
 from compare.run.profiles import side_data
 from compare.tune import sample_trials, trial_flags, trial_name, tuning_record
 from core.args import DataArguments
-from core.rundir import read_run_json
+from core.rundir import RunError, read_run_json
 
 
 def trial_dir(output_dir: Path, side: str, index: int, seed: int | None = None) -> Path:
     """Where trial `index` of `side` lives; `seed` names a rerun of it under another training seed."""
     name = trial_name(index) + (f"-seed{seed}" if seed is not None else "")
     return output_dir / "runs" / "tune" / side / name
+
+
+def check_trials(side: str, data: DataArguments, args: SideTrainingArguments, trials: int) -> None:
+    """Raises `RunError` when `python -m <side>` would refuse the flags of one of the first `trials` trials (the
+    user's flags beside a drawn training length, say), before any trial trains."""
+    flags = args.side_flags(side, budget=False)
+    for index, params in enumerate(sample_trials(side, trials, seed=data.seed, profile=args.profile)):
+        try:
+            check_command_flags(side, [*flags, *trial_flags(params)])
+        except ValueError as error:
+            raise RunError(f"--tune: {side} {trial_name(index)}: {error}") from None
 
 
 def tune_side(

@@ -166,3 +166,22 @@ def test_a_moved_tuned_report_still_finds_its_chosen_trials(setup, tmp_path: Pat
     found = recorded_runs(Path(moved))
     for side in ("finetune", "scratch"):
         assert found[side] == Path(moved) / "runs" / "tune" / side / Path(results["runs"][side]).name
+
+
+def test_a_trial_whose_flags_its_side_would_refuse_stops_the_tuning_before_any_trial_trains(
+    tmp_path, monkeypatch, caplog
+):
+    from compare.run import command, launch
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained despite a trial its side would refuse")
+
+    monkeypatch.setattr(launch, "run_command", no_training)
+    drawn = [p["max_steps"] for p in sample_trials("scratch", 3, seed=42, profile="quick")]
+    assert min(drawn) < 1500  # a drawn training length shorter than the user's minimum
+    argv = ["--task", "sst2", "--output-dir", str(tmp_path / "out"), "--tune", "3", "--scratch-args=--min-steps 1500"]
+    assert command.main(argv) == 1
+    first = trial_name(next(i for i, steps in enumerate(drawn) if steps < 1500))
+    assert f"--tune: scratch {first}: python -m scratch would refuse" in caplog.text
+    assert "--min-steps 1500 is more than --max-steps" in caplog.text
+    assert not (tmp_path / "out").exists()
