@@ -70,7 +70,25 @@ class TaskData:
             "splits": {name: len(split) for name, split in self.splits.items()},
             "carved_from_train": list(self.carved),
             "fingerprints": self.fingerprints,
+            "leakage": self.leakage(),
         }
+
+    def leakage(self) -> dict[str, int]:
+        """How many validation and test texts also occur as a train text."""
+        return leakage(self.texts("train"), {name: self.texts(name) for name in ("validation", "test")})
+
+
+def leakage(train: list[str], others: dict[str, list[str]]) -> dict[str, int]:
+    """For each split of `others`, how many of its items (texts, or translation sources) also occur in `train`."""
+    seen = set(train)
+    return {name: sum(item in seen for item in items) for name, items in others.items()}
+
+
+def log_leakage(counts: dict[str, int], sizes: dict[str, int], unit: str) -> None:
+    """Warns about every split of `counts` that shares items with train; `unit` names them ("texts")."""
+    for name, shared in counts.items():
+        if shared:
+            logger.warning("%d of %d %s %s also occur in train.", shared, sizes[name], name, unit)
 
 
 def column(split: datasets.Dataset, name: str) -> list:
@@ -103,7 +121,7 @@ def load_task(args: DataArguments) -> TaskData:
         splits["train"] = stratified_subset(splits["train"], args.max_train_samples, args.seed)
     data = TaskData(datasets.DatasetDict(splits), labels, source, carved)
     _check_train(data)
-    _log_leakage(data)
+    log_leakage(data.leakage(), {name: len(split) for name, split in data.splits.items()}, "texts")
     logger.info(
         "Loaded %s: %s; labels %s",
         source,
@@ -338,11 +356,3 @@ def _check_train(data: TaskData) -> None:
             f"The train split holds one class only ({only!r}) in {len(data.splits['train'])} rows; "
             "a classifier needs examples of at least two classes."
         )
-
-
-def _log_leakage(data: TaskData) -> None:
-    train = set(data.texts("train"))
-    for name in ("validation", "test"):
-        shared = sum(text in train for text in data.texts(name))
-        if shared:
-            logger.warning("%d of %d %s texts also occur in train.", shared, len(data.splits[name]), name)

@@ -20,7 +20,7 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from core.args import DATA_DIR_ENV, OptionsError, check_data_source, options_file_flags
-from core.data import SPLITS, as_text, carve_missing_splits
+from core.data import SPLITS, as_text, carve_missing_splits, leakage, log_leakage
 from core.tables import DataError, read_delimited, read_table
 
 logger = logging.getLogger(__name__)
@@ -163,8 +163,9 @@ class PairData:
 
     def leakage(self) -> dict[str, int]:
         """How many validation and test sources also occur as a train source."""
-        train = set(self.splits["train"].sources)
-        return {name: sum(s in train for s in self.splits[name].sources) for name in ("validation", "test")}
+        return leakage(
+            self.splits["train"].sources, {name: self.splits[name].sources for name in ("validation", "test")}
+        )
 
     def describe(self, args: PairDataArguments) -> dict:
         """The `data` section of run.json."""
@@ -212,9 +213,7 @@ def load_pairs(args: PairDataArguments) -> PairData:
             np.sort(rng.choice(len(splits["train"]), args.max_train_samples, replace=False))
         )
     data = PairData(splits, origin, columns, carved)
-    for name, shared in data.leakage().items():
-        if shared:
-            logger.warning("%d of %d %s sources also occur in train.", shared, len(splits[name]), name)
+    log_leakage(data.leakage(), {name: len(split) for name, split in splits.items()}, "sources")
     logger.info("Loaded %s: %s", origin, ", ".join(f"{name} {len(split):,}" for name, split in splits.items()))
     return data
 

@@ -27,7 +27,7 @@ from compare.render.tuning import tuning_figure
 from compare.report.publish import ReportDirError, check_output_dir, report_directory
 from compare.report.qualify import qualify
 from compare.report.results import build_results, prediction_rows, write_predictions
-from compare.report.runs import EvalSplit, Model, check_compatible, group_models, load_split, read_runs
+from compare.report.runs import EvalSplit, Model, check_compatible, group_models, leakage_notes, load_split, read_runs
 from compare.scoring import baselines as baseline_models
 from compare.scoring.costs import run_costs
 from compare.scoring.error_analysis import confident_mistakes, count_disagreements, disagreements
@@ -102,6 +102,7 @@ def build_report(
     notes = check_compatible(runs, args.split)
     progress.stage("read %d run(s): %s", len(runs), ", ".join(f"{m.name} x{len(m.runs)}" for m in models))
     split = load_split(runs, args.split)
+    notes += leakage_notes(split.name, split.texts, split.train_texts, "texts")
     progress.stage("loaded the %s split: %d examples from %s", split.name, len(split.gold), split.source)
     entries, probs, seed_scores = score_models(models, split, args, stats, progress, loader)
     baselines = score_baselines(split)

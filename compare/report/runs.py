@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from core.args import DataArguments
-from core.data import TaskData, load_task
+from core.data import TaskData, leakage, load_task
 from core.rundir import RunError, read_run_json
 from core.translator import is_translation_run
 
@@ -123,6 +123,18 @@ def check_compatible(runs: list[ComparedRun], split: str) -> list[str]:
         rows = ", ".join(f"{r.name} (seed {r.seed}): {r.train_rows:,}" for r in runs)
         notes.append(f"The runs trained on different train subsets; train rows {rows}.")
     return notes
+
+
+def leakage_notes(split: str, items: list[str], train: list[str], unit: str) -> list[str]:
+    """A note when items of the scored split (texts, or translation sources; `unit` names them) also occur in train:
+    a model can score on those from memory. Empty when there are none, or when the split is train itself."""
+    shared = 0 if split == "train" else leakage(train, {split: items})[split]
+    if not shared:
+        return []
+    return [
+        f"{shared:,} of {len(items):,} {split} {unit} ({shared / len(items):.1%}) also occur in the train split; "
+        "models can answer those from memory, so their scores may overstate performance on new text."
+    ]
 
 
 def check_same_splits(runs: list, split: str, what: str, labelled: bool = False) -> None:

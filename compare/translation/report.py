@@ -78,7 +78,8 @@ def build_translation_report(
     check_output_dir(output_dir)
     compared = read_translation_runs(runs, names)
     notes = check_compatible(compared, split_name)
-    split, source = load_split(compared[0], split_name)
+    split, source, leaked = load_split(compared[0], split_name)
+    notes += leaked
     pair = language_pair(compared[0].run["data"]["options"], options.language_pair)
     progress.stage("loaded the %s split: %d sentence pairs from %s", split_name, len(split), source)
 

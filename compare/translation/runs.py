@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from compare.report.runs import check_same_splits, data_arguments
+from compare.report.runs import check_same_splits, data_arguments, leakage_notes
 from core.pairs import PairDataArguments, PairSplit, load_pairs
 from core.rundir import RUN_JSON, RunError
 from core.translator import is_translation_run, read_translation_run
@@ -52,8 +52,9 @@ def check_compatible(runs: list[TranslationRun], split: str) -> list[str]:
     return []
 
 
-def load_split(run: TranslationRun, split: str) -> tuple[PairSplit, str]:
-    """The split `run` was scored on, reloaded and checked against its fingerprint; and the data's source."""
+def load_split(run: TranslationRun, split: str) -> tuple[PairSplit, str, list[str]]:
+    """The split `run` was scored on, reloaded and checked against its fingerprint; the data's source; and a note
+    when its sources also occur in train (`leakage_notes`)."""
     try:
         data = load_pairs(data_arguments(run.run, PairDataArguments))
     except ValueError as error:
@@ -63,4 +64,5 @@ def load_split(run: TranslationRun, split: str) -> tuple[PairSplit, str]:
             f"The {split} split loaded now from {data.source} differs from the one run {run.path} recorded: the data "
             "changed since training. Retrain the runs on the current data."
         )
-    return data.splits[split], data.source
+    notes = leakage_notes(split, data.splits[split].sources, data.splits["train"].sources, "sources")
+    return data.splits[split], data.source, notes

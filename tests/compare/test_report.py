@@ -190,3 +190,15 @@ def test_a_report_reads_its_data_once_with_the_largest_train_split(tmp_path: Pat
     assert loads == [data]
     assert results["data"]["baseline_train_rows"] == 300 and results["models"]["finetune"]["train_rows"] == 120
     assert "trained on different train subsets" in results["data"]["notes"][0]
+
+
+def test_test_texts_seen_in_train_are_noted(tmp_path: Path) -> None:
+    data = tiny_data(tmp_path / "data")
+    write_split(Path(data.test_file), 240, 150)  # rows 0..149 repeat train rows 150..299, text and label
+    runs = [fake_run(tmp_path / "runs" / side, side, data) for side in ("finetune", "scratch")]
+    results = report(runs, tmp_path / "report", fake_loader({"finetune": 0.9, "scratch": 0.6}, data))
+    assert results["data"]["notes"] == [
+        "150 of 240 test texts (62.5%) also occur in the train split; models can answer those from memory, so "
+        "their scores may overstate performance on new text."
+    ]
+    assert "150 of 240 test texts (62.5%)" in (tmp_path / "report" / "report.md").read_text(encoding="utf-8")

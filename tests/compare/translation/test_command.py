@@ -24,7 +24,7 @@ from compare.scoring.statistics import StatisticsArguments
 from compare.translation.arguments import PROFILES, TranslationRunArguments
 from compare.translation.report import TranslationReportArguments, build_translation_report
 from core.data import DataError
-from core.pairs import PairDataArguments, is_translation
+from core.pairs import PairDataArguments, is_translation, load_pairs
 from core.rundir import RunError
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
@@ -46,6 +46,7 @@ def report(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("translation-report")
     rng = random.Random(0)
     rows = [(pt, en, rng.choice(["news", "chat"])) for pt, en in toy_pairs(240)]
+    rows += rows[:60]  # pairs given twice: some test sources also occur in train
     train_file = write_tsv(root / "train.tsv", rows, header=("pt", "en", "domain"))
     argv = [*data_options(train_file), "--output-dir", str(root / "out"), "--scratch-args", SCRATCH_ARGS,
             "--bootstrap-resamples", "200", "--beam-sentences", "6", "--latency-samples", "5"]  # fmt: skip
@@ -75,6 +76,17 @@ def test_results_follow_the_contract(report) -> None:
     assert {"results.json", "translations.jsonl", "report.md", "report.html", "scores.png", "per_domain.png"} <= files
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and '<img src="http' not in html and "bergamot" in html
+
+
+def test_test_sources_seen_in_train_are_noted(report) -> None:
+    run = json.loads((report["dir"] / "runs" / "scratch" / "run.json").read_text(encoding="utf-8"))
+    data = load_pairs(PairDataArguments(**run["data"]["options"]))
+    train = data.splits["train"].sources
+    shared = sum(1 for source in data.splits["test"].sources if any(source == seen for seen in train))
+    assert shared > 0 and run["data"]["leakage"]["test"] == shared
+    note = f"{shared:,} of {len(data.splits['test']):,} test sources"
+    assert any(n.startswith(note) for n in report["results"]["data"]["notes"])
+    assert note in (report["dir"] / "report.md").read_text(encoding="utf-8")
 
 
 def test_scores_recompute_from_translations_with_sacrebleu(report) -> None:
