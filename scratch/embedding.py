@@ -42,9 +42,10 @@ class TokenAndPositionEmbedding(tf.keras.layers.Layer):
         self.dropout_layer = tf.keras.layers.Dropout(self.dropout)
         super().build(input_shape)
 
-    def call(self, token_ids: tf.Tensor, training: bool | None = None) -> tf.Tensor:
+    def call(self, token_ids: tf.Tensor, training: bool | None = None, start: int | tf.Tensor = 0) -> tf.Tensor:
+        """`start`: the position of the first id (a cached decoding step embeds one id at its position)."""
         x = self.token_embedding(token_ids) * tf.cast(math.sqrt(self.d_model), self.compute_dtype)  # (B, T, C)
-        x = self.position_encoding(x)  # (B, T, C)
+        x = self.position_encoding(x, start=start)  # (B, T, C)
         return self.dropout_layer(x, training=training)
 
     def compute_mask(self, token_ids, mask=None):

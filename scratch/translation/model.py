@@ -11,7 +11,6 @@ pt_en than the 2-layer shape and, after 20 epochs, largely ignored the source.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 
 import tensorflow as tf
@@ -19,7 +18,6 @@ import tensorflow as tf
 from scratch.config import check_shape, preset_fields
 from scratch.embedding import TokenAndPositionEmbedding
 from scratch.encoder import TransformerEncoderBlock
-from scratch.positional_encoding import sinusoid
 from scratch.translation.decoder import TransformerDecoderBlock
 from scratch.translation.losses import masked_accuracy, masked_loss
 from scratch.translation.tokenizer import MIN_VOCAB_SIZE
@@ -166,13 +164,6 @@ class TranslationModel(tf.keras.Model):
         """pre-LN leaves the residual stream unnormalised; one LayerNorm closes the stack."""
         return tf.keras.layers.LayerNormalization(epsilon=1e-5, name=name) if self.config.norm == "pre" else None
 
-    def embed_position(self, token_ids: tf.Tensor, position: tf.Tensor) -> tf.Tensor:
-        """(B, 1) ids standing at `position` -> (B, 1, C), as the embedding layer computes it in inference."""
-        d_model = self.config.d_model
-        x = self.embedding.token_embedding(token_ids) * tf.cast(math.sqrt(d_model), self.embedding.compute_dtype)
-        table = sinusoid(position + 1, d_model, x.dtype)  # (position + 1, C)
-        return x + table[position][None, None, :]
-
     def dummy_inputs(self):
         """A one-sentence batch that creates every weight when the model is called on it."""
         raise NotImplementedError
@@ -250,7 +241,7 @@ class EncoderDecoder(TranslationModel):
 
     def step(self, token_ids: tf.Tensor, position: tf.Tensor, cache: dict) -> tuple[tf.Tensor, dict]:
         """One decoding step: (B,) ids at `position` -> (B, V) logits of the next token and the updated cache."""
-        x = self.embed_position(token_ids[:, None], position)  # (B, 1, C)
+        x = self.embedding(token_ids[:, None], training=False, start=position)  # (B, 1, C)
         updated = []
         for block, layer_cache, memory_cache in zip(self.decoder_blocks, cache["self"], cache["memory"]):
             x, layer_cache, _ = block.step(x, position, layer_cache, memory_cache, cache["source_mask"])
@@ -289,7 +280,7 @@ class DecoderOnly(TranslationModel):
 
     def step(self, token_ids: tf.Tensor, position: tf.Tensor, cache: list) -> tuple[tf.Tensor, list]:
         """One position: (B,) ids at `position` -> (B, V) logits of the next token and the updated caches."""
-        x = self.embed_position(token_ids[:, None], position)  # (B, 1, C)
+        x = self.embedding(token_ids[:, None], training=False, start=position)  # (B, 1, C)
         updated = []
         for block, layer_cache in zip(self.blocks, cache):
             x, layer_cache = block.step(x, position, layer_cache)

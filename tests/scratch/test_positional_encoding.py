@@ -30,3 +30,10 @@ def test_layer_adds_the_table_to_every_sequence_and_keeps_the_mask():
     np.testing.assert_allclose(layer(inputs) - inputs, np.broadcast_to(sinusoid(6, 8).numpy(), (3, 6, 8)), atol=1e-6)
     mask = tf.constant([[True] * 6, [True] * 2 + [False] * 4, [True] * 6])
     assert layer.compute_mask(inputs, mask) is mask
+
+
+def test_a_sequence_starting_later_gets_the_rows_of_its_positions():
+    np.testing.assert_allclose(sinusoid(3, 16, start=7).numpy(), sinusoid(10, 16).numpy()[7:], atol=1e-6)
+    inputs = np.zeros((2, 1, 8), np.float32)  # one position, as a cached decoding step feeds it
+    layer = SinusoidalPositionEncoding()
+    np.testing.assert_allclose(layer(inputs, start=tf.constant(4)).numpy()[0, 0], sinusoid(5, 8).numpy()[4], atol=1e-6)
