@@ -101,6 +101,17 @@ class RunArguments:
             raise ValueError(f"--strategy must be default, mirrored or multiworker, got {self.strategy!r}.")
 
 
+MAX_EPOCHS = 1000
+
+
+def check_budget(epochs: int | None, max_steps: int | None) -> None:
+    """Refuses `--epochs` outside 1..MAX_EPOCHS and `--max-steps` below 1 (None: not given), for every trainer."""
+    if epochs is not None and not 1 <= epochs <= MAX_EPOCHS:
+        raise ValueError(f"--epochs must be between 1 and {MAX_EPOCHS}, got {epochs}.")
+    if max_steps is not None and max_steps < 1:
+        raise ValueError(f"--max-steps must be at least 1, got {max_steps}.")
+
+
 @dataclass
 class BudgetArguments:
     """How long a side trains and how its loss weighs the classes; both sides' options extend this.
@@ -128,10 +139,7 @@ class BudgetArguments:
     )
 
     def __post_init__(self) -> None:
-        if self.epochs is not None and not 1 <= self.epochs <= 1000:
-            raise ValueError(f"--epochs must be between 1 and 1000, got {self.epochs}.")
-        if self.max_steps is not None and self.max_steps < 1:
-            raise ValueError(f"--max-steps must be at least 1, got {self.max_steps}.")
+        check_budget(self.epochs, self.max_steps)
         if self.min_steps < 0:
             raise ValueError(f"--min-steps must be 0 or more, got {self.min_steps}.")
         if self.max_steps is not None and self.min_steps > self.max_steps:

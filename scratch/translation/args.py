@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.args import check_budget
 from scratch.args import ShapeArguments, check_optimizer_options
 from scratch.translation.decoding import DEFAULT_LENGTH_PENALTY
 from scratch.translation.model import ARCHS, DEFAULT_PRESET, PRESETS, TranslationConfig, config_from_preset
@@ -127,7 +128,8 @@ class TranslationArguments(ShapeArguments):
             if getattr(self, name) is None:
                 setattr(self, name, value)
         self.model_config()  # fails now, with the bad value named, rather than after loading data
-        for name in ("epochs", "max_tokens", "warmup_steps", "patience", "average_last"):
+        check_budget(self.epochs, self.max_steps)
+        for name in ("max_tokens", "warmup_steps", "patience", "average_last"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
         if self.max_tokens < 16:
@@ -147,8 +149,6 @@ class TranslationArguments(ShapeArguments):
             raise ValueError(
                 f"--early-stopping must be one of {', '.join(EARLY_STOPPING)}, got {self.early_stopping!r}."
             )
-        if self.max_steps is not None and self.max_steps < 1:
-            raise ValueError(f"--max-steps must be at least 1, got {self.max_steps}.")
         if self.length_penalty < 0:
             raise ValueError(f"--length-penalty must be >= 0, got {self.length_penalty}.")
 

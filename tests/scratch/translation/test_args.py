@@ -56,6 +56,9 @@ def test_the_command_line_parses_into_the_three_dataclasses():
         ({"preset": "huge"}, "--preset must be one of tiny, small, base"),
         ({"num_heads": 5}, "not divisible by --num-heads 5"),
         ({"label_smoothing": 1.0}, "--label-smoothing must be in [0, 1)"),
+        ({"epochs": 0}, "--epochs must be between 1 and 1000, got 0"),
+        ({"epochs": 1001}, "--epochs must be between 1 and 1000, got 1001"),
+        ({"max_steps": 0}, "--max-steps must be at least 1, got 0"),
     ],
 )
 def test_bad_values_are_named(kwargs, message):
