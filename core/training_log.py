@@ -55,11 +55,35 @@ class TrainingLog(tf.keras.callbacks.Callback):
             "steps": steps,
             "examples": min(self.examples_per_epoch, (steps - self._steps_before) * self.batch_size),
         }
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps(row) + "\n")
+        append_history(self.path, row)
 
     def _steps(self) -> int:
         return int(self.model.optimizer.iterations.numpy())
+
+
+def append_history(path: str | Path, row: dict[str, Any]) -> None:
+    """Adds one finished epoch's line to a history file."""
+    with Path(path).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(row) + "\n")
+
+
+class EpochScalars:
+    """TensorBoard event files for a training loop of its own, laid out as Keras's `TensorBoard` callback lays
+    them out: `<log_dir>/train` and `<log_dir>/validation`, one `epoch_<metric>` scalar per epoch (step: the
+    epoch counted from 0), so `tensorboard --logdir` shows every run alike."""
+
+    def __init__(self, log_dir: str | Path) -> None:
+        self.writers = {
+            name: tf.summary.create_file_writer(str(Path(log_dir) / name)) for name in ("train", "validation")
+        }
+
+    def write(self, epoch: int, train: dict[str, float], validation: dict[str, float]) -> None:
+        """`epoch` counted from 1; each dict maps a metric name (`loss`, `accuracy`, ...) to its value."""
+        for name, values in (("train", train), ("validation", validation)):
+            with self.writers[name].as_default():
+                for metric, value in values.items():
+                    tf.summary.scalar(f"epoch_{metric}", value, step=epoch - 1)
+            self.writers[name].flush()
 
 
 def read_history(path: str | Path) -> list[dict[str, Any]]:

@@ -21,9 +21,11 @@ import numpy as np
 import tensorflow as tf
 
 from core.args import RunArguments
+from core.callbacks import LOG_DIR
 from core.pairs import PairData, PairDataArguments, load_pairs
 from core.rundir import RunError, check_run_dir, partial_path, start_run, write_json
 from core.runtime import is_chief, make_strategy, set_seed
+from core.training_log import HISTORY_FILE, EpochScalars, append_history, read_history
 from core.translator import read_translation_run, translate_batches
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
 from scratch.translation.args import TranslationArguments
@@ -146,7 +148,8 @@ def make_optimizer(
 
 
 def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, partial, resume) -> dict:
-    """The epoch loop: train, score validation, keep the best weights, checkpoint for `--resume`, stop early.
+    """The epoch loop: train, score validation, log the epoch (`history.jsonl` and TensorBoard, as the classifiers
+    do), keep the best weights, checkpoint for `--resume`, stop early.
 
     `epoch_pairs(epoch)` gives the epoch's tokenised training pairs (the same every epoch unless sampled).
     """
@@ -155,7 +158,7 @@ def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, pa
     checkpoint = tf.train.CheckpointManager(
         tf.train.Checkpoint(model=model, optimizer=model.optimizer), str(partial / CHECKPOINT_DIR), max_to_keep=2
     )
-    state = {"epoch": 0, "steps": 0, "history": [], "best_epoch": None, "best_score": None, "stale": 0, "stop": None}
+    state = {"epoch": 0, "steps": 0, "best_epoch": None, "best_score": None, "stale": 0, "stop": None}
     if resume and (partial / STATE_FILE).is_file():
         state = json.loads((partial / STATE_FILE).read_text(encoding="utf-8"))
         saved = str(partial / CHECKPOINT_DIR / f"ckpt-{state['epoch']}")
@@ -166,6 +169,9 @@ def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, pa
             )
         checkpoint.checkpoint.restore(saved).expect_partial()
         logger.info("Resuming after epoch %d (%d steps)", state["epoch"], state["steps"])
+    # an epoch logged but not yet in the state is trained again, and its new line wins
+    history = [row for row in read_history(partial / HISTORY_FILE) if row["epoch"] <= state["epoch"]]
+    scalars = EpochScalars(partial / LOG_DIR)
     arch = model.config.arch
     validation_set, _ = make_dataset(arch, *validation_pairs, args.max_tokens)
     first = args.epochs + 1 if state["stop"] else state["epoch"] + 1  # a run that had stopped stays stopped
@@ -189,8 +195,10 @@ def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, pa
             "pairs": sum(sizes[:steps]),
         }
         state["steps"] += steps
-        state["history"].append(row)
         state["epoch"] = epoch
+        history.append(row)
+        append_history(partial / HISTORY_FILE, row)
+        scalars.write(epoch, {"loss": row["loss"], "accuracy": row["accuracy"]}, {k[4:]: v for k, v in scores.items()})
         logger.info("Epoch %d: %s", epoch, ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "epoch"))
         if state["best_score"] is None or current > state["best_score"]:
             state.update(best_score=current, best_epoch=epoch, stale=0)
@@ -214,7 +222,6 @@ def fit(model, module, epoch_pairs, validation_pairs, validation, args, seed, pa
         logger.info("Average of epochs %s: %s", epochs, scores)
         if averaged["kept"]:
             model.save_weights(str(partial / WEIGHTS_DIR / WEIGHTS))
-    history = state["history"]
     seconds = sum(row["train_seconds"] for row in history)
     return {
         "seconds": seconds,

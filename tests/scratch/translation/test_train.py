@@ -15,6 +15,7 @@ import pytest
 import tensorflow as tf
 
 from core.pairs import PairDataArguments, load_pairs
+from core.training_log import HISTORY_FILE, read_history
 from core.translator import load, read_translation_run
 from scratch.__main__ import main
 from scratch.translation import decoding
@@ -38,11 +39,34 @@ def test_the_tiny_preset_learns_the_toy_task_within_a_few_hundred_steps(tiny_tra
     assert record["validation"]["chrf"] > 90
 
 
+def _scalars(folder: Path) -> dict[str, dict[int, float]]:
+    """Every scalar of the TensorBoard event files in `folder`: tag -> {step: value}."""
+    found: dict[str, dict[int, float]] = {}
+    for path in folder.glob("events.out.tfevents.*"):
+        for event in tf.compat.v1.train.summary_iterator(str(path)):
+            for value in event.summary.value:
+                found.setdefault(value.tag, {})[event.step] = float(tf.make_ndarray(value.tensor))
+    return found
+
+
+def test_tensorboard_holds_every_epoch_as_the_classifiers_do(tiny_translation_run):
+    history = read_translation_run(tiny_translation_run)["training"]["history"]
+    train, validation = (_scalars(tiny_translation_run / "logs" / name) for name in ("train", "validation"))
+    assert set(train) == {"epoch_loss", "epoch_accuracy"}
+    assert set(validation) == {"epoch_loss", "epoch_accuracy", "epoch_chrf"}
+    for row in history:
+        assert train["epoch_loss"][row["epoch"] - 1] == pytest.approx(row["loss"], rel=1e-6)
+        assert validation["epoch_chrf"][row["epoch"] - 1] == pytest.approx(row["val_chrf"], rel=1e-6)
+
+
 def test_the_run_directory_follows_the_contract(tiny_translation_run):
     run = tiny_translation_run
     assert not run.with_name(run.name + ".partial").exists()
-    assert {p.name for p in run.iterdir()} == {"run.json", "saved_model", "sentencepiece.model", "weights"}
+    assert {p.name for p in run.iterdir()} == {
+        "run.json", "saved_model", "sentencepiece.model", "weights", "history.jsonl", "logs"
+    }  # fmt: skip
     record = json.loads((run / "run.json").read_text())
+    assert read_history(run / HISTORY_FILE) == record["training"]["history"]
     assert (record["side"], record["task_kind"], record["model"]["arch"]) == (
         "scratch",
         "translation",
