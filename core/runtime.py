@@ -10,6 +10,8 @@ import tensorflow as tf
 
 logger = logging.getLogger(__name__)
 
+STRINGS = tf.TensorSpec([None], tf.string)  # a batch of raw texts: the input of every serving function
+
 
 def set_seed(seed: int) -> None:
     """Seeds Python, NumPy and TensorFlow and makes TensorFlow ops deterministic, so a rerun repeats."""

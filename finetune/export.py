@@ -25,8 +25,7 @@ import tensorflow as tf
 
 from core.errors import UserError
 from core.export import Untracked
-
-STRINGS = tf.TensorSpec([None], tf.string)
+from core.runtime import STRINGS
 
 
 def normalize(texts: tf.Tensor, lowercase: bool, strip_accents: bool) -> tf.Tensor:

@@ -14,8 +14,8 @@ from typing import Any
 import tensorflow as tf
 
 from core.export import Untracked
+from core.runtime import STRINGS
 
-STRINGS = tf.TensorSpec([None], tf.string)
 INT8_NOTE = (
     "no int8 variant: the from-scratch tokenizer needs TensorFlow string ops that the TFLite interpreter "
     "runs only through the Flex delegate, which TensorFlow's Python package does not link"

@@ -16,6 +16,7 @@ import tensorflow as tf
 from core.classifier import predict_in_batches
 from core.onnx import onnx_path, serving_runtime
 from core.rundir import RunError
+from core.runtime import STRINGS
 from scratch.embedding import PAD_ID
 from scratch.encoder import TransformerEncoderBlock
 
@@ -54,9 +55,7 @@ class ScratchClassifier:
         self.blocks = [layer for layer in classifier.layers if isinstance(layer, TransformerEncoderBlock)]
         self.runtime = "onnxruntime" if forward is not None else "tensorflow"
         if forward is None:
-            graph = tf.function(
-                lambda texts: model(texts, training=False), input_signature=[tf.TensorSpec([None], tf.string)]
-            )
+            graph = tf.function(lambda texts: model(texts, training=False), input_signature=[STRINGS])
             forward = lambda texts: graph(tf.constant(texts, tf.string)).numpy()  # noqa: E731
         self._probabilities = forward
         self._attention = tf.function(self._attention_maps, input_signature=[tf.TensorSpec([1], tf.string)])

@@ -16,11 +16,10 @@ import tensorflow as tf
 
 from core.export import Untracked
 from core.rundir import SAVED_MODEL_DIR
+from core.runtime import STRINGS
 from scratch.translation import decoding
 from scratch.translation.model import TranslationModel
 from scratch.translation.tokenizer import PAD_ID, SubwordTokenizer, encode_source
-
-STRINGS = tf.TensorSpec([None], tf.string)
 
 
 class TranslationModule(tf.Module):
