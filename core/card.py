@@ -1,7 +1,8 @@
 """The model card (`README.md`) of a run directory, written from its run.json record.
 
-The shared sections (data, training, validation, loading through `core.classifier`) are written here;
-each side adds a title, an introduction, a model section and its own loading notes.
+The shared sections (data, training, validation, loading through `core.classifier`, or `core.translator` for a
+translation run) are written here; each kind of run adds a title, an introduction, a model section and its own
+loading notes.
 """
 
 from __future__ import annotations
@@ -31,16 +32,41 @@ def render_card(
         front_matter: YAML lines for the hub's metadata block, if any.
     """
     data, training, env = record["data"], record["training"], record.get("environment", {})
-    options = data.get("options", {})
+    options, validation = data.get("options", {}), record["validation"]
+    if record.get("task_kind") == "translation":
+        columns = ["loss", "val_loss", "val_accuracy", "val_chrf", "train_seconds"]
+        what = f"Sentence pairs, `{data['columns']['source']}` to `{data['columns']['target']}`, each side"
+        unit = "sentence pairs"
+        rows = "source, target[, domain]"
+        scores = (
+            f"BLEU {validation['bleu']:.2f}, chrF++ {validation['chrf']:.2f} (sacreBLEU, beam {validation['beam']})"
+        )
+        example = [
+            "from core.translator import load",
+            "",
+            'model = load("path/to/this/run")',
+            'model.translate(["O Tom pode falar francês também."])  # a list of str',
+        ]
+    else:
+        columns = ["loss", "val_loss", "val_accuracy", "train_seconds"]
+        what = "Labels: " + ", ".join(f"`{label}`" for label in data["labels"]) + ". Texts"
+        unit = "examples"
+        rows = "text, label"
+        scores = f"Accuracy {validation['accuracy']:.4f}, macro-F1 {validation['macro_f1']:.4f}"
+        example = [
+            "from core.classifier import load",
+            "",
+            'model = load("path/to/this/run")',
+            f'model.predict_proba(["a gripping, funny film"])  # (1, {len(data["labels"])}), rows sum to 1',
+        ]
     lines = ["---", *front_matter, "---", ""] if front_matter else []
     lines += [f"# {title}", "", intro, ""]
     lines += [
         "## Data",
         "",
-        f"Source: {data.get('source', '?')}. Labels: " + ", ".join(f"`{label}`" for label in data["labels"]) + ". "
-        f"Texts cut at {options.get('max_length', '?')} tokens.",
+        f"Source: {data.get('source', '?')}. {what}, cut at {options.get('max_length', '?')} tokens.",
         "",
-        "| split | rows | sha256 of (text, label) rows |",
+        f"| split | rows | sha256 of ({rows}) rows |",
         "|---|---|---|",
         *(
             f"| {split} | {rows:,} | `{data['fingerprints'].get(split, '')}` |"
@@ -55,13 +81,12 @@ def render_card(
         "## Training",
         "",
         f"{training['epochs_run']} epoch(s), {training['seconds']:.0f} s of training "
-        f"({training['examples_per_second']:.1f} examples/s); best epoch {training['best_epoch']}.",
+        f"({training['examples_per_second']:.1f} {unit}/s); best epoch {training['best_epoch']}.",
         "",
-        "| epoch | loss | val_loss | val_accuracy | train_seconds |",
-        "|---|---|---|---|---|",
+        "| epoch | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
         *(
-            f"| {row['epoch']} | {row['loss']:.4f} | {row['val_loss']:.4f} | {row['val_accuracy']:.4f} "
-            f"| {row['train_seconds']:.1f} |"
+            f"| {row['epoch']} | " + " | ".join(_cell(row.get(c), c) for c in columns) + " |"
             for row in training["history"]
         ),
         "",
@@ -71,16 +96,12 @@ def render_card(
         "",
         "## Validation metrics",
         "",
-        f"Accuracy {record['validation']['accuracy']:.4f}, macro-F1 {record['validation']['macro_f1']:.4f} "
-        f"on the validation split ({data['splits'].get('validation', 0):,} rows).",
+        f"{scores} on the validation split ({data['splits'].get('validation', 0):,} rows).",
         "",
         "## How to load it",
         "",
         "```python",
-        "from core.classifier import load",
-        "",
-        'model = load("path/to/this/run")',
-        f'model.predict_proba(["a gripping, funny film"])  # (1, {len(data["labels"])}), rows sum to 1',
+        *example,
         "```",
         "",
         *usage,
@@ -89,6 +110,13 @@ def render_card(
         "",
     ]
     return "\n".join(lines)
+
+
+def _cell(value: Any, column: str) -> str:
+    """A history value: seconds to 0.1, chrF++ (0-100) to 0.01, losses and accuracies to 4 decimals; missing: a dash."""
+    if value is None:
+        return "–"
+    return f"{value:.{ {'train_seconds': 1, 'val_chrf': 2}.get(column, 4) }f}"
 
 
 def write_card(run_dir: str | Path, markdown: str) -> Path:

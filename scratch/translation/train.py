@@ -30,6 +30,7 @@ from core.translator import read_translation_run, translate_batches
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
 from scratch.translation.args import TranslationArguments
 from scratch.translation.batching import make_dataset, pair_lengths, sample_pairs, token_batches, tokenize_pairs
+from scratch.translation.card import write_card
 from scratch.translation.export import TranslationModule, save
 from scratch.translation.model import TranslationConfig, TranslationModel, build_model
 from scratch.translation.record import finish_translation_run, score, write_translation_run_json
@@ -100,7 +101,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     record = run_record(data, data_args, run_args, args, model, tokenizer, training, scores, evaluation)
     if distillation is not None:
         record["distillation"] = distillation
-    write_translation_run_json(partial, record)
+    write_card(partial, write_translation_run_json(partial, record))
     for leftover in (CHECKPOINT_DIR, STATE_FILE, RECENT_DIR):
         path = partial / leftover
         shutil.rmtree(path, ignore_errors=True) if path.is_dir() else path.unlink(missing_ok=True)

@@ -59,11 +59,24 @@ def test_tensorboard_holds_every_epoch_as_the_classifiers_do(tiny_translation_ru
         assert validation["epoch_chrf"][row["epoch"] - 1] == pytest.approx(row["val_chrf"], rel=1e-6)
 
 
+def test_the_model_card_gives_the_runs_scores_and_every_epoch(tiny_translation_run):
+    record = read_translation_run(tiny_translation_run)
+    card = (tiny_translation_run / "README.md").read_text(encoding="utf-8")
+    validation = record["validation"]
+    assert f"BLEU {validation['bleu']:.2f}, chrF++ {validation['chrf']:.2f}" in card
+    assert "Sentence pairs, `pt` to `en`" in card and "from core.translator import load" in card
+    for row in record["training"]["history"]:
+        assert f"| {row['epoch']} | {row['loss']:.4f} | {row['val_loss']:.4f} |" in card
+        assert f"| {row['val_chrf']:.2f} | {row['train_seconds']:.1f} |" in card
+    for split, rows in record["data"]["splits"].items():
+        assert f"| {split} | {rows:,} | `{record['data']['fingerprints'][split]}` |" in card
+
+
 def test_the_run_directory_follows_the_contract(tiny_translation_run):
     run = tiny_translation_run
     assert not run.with_name(run.name + ".partial").exists()
     assert {p.name for p in run.iterdir()} == {
-        "run.json", "saved_model", "sentencepiece.model", "weights", "history.jsonl", "logs"
+        "run.json", "saved_model", "sentencepiece.model", "weights", "history.jsonl", "logs", "README.md"
     }  # fmt: skip
     record = json.loads((run / "run.json").read_text())
     assert read_history(run / HISTORY_FILE) == record["training"]["history"]
