@@ -116,7 +116,8 @@ def _cell(value: Any, column: str) -> str:
     """A history value: seconds to 0.1, chrF++ (0-100) to 0.01, losses and accuracies to 4 decimals; missing: a dash."""
     if value is None:
         return "–"
-    return f"{value:.{ {'train_seconds': 1, 'val_chrf': 2}.get(column, 4) }f}"
+    decimals = {"train_seconds": 1, "val_chrf": 2}.get(column, 4)
+    return f"{value:.{decimals}f}"
 
 
 def write_card(run_dir: str | Path, markdown: str) -> Path:
