@@ -70,11 +70,12 @@ class TaskData:
             "splits": {name: len(split) for name, split in self.splits.items()},
             "carved_from_train": list(self.carved),
             "fingerprints": self.fingerprints,
-            "leakage": self.leakage(),
+            "leakage": self.leakage,
         }
 
+    @functools.cached_property
     def leakage(self) -> dict[str, int]:
-        """How many validation and test texts also occur as a train text."""
+        """How many validation and test texts also occur as a train text, counted once per TaskData."""
         return leakage(self.texts("train"), {name: self.texts(name) for name in ("validation", "test")})
 
 
@@ -121,7 +122,7 @@ def load_task(args: DataArguments) -> TaskData:
         splits["train"] = stratified_subset(splits["train"], args.max_train_samples, args.seed)
     data = TaskData(datasets.DatasetDict(splits), labels, source, carved)
     _check_train(data)
-    log_leakage(data.leakage(), {name: len(split) for name, split in data.splits.items()}, "texts")
+    log_leakage(data.leakage, {name: len(split) for name, split in data.splits.items()}, "texts")
     logger.info(
         "Loaded %s: %s; labels %s",
         source,

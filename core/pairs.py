@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -161,8 +162,9 @@ class PairData:
     def fingerprints(self) -> dict[str, str]:
         return {name: split.fingerprint() for name, split in self.splits.items()}
 
+    @functools.cached_property
     def leakage(self) -> dict[str, int]:
-        """How many validation and test sources also occur as a train source."""
+        """How many validation and test sources also occur as a train source, counted once per PairData."""
         return leakage(
             self.splits["train"].sources, {name: self.splits[name].sources for name in ("validation", "test")}
         )
@@ -177,7 +179,7 @@ class PairData:
             "splits": {name: len(split) for name, split in self.splits.items()},
             "carved_from_train": list(self.carved),
             "fingerprints": self.fingerprints,
-            "leakage": self.leakage(),
+            "leakage": self.leakage,
         }
 
 
@@ -213,7 +215,7 @@ def load_pairs(args: PairDataArguments) -> PairData:
             np.sort(rng.choice(len(splits["train"]), args.max_train_samples, replace=False))
         )
     data = PairData(splits, origin, columns, carved)
-    log_leakage(data.leakage(), {name: len(split) for name, split in splits.items()}, "sources")
+    log_leakage(data.leakage, {name: len(split) for name, split in splits.items()}, "sources")
     logger.info("Loaded %s: %s", origin, ", ".join(f"{name} {len(split):,}" for name, split in splits.items()))
     return data
 

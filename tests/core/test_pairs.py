@@ -35,7 +35,7 @@ def test_pt_en_mirror_loads_every_pair_unquoted(pt_en_dir):
     assert any(s.startswith('"') for s in data.splits["test"].sources + data.splits["test"].targets)
     expected = hashlib.sha256("".join(f"{pt}\t{en}\t{src}\n" for pt, en, src in rows).encode()).hexdigest()
     assert data.fingerprints["test"] == expected
-    assert data.leakage() == {"validation": 0, "test": 0}
+    assert data.leakage == {"validation": 0, "test": 0}
     assert set(data.splits["test"].domains) == {"tatoeba", "tico19", "flores200", "ntrex_ptBR", "ntrex_ptPT"}
 
 
@@ -62,7 +62,7 @@ def test_leakage_counts_test_sources_seen_in_train(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         data = load_pairs(_own(train, validation_file=str(validation), test_file=str(test)))
     expected = sum(s in {p[0] for p in pairs} for s, _ in pairs[:4] + toy_pairs(6, seed=9))
-    assert data.leakage()["test"] == expected >= 4
+    assert data.leakage["test"] == expected >= 4
     assert f"{expected} of 10 test sources also occur in train" in caplog.text
 
 
