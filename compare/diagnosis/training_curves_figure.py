@@ -1,4 +1,5 @@
-"""`training_curves.png`: validation accuracy after each epoch against cumulative training seconds.
+"""`training_curves.png`: validation accuracy (or a translation run's chrF++ or loss) after each epoch against
+cumulative training seconds.
 
 Both models share one axis, so a reader sees at a glance whether one was stopped while still climbing
 and which was ahead at equal training time. The time axis turns logarithmic when one run trained more
@@ -20,15 +21,18 @@ LOG_SCALE_RATIO = 10
 COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
 
 
-def training_curves_figure(curves: dict[str, list[dict]]) -> plt.Figure:
-    """The figure of `training_time.training_curves(runs)`: one line per model, a marker per epoch."""
+METRIC_LABELS = {"val_accuracy": "validation accuracy", "val_chrf": "validation chrF++", "val_loss": "validation loss"}
+
+
+def training_curves_figure(curves: dict[str, list[dict]], metric: str = "val_accuracy") -> plt.Figure:
+    """The figure of `training_time.training_curves(runs, metric)`: one line per model, a marker per epoch."""
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
     for i, (name, curve) in enumerate(curves.items()):
         seconds = [point["seconds"] for point in curve]
-        accuracy = [point["val_accuracy"] for point in curve]
+        values = [point[metric] for point in curve]
         ax.plot(
             seconds,
-            accuracy,
+            values,
             marker="o",
             color=COLORS[i % len(COLORS)],
             label=f"{name} ({len(curve)} epoch{'' if len(curve) == 1 else 's'})",
@@ -39,8 +43,9 @@ def training_curves_figure(curves: dict[str, list[dict]]) -> plt.Figure:
         ax.set_xlabel("cumulative training time (s, log scale)")
     else:
         ax.set_xlabel("cumulative training time (s)")
-    ax.set_ylabel("validation accuracy")
-    ax.set_title("Validation accuracy against training time")
+    label = METRIC_LABELS.get(metric, metric)
+    ax.set_ylabel(label)
+    ax.set_title(f"{label[0].upper()}{label[1:]} against training time")
     ax.spines[["top", "right"]].set_visible(False)
     ax.grid(alpha=0.25, linewidth=0.6)
     ax.legend(frameon=False)
@@ -48,9 +53,9 @@ def training_curves_figure(curves: dict[str, list[dict]]) -> plt.Figure:
     return fig
 
 
-def training_curves_png(curves: dict[str, list[dict]]) -> bytes:
+def training_curves_png(curves: dict[str, list[dict]], metric: str = "val_accuracy") -> bytes:
     """The figure as PNG bytes (for the report directory and, base64-encoded, the HTML report)."""
-    fig = training_curves_figure(curves)
+    fig = training_curves_figure(curves, metric)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=130, bbox_inches="tight", facecolor="white")
     plt.close(fig)

@@ -21,8 +21,9 @@ Examples:
 from __future__ import annotations
 
 
-def training_curve(run: dict) -> list[dict]:
-    """`[{"epoch", "seconds", "val_accuracy"}]` of one run: cumulative training seconds after each epoch."""
+def training_curve(run: dict, metric: str = "val_accuracy") -> list[dict]:
+    """`[{"epoch", "seconds", metric}]` of one run: cumulative training seconds after each epoch, and the history's
+    `metric` then (`val_accuracy`; a translation run's `val_chrf` or `val_loss`)."""
     history = run["training"]["history"]
     if all("train_seconds" in row for row in history):
         durations = [row["train_seconds"] for row in history]
@@ -31,13 +32,13 @@ def training_curve(run: dict) -> list[dict]:
     curve, elapsed = [], 0.0
     for row, duration in zip(history, durations):
         elapsed += duration
-        curve.append({"epoch": row["epoch"], "seconds": elapsed, "val_accuracy": row["val_accuracy"]})
+        curve.append({"epoch": row["epoch"], "seconds": elapsed, metric: row[metric]})
     return curve
 
 
-def training_curves(runs: dict[str, dict]) -> dict[str, list[dict]]:
+def training_curves(runs: dict[str, dict], metric: str = "val_accuracy") -> dict[str, list[dict]]:
     """Model name -> its `training_curve`, for every run (the table the report prints and plots)."""
-    return {name: training_curve(run) for name, run in runs.items()}
+    return {name: training_curve(run, metric) for name, run in runs.items()}
 
 
 def best_so_far(curve: list[dict], seconds: float) -> float | None:

@@ -8,6 +8,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 import numpy as np  # noqa: E402
 
+from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES  # noqa: E402
+from compare.diagnosis.training_curves_figure import training_curves_png  # noqa: E402
 from compare.render.figures import color, png_bytes  # noqa: E402
 
 SCORES = "scores.png"
@@ -17,6 +19,7 @@ TITLES = {
     SCORES: "BLEU and chrF++ with 95% intervals",
     PER_DOMAIN: "chrF++ per domain",
     PER_LENGTH: "BLEU per source length (words)",
+    TRAINING_CURVES: "Validation score after each epoch against training time",
 }
 REFERENCE_COLORS = ("#8a96a3", "#c9d1d9")  # the reference rows in greys, models in the report's colours
 
@@ -79,4 +82,7 @@ def all_figures(results: dict) -> dict[str, bytes]:
         figures[PER_DOMAIN] = grouped_png(results, "per_domain", "chrf", "chrF++")
     if first["per_length"]:
         figures[PER_LENGTH] = grouped_png(results, "per_length", "bleu", "BLEU")
+    curves = results.get("training_curves")
+    if curves and any(curves["curves"].values()):
+        figures[TRAINING_CURVES] = training_curves_png(curves["curves"], curves["metric"])
     return figures

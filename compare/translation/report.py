@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compare.diagnosis.training_time import training_curves
 from compare.progress import Progress
 from compare.report.publish import check_output_dir, report_directory
 from compare.scoring.costs import run_costs
@@ -146,6 +147,7 @@ def build_translation_report(
         "comparison": headline_pair(comparisons, [r.name for r in compared]),
         "largest_differences": largest_differences(systems, sentence_stats, split, options.examples),
         "signatures": signatures,
+        "training_curves": validation_curves({r.name: r.run for r in compared}),
         "environment": environment(),
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
@@ -159,6 +161,14 @@ def build_translation_report(
         write_json(tmp / "results.json", results)
     progress.stage("report written: %s. %s", output_dir / "report.html", results["comparison"]["verdict"])
     return results
+
+
+def validation_curves(runs: dict[str, dict]) -> dict:
+    """results.json `training_curves`: each run's validation chrF++ after every epoch against its cumulative training
+    seconds, or its validation loss when a run stopped early on loss (no chrF++ per epoch)."""
+    histories = [run["training"]["history"] for run in runs.values()]
+    metric = "val_chrf" if all("val_chrf" in row for history in histories for row in history) else "val_loss"
+    return {"metric": metric, "curves": training_curves(runs, metric)}
 
 
 def _validation(run: dict) -> dict:

@@ -22,7 +22,7 @@ from compare.run.command import main as run_main
 from compare.run.launch import reusable
 from compare.scoring.statistics import StatisticsArguments
 from compare.translation.arguments import PROFILES, TranslationRunArguments
-from compare.translation.report import TranslationReportArguments, build_translation_report
+from compare.translation.report import TranslationReportArguments, build_translation_report, validation_curves
 from core.data import DataError
 from core.pairs import PairDataArguments, is_translation, load_pairs
 from core.rundir import RunError
@@ -76,6 +76,35 @@ def test_results_follow_the_contract(report) -> None:
     assert {"results.json", "translations.jsonl", "report.md", "report.html", "scores.png", "per_domain.png"} <= files
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "data:image/png;base64," in html and '<img src="http' not in html and "bergamot" in html
+
+
+def test_training_curves_follow_each_runs_history(report) -> None:
+    run = json.loads((report["dir"] / "runs" / "scratch" / "run.json").read_text(encoding="utf-8"))
+    history, curves = run["training"]["history"], report["results"]["training_curves"]
+    assert curves["metric"] == "val_loss"  # the module's run stops early on loss, so it has no chrF++ per epoch
+    elapsed = [sum(row["train_seconds"] for row in history[: i + 1]) for i in range(len(history))]
+    assert curves["curves"]["scratch"] == [
+        {"epoch": row["epoch"], "seconds": pytest.approx(seconds), "val_loss": row["val_loss"]}
+        for row, seconds in zip(history, elapsed)
+    ]
+    assert (report["dir"] / "training_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "training_curves.png" in (report["dir"] / "report.md").read_text(encoding="utf-8")
+
+
+def test_training_curves_plot_chrf_when_every_run_validated_by_it() -> None:
+    def run(rows):
+        return {"training": {"seconds": 0.0, "history": rows}}
+
+    chrf = [{"epoch": 1, "train_seconds": 5.0, "val_loss": 3.0, "val_chrf": 20.0},
+            {"epoch": 2, "train_seconds": 4.0, "val_loss": 2.5, "val_chrf": 30.0}]  # fmt: skip
+    curves = validation_curves({"a": run(chrf), "b": run(chrf[:1])})
+    assert curves["metric"] == "val_chrf"
+    assert curves["curves"]["a"] == [
+        {"epoch": 1, "seconds": 5.0, "val_chrf": 20.0},
+        {"epoch": 2, "seconds": 9.0, "val_chrf": 30.0},
+    ]
+    loss_only = [{k: v for k, v in row.items() if k != "val_chrf"} for row in chrf]
+    assert validation_curves({"a": run(chrf), "b": run(loss_only)})["metric"] == "val_loss"
 
 
 def test_test_sources_seen_in_train_are_noted(report) -> None:
