@@ -23,21 +23,9 @@ from sklearn.model_selection import train_test_split
 from core.args import DATA_DIR_ENV, OptionsError, check_data_source, options_file_flags
 from core.data import SPLITS, as_text, carve_missing_splits, leakage, log_leakage
 from core.tables import DataError, read_delimited, read_table
+from core.tasks import PAIR_TASKS
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class PairTaskSpec:
-    """A named parallel corpus: `<data dir>/<name>/{train,validation,test}.tsv` with these columns."""
-
-    name: str
-    source_column: str
-    target_column: str
-    domain_column: str | None
-
-
-PAIR_TASKS = {"pt_en": PairTaskSpec("pt_en", "pt", "en", "source")}
 
 
 def is_translation(argv: list[str]) -> bool:

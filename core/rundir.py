@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core import sides
 from core.errors import UserError
 
 logger = logging.getLogger(__name__)
@@ -25,7 +26,6 @@ RUN_JSON = "run.json"
 RESUME_FILE = "resume.json"
 SAVED_MODEL_DIR = "saved_model"  # a TensorFlow SavedModel folder, in a translation run and in a serving export
 SCHEMA_VERSION = 1
-SIDES = ("finetune", "scratch")
 REQUIRED = {
     "side": str,
     "model": dict,
@@ -216,8 +216,10 @@ def validate_run(
         missing = [f for f in fields if f not in record[key]]
         if missing:
             raise RunError(f"{path}: {key!r} lacks {', '.join(missing)}; the run is incomplete, train it again.")
-    if record["side"] not in SIDES:
-        raise RunError(f"{path}: side {record['side']!r} is not one of {', '.join(SIDES)}.")
+    try:
+        sides.of_run(record)
+    except ValueError as error:
+        raise RunError(f"{path}: {error}") from None
 
 
 def package_version(package: str) -> str | None:

@@ -1,4 +1,5 @@
-"""Named tasks: where each public dataset lives on the hub and what its columns and labels are."""
+"""Named tasks: where each public dataset lives on the hub (or, for translation, in the local mirror) and what its
+columns and labels are."""
 
 from __future__ import annotations
 
@@ -50,12 +51,30 @@ TASKS: dict[str, TaskSpec] = {
 }
 
 
+@dataclass(frozen=True)
+class PairTaskSpec:
+    """A named parallel corpus: `<data dir>/<name>/{train,validation,test}.tsv` with these columns."""
+
+    name: str
+    source_column: str
+    target_column: str
+    domain_column: str | None
+
+
+PAIR_TASKS: dict[str, PairTaskSpec] = {"pt_en": PairTaskSpec("pt_en", "pt", "en", "source")}
+
+
 def get_task(name: str) -> TaskSpec:
-    """Returns the named task, or raises with the list of known names."""
+    """Returns the named classification task, or raises with the list of every known name, translation's too.
+
+    >>> get_task("pt_es")
+    Traceback (most recent call last):
+    ValueError: Unknown task 'pt_es'. Known tasks: ag_news, ..., trec (classification); pt_en (translation). ...
+    """
     try:
         return TASKS[name]
     except KeyError:
-        known = ", ".join(sorted(TASKS))
+        known = f"{', '.join(sorted(TASKS))} (classification); {', '.join(sorted(PAIR_TASKS))} (translation)"
         raise ValueError(
             f"Unknown task {name!r}. Known tasks: {known}. For your own data pass --train-file "
             "(and --validation-file/--test-file) with --text-column and --label-column instead."

@@ -71,12 +71,12 @@ class Translator:
         run: the parsed run.json.
     """
 
-    def __init__(self, run_dir: str | Path):
+    def __init__(self, run_dir: str | Path, run: dict[str, Any] | None = None):
         import tensorflow as tf
         import tensorflow_text  # noqa: F401 - registers the SentencePiece ops the saved model uses
 
         self.path = Path(run_dir)
-        self.run = read_translation_run(self.path)
+        self.run = read_translation_run(self.path) if run is None else run
         self.name = self.path.name
         self.side = self.run["side"]
         saved = self.path / SAVED_MODEL_DIR
@@ -118,6 +118,6 @@ def translate_batches(module: Any, texts: list[str], beam: int = 1, batch_size: 
     return out
 
 
-def load(run_dir: str | Path) -> Translator:
-    """The `Translator` of a finished translation run."""
-    return Translator(run_dir)
+def load(run_dir: str | Path, run: dict[str, Any] | None = None) -> Translator:
+    """The `Translator` of a finished translation run (its run.json read here unless given, already validated)."""
+    return Translator(run_dir, run)

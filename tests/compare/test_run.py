@@ -5,8 +5,10 @@ from pathlib import Path
 import pytest
 
 from compare.run.command import CompareRunArguments, run_dirs
-from compare.run.profiles import PROFILES, Budget, side_data
+from compare.run.profiles import PROFILES, get_profile, side_data
+from core import sides
 from core.args import DataArguments
+from core.sides import Budget
 
 
 def test_profiles_are_step_budgets_on_the_whole_train_split() -> None:
@@ -33,7 +35,7 @@ def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
         "tiny",
     ]
     assert args.side_flags("finetune", budget=False) == ["--class-weight", "balanced"]
-    budget = PROFILES["quick"]["scratch"].budget
+    budget = get_profile("quick")["scratch"].budget
     assert args.side_flags("scratch")[:4] == [
         "--min-steps",
         str(budget.min_steps),
@@ -46,18 +48,12 @@ def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
 
 @pytest.mark.parametrize("side", ["finetune", "scratch"])
 def test_the_side_parses_the_quick_profile_into_its_budget(side: str) -> None:
-    import importlib
-
     from core.args import RunArguments, parse_args
 
-    module, name = {
-        "finetune": ("finetune.args", "FinetuneArguments"),
-        "scratch": ("scratch.args", "ScratchArguments"),
-    }[side]
-    arguments = getattr(importlib.import_module(module), name)
+    arguments = sides.get(side).options()
     flags = CompareRunArguments(output_dir="x", profile="quick").side_flags(side)
     *_, parsed = parse_args((DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "u", *flags])
-    budget = PROFILES["quick"][side].budget
+    budget = get_profile("quick")[side].budget
     assert (parsed.min_steps, parsed.max_steps) == (budget.min_steps, budget.max_steps)
 
 
