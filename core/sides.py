@@ -86,7 +86,7 @@ class Side:
     """One side of the comparison.
 
     Attributes:
-        name: how compare and the app call it: the default model name in a report, `runs/<name>`, `--<name>-args`.
+        name: how compare and the app call it: the default model name in a report, and `runs/<name>`.
         title: how the report and the app title it ("Fine-tuned BERT").
         phrase: how a sentence names it ("the fine-tuned model").
         command: the module that trains it, `python -m <command>`; its runs record it as run.json `side`.

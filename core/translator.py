@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json, validate_run
+from core.sides import TRANSLATION as TASK_KIND
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
-TASK_KIND = "translation"
 REQUIRED = {
     "side": str,
     "task_kind": str,
