@@ -1,8 +1,8 @@
 """Getting one run: reusing the finished run already there, or starting the side's command to train it.
 
 Compare never imports training code (only the sides' option classes, to read their defaults): each side's
-command (`core.sides`: `python -m finetune ...`, `python -m scratch ...`) runs as a subprocess through `core.processes` (which also
-hands their memory back between stages), logging to `<run>.log` beside the run.
+command (`core.sides`: `python -m finetune ...`, `python -m scratch ...`) runs as a subprocess through
+`core.processes` (which also hands their memory back between stages), logging to `<run>.log` beside the run.
 A finished run is reused when its run.json records the same data options and `<run>.request.json` (written
 here after a successful training) the same side, flags and option defaults: a run trained before a default
 changed (say, a new warmup) is trained again. The same holds for a translation run (`python -m scratch` on a
