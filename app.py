@@ -26,7 +26,7 @@ import logging
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -34,59 +34,18 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 # TensorFlow's start-up notices (oneDNN, CUDA) only with --verbose; set before anything imports TensorFlow.
 os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0" if "--verbose" in sys.argv[1:] else os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import gradio as gr  # noqa: E402 - the environment above must be set before Gradio and TensorFlow load
+from core.cli import Command  # noqa: E402
+from core.errors import UserError  # noqa: E402
+from demo.arguments import AppArguments  # noqa: E402
 
-from core.args import parse_args  # noqa: E402
-from core.cli import quiet_tensorflow  # noqa: E402
-from core.translator import is_translation_run  # noqa: E402
-from demo.page import CSS, THEME, build_demo  # noqa: E402
-from demo.prediction import DEFAULT_MAX_CHARS, warm_up  # noqa: E402
-from demo.sources import (  # noqa: E402
-    CREATE_COMMAND,
-    Example,
-    Report,
-    live_examples,
-    load_models,
-    load_report,
-    load_translators,
-    resolve_sources,
-)
-from demo.translation import warm_up_translators  # noqa: E402
+if TYPE_CHECKING:  # Gradio, TensorFlow and the models load once the command line is accepted: `load_app`
+    import gradio as gr
+
+    from demo.sources import Example, Report
 
 logger = logging.getLogger(__name__)
 
 CONCURRENCY = 4
-
-
-@dataclass
-class AppArguments:
-    """What the demo serves and where it listens."""
-
-    report: str | None = field(
-        default=None,
-        metadata={
-            "help": "A report directory (results.json, predictions.jsonl, figures, runs/). Default: the "
-            "newest report under reports/."
-        },
-    )
-    runs: list[str] | None = field(
-        default=None, metadata={"help": "Run directories, or folders whose children are runs (overrides the report's)."}
-    )
-    host: str = field(
-        default="127.0.0.1", metadata={"help": "Address to bind; 0.0.0.0 exposes the demo to your network."}
-    )
-    port: int = field(default=7860, metadata={"help": "Port to listen on."})
-    share: bool = field(default=False, metadata={"help": "Also open a public Gradio share link (off by default)."})
-    max_chars: int = field(default=DEFAULT_MAX_CHARS, metadata={"help": "Longest text accepted, in characters."})
-    verbose: bool = field(default=False, metadata={"help": "Let TensorFlow's start-up notices through."})
-
-    def __post_init__(self) -> None:
-        if not 0 < self.port < 65536:
-            raise ValueError(f"--port must be between 1 and 65535, got {self.port}.")
-        if self.max_chars < 1:
-            raise ValueError(f"--max-chars must be at least 1, got {self.max_chars}.")
-        if not self.host.strip():
-            raise ValueError("--host must not be empty; use 127.0.0.1 to serve this machine only.")
 
 
 @dataclass
@@ -107,6 +66,11 @@ def load_app(args: AppArguments) -> Loaded:
     translation runs (run.json `task_kind: "translation"`) load as translators, named as the report names them,
     else by their directories. A missing report or an unloadable run is reported, not fatal.
     """
+    from core.translator import is_translation_run
+    from demo.prediction import warm_up
+    from demo.sources import CREATE_COMMAND, live_examples, load_models, load_report, load_translators, resolve_sources
+    from demo.translation import warm_up_translators
+
     report_dir, run_dirs = resolve_sources(args.report, args.runs)
     report = load_report(report_dir) if report_dir is not None else None
     translation_dirs = [path for path in run_dirs if is_translation_run(path)]
@@ -123,6 +87,8 @@ def load_app(args: AppArguments) -> Loaded:
 
 def create_demo(args: AppArguments) -> gr.Blocks:
     """Loads what `args` name (once) and builds the page."""
+    from demo.page import build_demo
+
     loaded = load_app(args)
     return build_demo(
         loaded.models,
@@ -136,6 +102,8 @@ def create_demo(args: AppArguments) -> gr.Blocks:
 
 def serve(demo: gr.Blocks, args: AppArguments, block: bool = True) -> gr.Blocks:
     """Starts the server: a queue of `CONCURRENCY` workers, loopback by default, no share link unless asked."""
+    from demo.page import CSS, THEME
+
     demo.queue(default_concurrency_limit=CONCURRENCY)
     demo.launch(
         server_name=args.host,
@@ -150,16 +118,27 @@ def serve(demo: gr.Blocks, args: AppArguments, block: bool = True) -> gr.Blocks:
     return demo
 
 
-def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    (args,) = parse_args((AppArguments,), argv)
-    quiet_tensorflow(args.verbose)
+def run(args: AppArguments) -> None:
+    """Loads and serves what `args` name; a report or run that cannot be read is refused (exit status 2)."""
     try:
         demo = create_demo(args)
     except (OSError, ValueError) as error:
-        raise SystemExit(f"app.py: {error}") from None
+        raise UserError(str(error)) from None
     serve(demo, args)
 
 
+APP = Command(
+    prog="python app.py",
+    description="Serves the Gradio demo: classify a text with the fine-tuned and the from-scratch model side by "
+    "side, translate with the translation runs, and read the report.",
+    arguments=(AppArguments,),
+    work=run,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return APP.main(argv)
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

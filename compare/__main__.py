@@ -1,34 +1,44 @@
-"""`python -m compare run|report|predict|curve|bench ... [--verbose]`: one module per subcommand, each with `main(argv)`.
+"""`python -m compare run|report|predict|curve|bench ...`: one `core.cli.Command` per subcommand (`compare.commands`).
 
-`--verbose` (anywhere on the line) lets TensorFlow's start-up notices through (`core.cli.quiet_tensorflow`).
+`python -m compare --help` lists the subcommands; `python -m compare COMMAND --help` shows a command's options.
 """
 
 from __future__ import annotations
 
-import importlib
+import argparse
 import sys
 
-from core.cli import quiet_tensorflow
+from compare.commands import COMMANDS
+from core.cli import EXIT_REFUSED, HelpFormatter, print_error
 
-COMMANDS = {
-    "run": "compare.run.command",
-    "report": "compare.report.command",
-    "predict": "compare.predict",
-    "curve": "compare.curve.command",
-    "bench": "compare.bench.command",
-}
+
+def parser() -> argparse.ArgumentParser:
+    """What `python -m compare --help` shows: the subcommands and what each does."""
+    found = argparse.ArgumentParser(
+        prog="python -m compare",
+        usage="%(prog)s COMMAND [options]",
+        description="Scores trained runs, compares them, and writes reports, curves and benchmarks.",
+        epilog="python -m compare COMMAND --help shows a command's options.",
+        formatter_class=HelpFormatter,
+        allow_abbrev=False,
+    )
+    commands = found.add_argument_group("commands")  # listed for the help only: `main` dispatches on argv[0]
+    for name, command in COMMANDS.items():
+        commands.add_argument(name, help=command.description)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    verbose = "--verbose" in argv
-    argv = [arg for arg in argv if arg != "--verbose"]
+    if argv[:1] in (["-h"], ["--help"]):
+        parser().print_help()
+        return 0
     if not argv or argv[0] not in COMMANDS:
-        print(f"usage: python -m compare {{{','.join(COMMANDS)}}} [options] [--verbose]   (add --help to a command)")
-        return 2
-    quiet_tensorflow(verbose)
-    module = importlib.import_module(COMMANDS[argv[0]])
-    return module.main(argv[1:]) or 0
+        parser().print_help(sys.stderr)
+        given = f"unknown command {argv[0]!r}" if argv else "no command given"
+        print_error(f"{given}; choose one of {', '.join(COMMANDS)}.")
+        return EXIT_REFUSED
+    return COMMANDS[argv[0]].main(argv[1:])
 
 
 if __name__ == "__main__":

@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from compare.progress import Progress, setup_logging
+from compare.progress import Progress
+from compare.report.arguments import PredictArguments
 from compare.report.results import predictions
-from core.args import parse_args
 from core.classifier import Classifier, find_runs, load
 from core.data import as_text
 from core.rundir import RunError
@@ -29,44 +28,14 @@ from core.translator import load as load_translator
 
 logger = logging.getLogger(__name__)
 
-INPUTS = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
-OUTPUTS = (".csv", ".jsonl")
 BATCH = 256
 
 
-@dataclass
-class PredictArguments:
-    """Which runs label which file, and where the labels go."""
-
-    runs: list[str] = field(metadata={"help": "Run directories, or folders whose children are runs."})
-    input: str = field(metadata={"help": f"The texts to label: {', '.join(INPUTS)}."})
-    output: str = field(metadata={"help": f"Where the labelled rows go: {' or '.join(OUTPUTS)}."})
-    text_column: list[str] = field(
-        default_factory=lambda: ["text"], metadata={"help": "Text column(s); several are joined with a space."}
-    )
-    names: list[str] | None = field(
-        default=None, metadata={"help": "A name per run (default: its side; a translation run's directory name)."}
-    )
-    beam: int = field(default=1, metadata={"help": "Translation runs: beam width (1: greedy)."})
-
-    def __post_init__(self) -> None:
-        if Path(self.input).suffix.lower() not in INPUTS:
-            raise ValueError(f"--input {self.input}: unsupported file type; use one of {', '.join(INPUTS)}.")
-        if Path(self.output).suffix.lower() not in OUTPUTS:
-            raise ValueError(f"--output {self.output}: write .csv or .jsonl.")
-        if self.beam < 1:
-            raise ValueError(f"--beam must be at least 1 (1 is greedy decoding), got {self.beam}.")
-
-
 def main(argv: list[str] | None = None) -> int:
-    (args,) = parse_args((PredictArguments,), argv)
-    setup_logging()
-    try:
-        predict_file(args)
-    except (RunError, DataError) as error:
-        logger.error("compare predict: %s", error)
-        return 1
-    return 0
+    """`python -m compare predict ...` (`compare.commands`)."""
+    from compare.commands import PREDICT
+
+    return PREDICT.main(argv)
 
 
 def read_texts(path: Path, columns: list[str]) -> tuple[pd.DataFrame, list[str]]:

@@ -1,38 +1,48 @@
-"""Argument dataclasses shared by every command, and the one parser they all go through."""
+"""Argument dataclasses shared by every command: the data (a classification or a translation task), the run
+directory, the training budget and the serving export. `core.cli` parses command lines into them.
+
+This module and the options modules of the sides and of compare import no TensorFlow, so `--help` and a refused
+option answer at once.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar
 
 from core.budget import CLASS_WEIGHTS, TrainingPlan, plan_training
 from core.errors import UserError
+from core.tasks import PAIR_TASKS, TASKS
 
 DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
+STRATEGIES = ("default", "mirrored", "multiworker")
+
+# The help of the data options both kinds of task take alike, so that a command taking both lists them once.
+VALIDATION_FILE_HELP = "Validation data; when absent, 10%% of train is held out (seeded; by label for classification)."
+TEST_FILE_HELP = "Test data; when absent, 10%% of train is held out (seeded; by label for classification)."
+MAX_TRAIN_SAMPLES_HELP = "Train on a seeded subset of this many rows (stratified by label for classification)."
+MAX_LENGTH_HELP = "Texts are cut to this many tokens (a translation's source and target each)."
+VERBOSE_HELP = "Also show TensorFlow's start-up notices and the libraries' warnings."
+SEED_HELP = "Seed for splitting, subsetting, initialisation and shuffling."
+DATA_DIR_HELP = f"Folder of local task mirrors (<dir>/<task>/train.csv or .tsv ...); default ${DATA_DIR_ENV}."
 
 
 @dataclass
 class DataArguments:
     """Which task to train on and how to cut it. Both sides and every compare command take these."""
 
+    _argument_group_name = "data options"
+
     task: str | None = field(
-        default=None,
-        metadata={"help": "A named task (sst2, emotion, ag_news, trec, imdb, rotten_tomatoes). Or use --train-file."},
+        default=None, metadata={"help": "A named classification task. Or use --train-file.", "choices": tuple(TASKS)}
     )
     train_file: str | None = field(
         default=None, metadata={"help": "Your own training data: .csv, .tsv, .json, .jsonl or .parquet."}
     )
-    validation_file: str | None = field(
-        default=None, metadata={"help": "Validation data; when absent, 10%% of train is held out (stratified)."}
-    )
-    test_file: str | None = field(
-        default=None, metadata={"help": "Test data; when absent, 10%% of train is held out (stratified)."}
-    )
+    validation_file: str | None = field(default=None, metadata={"help": VALIDATION_FILE_HELP})
+    test_file: str | None = field(default=None, metadata={"help": TEST_FILE_HELP})
     text_column: list[str] | None = field(
         default=None,
         metadata={"help": "Text column(s) of your files (default: text); several are joined with a space."},
@@ -42,15 +52,10 @@ class DataArguments:
         default=None,
         metadata={"help": "Class names, one per line, in label-id order (default: the sorted label values)."},
     )
-    data_dir: str | None = field(
-        default=None,
-        metadata={"help": f"Folder of local task mirrors (<dir>/<task>/train.csv ...); default ${DATA_DIR_ENV}."},
-    )
-    max_train_samples: int | None = field(
-        default=None, metadata={"help": "Train on a stratified, seeded subset of this many examples."}
-    )
-    max_length: int = field(default=128, metadata={"help": "Texts are cut to this many tokens."})
-    seed: int = field(default=42, metadata={"help": "Seed for splitting, subsetting, initialisation and shuffling."})
+    data_dir: str | None = field(default=None, metadata={"help": DATA_DIR_HELP})
+    max_train_samples: int | None = field(default=None, metadata={"help": MAX_TRAIN_SAMPLES_HELP})
+    max_length: int = field(default=128, metadata={"help": MAX_LENGTH_HELP})
+    seed: int = field(default=42, metadata={"help": SEED_HELP})
 
     def __post_init__(self) -> None:
         check_data_source(self, min_train_samples=2)
@@ -81,24 +86,70 @@ def check_data_source(args: Any, min_train_samples: int) -> None:
 
 
 @dataclass
+class PairDataArguments:
+    """Which parallel text to train on and how to cut it."""
+
+    _argument_group_name = "data options"
+
+    task: str | None = field(
+        default=None, metadata={"help": "A named translation task. Or use --train-file.", "choices": tuple(PAIR_TASKS)}
+    )
+    train_file: str | None = field(
+        default=None, metadata={"help": "Your own sentence pairs: .tsv (no quoting), .csv, .json, .jsonl or .parquet."}
+    )
+    validation_file: str | None = field(default=None, metadata={"help": VALIDATION_FILE_HELP})
+    test_file: str | None = field(default=None, metadata={"help": TEST_FILE_HELP})
+    source_column: str | None = field(default=None, metadata={"help": "Column of the sentences to translate."})
+    target_column: str | None = field(default=None, metadata={"help": "Column of their reference translations."})
+    domain_column: str | None = field(
+        default=None, metadata={"help": "Optional column naming each pair's domain, for per-domain scores."}
+    )
+    data_dir: str | None = field(default=None, metadata={"help": DATA_DIR_HELP})
+    max_train_samples: int | None = field(default=None, metadata={"help": MAX_TRAIN_SAMPLES_HELP})
+    max_length: int = field(default=128, metadata={"help": MAX_LENGTH_HELP})
+    seed: int = field(default=42, metadata={"help": SEED_HELP})
+
+    def __post_init__(self) -> None:
+        check_data_source(self, min_train_samples=1)
+        if self.task is not None:
+            if self.task not in PAIR_TASKS:
+                raise ValueError(f"Unknown translation task {self.task!r}; known: {', '.join(PAIR_TASKS)}.")
+            given = [k for k in ("source_column", "target_column", "domain_column") if getattr(self, k) is not None]
+            if given:
+                spec = PAIR_TASKS[self.task]
+                raise ValueError(
+                    f"{', '.join('--' + k.replace('_', '-') for k in given)} {'is' if len(given) == 1 else 'are'} "
+                    f"for --train-file: --task {self.task} "
+                    f"reads its own columns ({spec.source_column}, {spec.target_column}). Leave them out, or give "
+                    "the files with --train-file."
+                )
+        elif not (self.source_column and self.target_column):
+            raise ValueError("--train-file needs --source-column and --target-column.")
+        columns = [c for c in (self.source_column, self.target_column, self.domain_column) if c]
+        if len(set(columns)) != len(columns):
+            raise ValueError(f"--source-column, --target-column and --domain-column must differ, got {columns}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass
 class RunArguments:
     """Where a training run goes and what to do when something is already there."""
+
+    _argument_group_name = "run options"
 
     output_dir: str = field(metadata={"help": "The run directory to write."})
     overwrite: bool = field(default=False, metadata={"help": "Replace an existing run directory."})
     resume: bool = field(default=False, metadata={"help": "Continue the unfinished run in OUTPUT_DIR.partial/."})
-    strategy: str = field(
-        default="default", metadata={"help": "tf.distribute strategy: default, mirrored or multiworker."}
-    )
-    verbose: bool = field(
-        default=False, metadata={"help": "Also show TensorFlow's start-up notices and its library warnings."}
-    )
+    strategy: str = field(default="default", metadata={"help": "tf.distribute strategy.", "choices": STRATEGIES})
+    verbose: bool = field(default=False, metadata={"help": VERBOSE_HELP})
 
     def __post_init__(self) -> None:
         if self.overwrite and self.resume:
             raise ValueError("--overwrite and --resume contradict each other; choose one.")
-        if self.strategy not in ("default", "mirrored", "multiworker"):
-            raise ValueError(f"--strategy must be default, mirrored or multiworker, got {self.strategy!r}.")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"--strategy must be one of {', '.join(STRATEGIES)}, got {self.strategy!r}.")
 
 
 MAX_EPOCHS = 1000
@@ -135,7 +186,10 @@ class BudgetArguments:
     min_steps: int = field(default=0, metadata={"help": "Early stopping may not stop before this many steps."})
     class_weight: str = field(
         default="none",
-        metadata={"help": "none, or balanced: weigh each class in the loss by its inverse frequency in train."},
+        metadata={
+            "help": "none, or balanced: weigh each class in the loss by its inverse frequency in train.",
+            "choices": CLASS_WEIGHTS,
+        },
     )
 
     def __post_init__(self) -> None:
@@ -159,75 +213,20 @@ class OptionsError(UserError):
     """A command line or options file that names a bad value or an unknown option."""
 
 
-def options_file_flags(argv: list[str]) -> list[str]:
-    """A command line of one `.json` file as the flags that file holds; any other command line as it is.
+@dataclass
+class ExportArguments:
+    """Which run to export and where (`python -m finetune export`, `python -m scratch export`; `core.export`)."""
 
-    The file holds one object of option names (with `_` or `-`) and values: `{"task": "sst2", "max_length": 64,
-    "names": ["a", "b"], "tie_embeddings": false}`. A null value keeps the option's default. Going through the
-    command line's own parser gives the file the same type conversion, checks and error messages.
-
-    >>> import json, tempfile
-    >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-    ...     json.dump({"task": "sst2", "max_length": 64, "runs": ["a", "b"], "verbose": True, "seed": None}, handle)
-    >>> options_file_flags([handle.name])
-    ['--task', 'sst2', '--max_length', '64', '--runs', 'a', 'b', '--verbose', 'true']
-    >>> os.remove(handle.name)
-    """
-    if len(argv) != 1 or not argv[0].endswith(".json"):
-        return argv
-    path = Path(argv[0])
-    example = 'for example {"task": "sst2", "output_dir": "runs/x"}'
-    try:
-        options = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise OptionsError(f"cannot read the options file {path}: {error.strerror or error}.") from None
-    except ValueError as error:
-        raise OptionsError(f"the options file {path} is not valid JSON ({error}); {example}.") from None
-    if not isinstance(options, dict):
-        raise OptionsError(f"the options file {path} must hold one JSON object of options, {example}.")
-    flags = []
-    for key, value in options.items():
-        if value is None:
-            continue
-        if isinstance(value, dict):
-            raise OptionsError(
-                f"{path}: the option {key!r} holds an object; give a string, number, true/false or list."
-            )
-        values = value if isinstance(value, list) else [value]
-        flags += [f"--{key}", *(str(v).lower() if isinstance(v, bool) else str(v) for v in values)]
-    return flags
-
-
-def parse_args(
-    dataclass_types: tuple[type, ...], argv: list[str] | None = None, raise_errors: bool = False
-) -> tuple[Any, ...]:
-    """Parses the command line (or a single JSON file of the same fields) into the given dataclasses.
-
-    Errors raised in a dataclass's `__post_init__` come out as a usage error naming the bad value, or, with
-    `raise_errors`, as an `OptionsError` (unknown options and malformed values too).
-    """
-    from transformers import HfArgumentParser
-
-    class Parser(HfArgumentParser):
-        def error(self, message: str):
-            if raise_errors:
-                raise OptionsError(f"{message} (see --help)")
-            super().error(message)
-
-    argv = sys.argv[1:] if argv is None else list(argv)
-    parser = Parser(dataclass_types)
-    try:
-        argv = options_file_flags(argv)
-    except OptionsError as error:
-        parser.error(str(error))
-    try:
-        *parsed, unknown = parser.parse_args_into_dataclasses(args=argv, return_remaining_strings=True)
-    except OptionsError:
-        raise
-    except ValueError as error:
-        if raise_errors:
-            raise OptionsError(str(error)) from None
-        parser.error(str(error))
-    if unknown:
-        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    return tuple(parsed)
+    run_dir: str = field(
+        metadata={"help": "The finished run to export (a directory holding run.json).", "positional": True}
+    )
+    output_dir: str = field(
+        metadata={"help": "Where to write saved_model/, model_int8.tflite, labels.txt, export.json."}
+    )
+    overwrite: bool = field(default=False, metadata={"help": "Replace an existing export in --output-dir."})
+    evaluate: bool = field(
+        default=True, metadata={"help": "Do not score the exported variants on the run's test split (faster)."}
+    )
+    verbose: bool = field(
+        default=False, metadata={"help": "Show TensorFlow's start-up notices and the converter's log."}
+    )

@@ -24,13 +24,12 @@ import json
 import logging
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from core.args import DataArguments
+from core.args import DataArguments, ExportArguments
 from core.classifier import predict_in_batches
 from core.rundir import (
     RESUME_FILE,
@@ -66,40 +65,13 @@ class Untracked:
         self.model = model
 
 
-@dataclass
-class ExportArguments:
-    """Which run to export and where."""
-
-    run_dir: str = field(metadata={"help": "The finished run to export (a directory holding run.json)."})
-    output_dir: str = field(
-        metadata={"help": "Where to write saved_model/, model_int8.tflite, labels.txt, export.json."}
-    )
-    overwrite: bool = field(default=False, metadata={"help": "Replace an existing export in --output-dir."})
-    evaluate: bool = field(
-        default=True, metadata={"help": "Score both variants on the run's test split (--no-evaluate skips it)."}
-    )
-    verbose: bool = field(
-        default=False, metadata={"help": "Show TensorFlow's start-up notices and the converter's log."}
-    )
-
-
-def export_command(argv: list[str], side: str, build: Callable[[Path, dict[str, Any]], Any]) -> int:
-    """`python -m <side> export ...`: parses `argv`, builds the side's module with `build(run_dir, run)`, exports it.
-
-    A bad option, run or output directory ends in one `error:` line and exit status 2 (`core.cli`).
-    """
-    from core.cli import run_command
-
-    def export_parsed(args: ExportArguments) -> None:
-        run = read_export_run(args.run_dir, side)
-        check_output_dir(args)  # before the model loads
-        test = read_test_split(run) if args.evaluate else None  # a missing data file, before the slow conversions
-        export(args, run, build(Path(args.run_dir), run), test)
-
-    argv = list(argv)
-    if argv and not argv[0].startswith("-") and not argv[0].endswith(".json"):
-        argv = ["--run-dir", *argv]
-    return run_command(argv, (ExportArguments,), export_parsed)
+def export_run(args: ExportArguments, side: str, build: Callable[[Path, dict[str, Any]], Any]) -> None:
+    """`python -m <side> export RUN_DIR --output-dir DIR`: builds the side's module with `build(run_dir, run)` and
+    exports it. A bad run or output directory, or a missing data file, is refused before the model loads."""
+    run = read_export_run(args.run_dir, side)
+    check_output_dir(args)  # before the model loads
+    test = read_test_split(run) if args.evaluate else None  # a missing data file, before the slow conversions
+    export(args, run, build(Path(args.run_dir), run), test)
 
 
 def read_export_run(run_dir: str | Path, side: str) -> dict[str, Any]:
@@ -312,9 +284,8 @@ __all__ = [
     "LABELS_FILE",
     "ONNX_FILES",
     "SAVED_MODEL_DIR",
-    "ExportArguments",
     "export",
-    "export_command",
+    "export_run",
     "load_float",
     "load_int8",
     "load_onnx",

@@ -8,39 +8,22 @@ leakage count, with a source and a target column (and optionally a domain column
 from __future__ import annotations
 
 import csv
-import dataclasses
 import functools
 import hashlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from core.args import DATA_DIR_ENV, OptionsError, check_data_source, options_file_flags
+from core.args import DATA_DIR_ENV, PairDataArguments
 from core.data import SPLITS, as_text, carve_missing_splits, leakage, log_leakage
 from core.tables import DataError, read_delimited, read_table
 from core.tasks import PAIR_TASKS
 
 logger = logging.getLogger(__name__)
-
-
-def is_translation(argv: list[str]) -> bool:
-    """Whether a command line (or its one options file) names a translation task or parallel-text columns."""
-    try:
-        argv = options_file_flags(argv)
-    except OptionsError:
-        return False  # the command's own parser reports the file
-    for i, arg in enumerate(argv):
-        name, _, value = arg.partition("=")
-        if name.replace("_", "-") in ("--source-column", "--target-column"):
-            return True
-        if name == "--task" and (value or (argv[i + 1] if i + 1 < len(argv) else "")) in PAIR_TASKS:
-            return True
-    return False
 
 
 def language_pair(options: dict, given: str | None = None) -> str | None:
@@ -55,61 +38,6 @@ def language_pair(options: dict, given: str | None = None) -> str | None:
     if len(source) == 2 and len(target) == 2 and source.isalpha() and target.isalpha():
         return f"{source}-{target}"
     return None
-
-
-@dataclass
-class PairDataArguments:
-    """Which parallel text to train on and how to cut it."""
-
-    task: str | None = field(
-        default=None, metadata={"help": f"A named translation task ({', '.join(PAIR_TASKS)}). Or use --train-file."}
-    )
-    train_file: str | None = field(
-        default=None, metadata={"help": "Your own sentence pairs: .tsv (no quoting), .csv, .json, .jsonl or .parquet."}
-    )
-    validation_file: str | None = field(
-        default=None, metadata={"help": "Validation pairs; when absent, 10%% of train is held out (seeded)."}
-    )
-    test_file: str | None = field(
-        default=None, metadata={"help": "Test pairs; when absent, 10%% of train is held out (seeded)."}
-    )
-    source_column: str | None = field(default=None, metadata={"help": "Column of the sentences to translate."})
-    target_column: str | None = field(default=None, metadata={"help": "Column of their reference translations."})
-    domain_column: str | None = field(
-        default=None, metadata={"help": "Optional column naming each pair's domain, for per-domain scores."}
-    )
-    data_dir: str | None = field(
-        default=None,
-        metadata={"help": f"Folder of local task mirrors (<dir>/<task>/train.tsv ...); default ${DATA_DIR_ENV}."},
-    )
-    max_train_samples: int | None = field(
-        default=None, metadata={"help": "Train on a seeded random subset of this many pairs."}
-    )
-    max_length: int = field(default=128, metadata={"help": "Source and target are each cut to this many tokens."})
-    seed: int = field(default=42, metadata={"help": "Seed for splitting, subsetting, initialisation and shuffling."})
-
-    def __post_init__(self) -> None:
-        check_data_source(self, min_train_samples=1)
-        if self.task is not None:
-            if self.task not in PAIR_TASKS:
-                raise ValueError(f"Unknown translation task {self.task!r}; known: {', '.join(PAIR_TASKS)}.")
-            given = [k for k in ("source_column", "target_column", "domain_column") if getattr(self, k) is not None]
-            if given:
-                spec = PAIR_TASKS[self.task]
-                raise ValueError(
-                    f"{', '.join('--' + k.replace('_', '-') for k in given)} {'is' if len(given) == 1 else 'are'} "
-                    f"for --train-file: --task {self.task} "
-                    f"reads its own columns ({spec.source_column}, {spec.target_column}). Leave them out, or give "
-                    "the files with --train-file."
-                )
-        elif not (self.source_column and self.target_column):
-            raise ValueError("--train-file needs --source-column and --target-column.")
-        columns = [c for c in (self.source_column, self.target_column, self.domain_column) if c]
-        if len(set(columns)) != len(columns):
-            raise ValueError(f"--source-column, --target-column and --domain-column must differ, got {columns}.")
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
 
 
 @dataclass

@@ -19,13 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
+from core.errors import WorkFailed
+
 ROOT = Path(__file__).resolve().parents[1]
 TAIL_LINES = 20
 ERROR_LINE = re.compile(r"(^|:\s)error:\s", re.IGNORECASE)  # `error: ...` and argparse's `prog: error: ...`
 
 
-class ProcessError(RuntimeError):
-    """A command exited with a non-zero code.
+class ProcessError(WorkFailed):
+    """A command exited with a non-zero code (a failure while working: exit status 1, `core.cli`).
 
     Attributes:
         command: the command as started.

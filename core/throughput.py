@@ -187,12 +187,23 @@ def _positions(batch: Batch) -> int:
 
 def throughput_main(argv: list[str] | None, side_arguments: type, measure: Callable[..., dict]) -> int:
     """The entry point of a side's throughput command: parse its options, measure, print the JSON line."""
-    from core.args import DataArguments, parse_args
+    from core.args import DataArguments
+    from core.cli import Command
 
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
-    data_args, args, bench = parse_args((DataArguments, side_arguments, ThroughputArguments), argv)
-    emit(measure(data_args, args, bench))
-    return 0
+    def setup_logging(verbose: bool) -> None:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(name)s: %(message)s")
+
+    def work(*parsed: Any) -> None:
+        emit(measure(*parsed))
+
+    command = Command(
+        prog=None,
+        description="Measures a side's training throughput and prints it as one JSON line.",
+        arguments=(DataArguments, side_arguments, ThroughputArguments),
+        work=work,
+        logging=setup_logging,
+    )
+    return command.main(argv)
 
 
 def emit(result: dict) -> None:

@@ -17,12 +17,12 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from core import sides
+from demo.arguments import DEFAULT_MAX_CHARS
 from demo.sources import CREATE_COMMAND
 
 logger = logging.getLogger(__name__)
 
 BOTH = "both"
-DEFAULT_MAX_CHARS = 5000
 HEATMAP_TOKENS = 48
 PADDING_TOKENS = frozenset({"", "[PAD]", "<pad>"})
 WARM_UP_TEXT = "A first text, so that the model has traced its prediction before anyone asks."

@@ -1,26 +1,38 @@
-"""`python -m finetune <data options> --output-dir DIR [--model ...] [--epochs N] ...`: one fine-tuning run.
+"""`python -m finetune <data options> --output-dir DIR [--model ...] [--max-steps N] ...`: one fine-tuning run.
 
 `python -m finetune export RUN_DIR --output-dir DIR` writes a finished run's serving export instead
-(`finetune.export`; docs/formats.md, "Serving export"). Bad data, options, output directories and checkpoints
-end in one `error:` line and exit status 2 (`core.cli`).
+(`finetune.export`; docs/formats.md, "Serving export"). Both parse their options here, without TensorFlow, and
+follow `core.cli`'s exit statuses: a refused option, data file, output directory or checkpoint is one `error:`
+line and status 2.
 """
 
 import sys
 
-from core.cli import quiet_tensorflow, side_command
+from core.args import DataArguments, ExportArguments, RunArguments
+from core.cli import Command
 from finetune.args import FinetuneArguments
 
-train = side_command(FinetuneArguments, "finetune.run")
+TRAIN = Command(
+    prog="python -m finetune",
+    description="Fine-tunes a pretrained BERT to classify texts, into a run directory (--output-dir).",
+    arguments=(DataArguments, RunArguments, FinetuneArguments),
+    work="finetune.run:train",
+    epilog="python -m finetune export RUN_DIR --output-dir DIR writes a finished run's serving export (see its --help).",
+)
+EXPORT = Command(
+    prog="python -m finetune export",
+    description="Writes a finished fine-tuning run's serving export: a SavedModel, its int8 TFLite variant and "
+    "ONNX models, each taking raw strings.",
+    arguments=(ExportArguments,),
+    work="finetune.export:export_run",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["export"]:
-        quiet_tensorflow("--verbose" in argv)  # finetune.export imports TensorFlow
-        from finetune.export import main as export_main
-
-        return export_main(argv[1:])
-    return train(argv)
+        return EXPORT.main(argv[1:])
+    return TRAIN.main(argv)
 
 
 if __name__ == "__main__":

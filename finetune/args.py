@@ -19,6 +19,7 @@ class FinetuneArguments(BudgetArguments):
     """
 
     DEFAULT_EPOCHS: ClassVar[int] = 3
+    _argument_group_name = "fine-tuning options"
 
     model: str = field(
         default="minilm",
@@ -42,7 +43,8 @@ class FinetuneArguments(BudgetArguments):
         default="cls",
         metadata={
             "help": "What the classification head reads: cls (BERT's [CLS] pooler) or mean (the mean of the real "
-            "tokens' last hidden states, no pooler; how sentence-embedding checkpoints such as minilm were trained)."
+            "tokens' last hidden states, no pooler; how sentence-embedding checkpoints such as minilm were trained).",
+            "choices": POOLINGS,
         },
     )
     mixed_precision: bool = field(
@@ -51,8 +53,8 @@ class FinetuneArguments(BudgetArguments):
     onnx: bool = field(
         default=True,
         metadata={
-            "help": "Also write model.onnx, through which the run is served with ONNX Runtime when it reproduces the "
-            "TensorFlow model on the validation split (--no-onnx skips it)."
+            "help": "Do not write model.onnx (by default the run also writes it, and is served through ONNX Runtime "
+            "when it reproduces the TensorFlow model on the validation split)."
         },
     )
 

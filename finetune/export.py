@@ -23,6 +23,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from core.args import ExportArguments
 from core.errors import UserError
 from core.export import Untracked
 from core.runtime import STRINGS
@@ -176,8 +177,8 @@ def build(run_dir: Path, run: dict[str, Any]) -> FinetunedServing:
     return FinetunedServing(classifier.model, classifier.tokenizer, classifier.max_length, run_dir)
 
 
-def main(argv: list[str]) -> int:
-    """`python -m finetune export RUN_DIR --output-dir DIR [--overwrite] [--no-evaluate]`."""
-    from core.export import export_command
+def export_run(args: ExportArguments) -> None:
+    """`python -m finetune export RUN_DIR --output-dir DIR [--overwrite] [--no-evaluate]` (`core.export`)."""
+    from core.export import export_run as export
 
-    return export_command(argv, "finetune", build)
+    export(args, "finetune", build)

@@ -1,39 +1,47 @@
-"""`python -m scratch <data options> --output-dir DIR [--preset ...] [--epochs N] ...`: one from-scratch run.
+"""`python -m scratch <data options> --output-dir DIR [--preset ...] [--max-steps N] ...`: one from-scratch run.
 
-A classification task trains the encoder classifier (`scratch.run`); a translation task (`--task pt_en`, or
-own files with `--source-column`) trains the translator (`scratch.translation.train`). `python -m scratch export
-RUN_DIR --output-dir DIR` writes a classification run's serving export (`scratch.export`). Bad data, options and
-output directories end in one `error:` line and exit status 2 (`core.cli`).
+One program for both kinds of task: a classification task trains the encoder classifier (`scratch.run`); a
+translation task (`--task pt_en`, or own files with `--source-column`) trains the translator
+(`scratch.translation.train`). Its `--help` lists both kinds' options, and an option of the other kind is
+refused by name (`core.cli.TaskKindParser`). `python -m scratch export RUN_DIR --output-dir DIR` writes a
+classification run's serving export (`scratch.export`). Exit statuses: `core.cli`.
 """
 
 from __future__ import annotations
 
 import sys
 
-from core.cli import quiet_tensorflow, side_command
-from core.pairs import PairDataArguments, is_translation
+from core.args import DataArguments, ExportArguments, PairDataArguments, RunArguments
+from core.cli import CLASSIFICATION, TRANSLATION, Command
 from scratch.args import ScratchArguments
+from scratch.translation.args import TranslationArguments
 
-classify = side_command(ScratchArguments, "scratch.run")
-
-
-def translate(argv: list[str] | None = None) -> int:
-    """`python -m scratch` on a translation task: the translator's options, then `scratch.translation.train`."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    quiet_tensorflow("--verbose" in argv)  # the translator's options module imports TensorFlow
-    from scratch.translation.args import TranslationArguments
-
-    return side_command(TranslationArguments, "scratch.translation.train", PairDataArguments)(argv)
+TRAIN = Command(
+    prog="python -m scratch",
+    description="Trains a Transformer from scratch into a run directory (--output-dir): a text classifier, or "
+    "with a translation task a translator.",
+    arguments={
+        CLASSIFICATION: (DataArguments, RunArguments, ScratchArguments),
+        TRANSLATION: (PairDataArguments, RunArguments, TranslationArguments),
+    },
+    work={CLASSIFICATION: "scratch.run:train", TRANSLATION: "scratch.translation.train:train"},
+    epilog="python -m scratch export RUN_DIR --output-dir DIR writes a finished classification run's serving "
+    "export (see its --help).",
+)
+EXPORT = Command(
+    prog="python -m scratch export",
+    description="Writes a finished from-scratch classification run's serving export: a SavedModel taking raw "
+    "strings (a translation run's saved_model/ already is one).",
+    arguments=(ExportArguments,),
+    work="scratch.export:export_run",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["export"]:
-        quiet_tensorflow("--verbose" in argv)  # scratch.export imports TensorFlow
-        from scratch.export import main as export_main
-
-        return export_main(argv[1:])
-    return translate(argv) if is_translation(argv) else classify(argv)
+        return EXPORT.main(argv[1:])
+    return TRAIN.main(argv)
 
 
 if __name__ == "__main__":

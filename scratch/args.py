@@ -8,7 +8,16 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from core.args import BudgetArguments
-from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
+from scratch.config import (
+    ACTIVATIONS,
+    DEFAULT_PRESET,
+    EMBEDDINGS,
+    NORMS,
+    PRESETS,
+    TOKENIZERS,
+    ModelConfig,
+    config_from_preset,
+)
 
 
 def check_optimizer_options(options: Any) -> None:
@@ -37,7 +46,10 @@ class ShapeArguments:
     num_heads: int | None = field(default=None, metadata={"help": "Attention heads; must divide --d-model."})
     d_ff: int | None = field(default=None, metadata={"help": "Hidden width of the feed-forward blocks."})
     dropout: float | None = field(default=None, metadata={"help": "Dropout rate (overrides the preset)."})
-    norm: str = field(default="post", metadata={"help": "post: LayerNorm after each residual (original); pre: before."})
+    norm: str = field(
+        default="post",
+        metadata={"help": "post: LayerNorm after each residual (original); pre: before.", "choices": NORMS},
+    )
 
     def shape_overrides(self) -> dict[str, Any]:
         """These fields as `config_from_preset` overrides (None keeps the preset's value)."""
@@ -49,21 +61,26 @@ class ScratchArguments(BudgetArguments, ShapeArguments):
     """Model and training options (the budget options: `BudgetArguments`). Model fields left unset come from `--preset`."""
 
     DEFAULT_EPOCHS: ClassVar[int] = 8
+    _argument_group_name = "model and training options"
 
-    preset: str = field(default=DEFAULT_PRESET, metadata={"help": f"Model size: {', '.join(PRESETS)}."})
+    preset: str = field(default=DEFAULT_PRESET, metadata={"help": "Model size.", "choices": tuple(PRESETS)})
     vocab_size: int | None = field(
         default=None, metadata={"help": "Word vocabulary size, 2 reserved tokens included (words tokenizer)."}
     )
-    activation: str = field(default="gelu", metadata={"help": "Feed-forward activation: gelu or relu."})
+    activation: str = field(default="gelu", metadata={"help": "Feed-forward activation.", "choices": ACTIVATIONS})
     tokenizer: str = field(
         default="words",
-        metadata={"help": "words: a vocabulary adapted on train; wordpiece: the pretrained checkpoint's WordPiece."},
+        metadata={
+            "help": "words: a vocabulary adapted on train; wordpiece: the pretrained checkpoint's WordPiece.",
+            "choices": TOKENIZERS,
+        },
     )
     embeddings: str = field(
         default="random",
         metadata={
             "help": "random: token vectors learned from scratch; minilm (with --tokenizer wordpiece): the packaged "
-            "checkpoint's token vectors on their first d_model principal components, frozen."
+            "checkpoint's token vectors on their first d_model principal components, frozen.",
+            "choices": EMBEDDINGS,
         },
     )
     causal: bool = field(
@@ -85,8 +102,8 @@ class ScratchArguments(BudgetArguments, ShapeArguments):
     onnx: bool = field(
         default=True,
         metadata={
-            "help": "Also write model.onnx, through which the run is served with ONNX Runtime when it reproduces the "
-            "TensorFlow model on the validation split (--no-onnx skips it)."
+            "help": "Do not write model.onnx (by default the run also writes it, and is served through ONNX Runtime "
+            "when it reproduces the TensorFlow model on the validation split)."
         },
     )
     teacher: str | None = field(

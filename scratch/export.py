@@ -13,6 +13,7 @@ from typing import Any
 
 import tensorflow as tf
 
+from core.args import ExportArguments
 from core.export import Untracked
 from core.runtime import STRINGS
 
@@ -50,8 +51,8 @@ def build(run_dir: Path, run: dict[str, Any]) -> ScratchServing:
     return ScratchServing(load(run_dir, run).model)
 
 
-def main(argv: list[str]) -> int:
-    """`python -m scratch export RUN_DIR --output-dir DIR [--overwrite] [--no-evaluate]`."""
-    from core.export import export_command
+def export_run(args: ExportArguments) -> None:
+    """`python -m scratch export RUN_DIR --output-dir DIR [--overwrite] [--no-evaluate]` (`core.export`)."""
+    from core.export import export_run as export
 
-    return export_command(argv, "scratch", build)
+    export(args, "scratch", build)

@@ -105,7 +105,8 @@ def test_a_distilled_report_serves_the_student_beside_the_pair(tmp_path: Path, m
 
 
 def test_arguments_are_safe_by_default_and_checked() -> None:
-    from core.args import parse_args
+    from core.args import OptionsError
+    from core.cli import parse_args
 
     (args,) = parse_args((app.AppArguments,), [])
     assert (args.host, args.port, args.share, args.max_chars, args.report, args.runs, args.verbose) == (
@@ -120,7 +121,7 @@ def test_arguments_are_safe_by_default_and_checked() -> None:
     (args,) = parse_args((app.AppArguments,), ["--runs", "a", "b", "--max-chars", "10", "--share", "--verbose"])
     assert args.runs == ["a", "b"] and args.max_chars == 10 and args.share and args.verbose
     for bad in (["--port", "0"], ["--max-chars", "0"], ["--host", " "]):
-        with pytest.raises(SystemExit):
+        with pytest.raises(OptionsError):
             parse_args((app.AppArguments,), bad)
     with pytest.raises(ValueError, match="--max-chars must be at least 1, got -5"):
         app.AppArguments(max_chars=-5)
@@ -151,17 +152,21 @@ def test_the_page_without_runs_shows_the_command_that_creates_them() -> None:
     assert "From-scratch Transformer (not loaded)" in text
 
 
-def test_main_serves_what_the_command_line_names(tiny_runs: dict, tmp_path: Path, monkeypatch) -> None:
+def test_main_serves_what_the_command_line_names(tiny_runs: dict, tmp_path: Path, monkeypatch, capsys) -> None:
     served = {}
     monkeypatch.setattr(app, "serve", lambda demo, args: served.update(demo=demo, args=args))
     monkeypatch.setattr(sources, "load", lambda run_dir: FakeScratch())  # loading itself is tested in tests/demo
-    app.main(["--runs", str(tiny_runs["scratch"]), "--port", "7999", "--max-chars", "50"])
+    assert app.main(["--runs", str(tiny_runs["scratch"]), "--port", "7999", "--max-chars", "50"]) == 0
     args = served["args"]
     assert (args.host, args.port, args.share, args.max_chars) == ("127.0.0.1", 7999, False, 50)
     text = page_text(served["demo"])
     assert "Fine-tuned BERT (not loaded)" in text and "At most 50 characters." in text
-    with pytest.raises(SystemExit, match=r"has no results.json. Create one with `make report`"):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
         app.main(["--report", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert "has no results.json. Create one with `make report`" in err
 
 
 def test_translation_runs_on_the_command_line_get_a_translate_tab(tmp_path: Path, monkeypatch) -> None:

@@ -20,21 +20,22 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from compare.bench.app_load import measure_app
+from compare.bench.arguments import BENCH_PROFILES, BenchArguments
 from compare.bench.results import assemble
-from compare.progress import Progress, setup_logging
+from compare.progress import Progress
 from compare.render.bench import render_markdown
 from compare.report.locate import report_run_dirs
 from compare.run.launch import data_flags, train_side
 from compare.run.profiles import get_profile, side_data
 from core import sides
-from core.args import DataArguments, parse_args
+from core.args import DataArguments
 from core.classifier import find_runs
-from core.data import DataError, load_task
-from core.processes import ProcessError, run_command
+from core.data import load_task
+from core.errors import WorkFailed
+from core.processes import run_command
 from core.rundir import RunError, environment, read_run_json, write_json
 
 logger = logging.getLogger(__name__)
@@ -42,57 +43,29 @@ logger = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True)
-class BenchProfile:
-    """How long each stage measures (each side's training steps per round: its `core.sides` `bench.steps`)."""
-
-    rounds: int
-    latency_samples: int
-    requests: int = 200
-    clients: int = 8
-
-
-BENCH_PROFILES = {
-    "quick": BenchProfile(rounds=3, latency_samples=200),
-    "full": BenchProfile(rounds=6, latency_samples=200),
-}
-
-
 def bench_sides() -> list[str]:
     """The sides `compare bench` measures: those `core.sides` says how to time."""
     return [side.name for side in sides.classifiers() if side.bench]
 
 
-@dataclass
-class BenchArguments:
-    """Where the measurements go, how long they take, and which runs prediction and the app use."""
-
-    output_dir: str = field(metadata={"help": "Directory for bench.json, bench.md and the stages' logs."})
-    profile: str = field(default="quick", metadata={"help": f"Measurement length: {' or '.join(BENCH_PROFILES)}."})
-    report: str | None = field(default=None, metadata={"help": "A report directory whose runs to measure."})
-    runs: list[str] | None = field(default=None, metadata={"help": "Run directories (one per side) to measure."})
-
-    def __post_init__(self) -> None:
-        if self.profile not in BENCH_PROFILES:
-            raise ValueError(f"Unknown --profile {self.profile!r}; choose one of {', '.join(BENCH_PROFILES)}.")
-        if self.report and self.runs:
-            raise ValueError("Give --report or --runs, not both.")
-
-
 def main(argv: list[str] | None = None) -> int:
-    data, args = parse_args((DataArguments, BenchArguments), argv)
-    setup_logging()
+    """`python -m compare bench ...` (`compare.commands`)."""
+    from compare.commands import BENCH
+
+    return BENCH.main(argv)
+
+
+def bench(data: DataArguments, args: BenchArguments) -> None:
+    """`compare bench`'s work; a stage that fails or times out is a failure while working (exit status 1)."""
     for chatty in ("httpx", "gradio_client"):  # a line per request of the load test otherwise
         logging.getLogger(chatty).setLevel(logging.WARNING)
     try:
         run_bench(data, args)
-    except (RunError, DataError, ProcessError, StageError, TimeoutError) as error:
-        logger.error("compare bench: %s", error)
-        return 1
-    return 0
+    except TimeoutError as error:
+        raise WorkFailed(f"compare bench: {error}") from error
 
 
-class StageError(RuntimeError):
+class StageError(WorkFailed):
     """A measuring process finished without printing its result."""
 
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compare.scoring.timing import predict_split, single_text_latency
-from core.args import parse_args
 from core.classifier import load
+from core.cli import parse_args
 from core.throughput import emit
 
 

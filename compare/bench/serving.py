@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.args import parse_args
 from core.classifier import load, predict_in_batches
+from core.cli import parse_args
 from core.export import EXPORT_JSON, load_float, load_int8, load_onnx
 from core.throughput import emit
 

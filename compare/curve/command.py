@@ -18,25 +18,24 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from compare.curve.arguments import CurveArguments
 from compare.curve.points import catch_up_size
-from compare.progress import Progress, setup_logging
+from compare.progress import Progress
 from compare.render.curve import FIGURE, curve_figure, render_html, render_markdown
 from compare.report.runs import check_compatible, read_runs
-from compare.run.arguments import SideTrainingArguments
 from compare.run.distill import STUDENT, TEACHER, train_student
 from compare.run.launch import train_side
-from compare.run.profiles import PROFILES, side_data
+from compare.run.profiles import side_data
 from compare.scoring.scores import quick_scores
 from core import sides
-from core.args import DataArguments, parse_args
+from core.args import DataArguments
 from core.classifier import Classifier, load
 from core.data import DataError, TaskData, load_task
-from core.processes import ProcessError
 from core.rundir import RunError, environment, read_run_json, write_json
 
 logger = logging.getLogger(__name__)
@@ -47,44 +46,11 @@ SPLIT = "test"
 Loader = Callable[[Path], Classifier]
 
 
-@dataclass
-class CurveArguments(SideTrainingArguments):
-    """Which train sizes, where the curve goes (its runs in output_dir/runs), and how the sides are trained."""
-
-    profile: str = field(
-        default="full",
-        metadata={
-            "help": f"Model flags of the sides: {' or '.join(PROFILES)} (the training budgets; the sizes set the train rows)."
-        },
-    )
-    sizes: str = field(default="500,2000,8000", metadata={"help": "Train-set sizes, comma-separated."})
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.size_list()
-
-    def size_list(self) -> list[int]:
-        """`--sizes` as sorted, distinct integers of at least 2."""
-        try:
-            sizes = sorted({int(part) for part in self.sizes.split(",") if part.strip()})
-        except ValueError:
-            raise ValueError(
-                f"--sizes must be comma-separated whole numbers such as 500,2000,8000; got {self.sizes!r}."
-            ) from None
-        if not sizes or sizes[0] < 2:
-            raise ValueError(f"--sizes needs at least one size, each at least 2 examples; got {self.sizes!r}.")
-        return sizes
-
-
 def main(argv: list[str] | None = None) -> int:
-    data, args = parse_args((DataArguments, CurveArguments), argv)
-    setup_logging()
-    try:
-        build_curve(data, args)
-    except (RunError, DataError, ProcessError) as error:
-        logger.error("compare curve: %s", error)
-        return 1
-    return 0
+    """`python -m compare curve ...` (`compare.commands`)."""
+    from compare.commands import CURVE
+
+    return CURVE.main(argv)
 
 
 @dataclass(frozen=True)

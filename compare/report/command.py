@@ -11,20 +11,20 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from compare.diagnosis import training_curves_png
 from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
-from compare.progress import Progress, setup_logging
+from compare.progress import Progress
 from compare.render.figures import all_figures
 from compare.render.html import render_html
 from compare.render.markdown import render_markdown
 from compare.render.tuning import FIGURE as TUNING_FIGURE
 from compare.render.tuning import tuning_figure
-from compare.report.publish import ReportDirError, check_output_dir, report_directory
+from compare.report.arguments import ReportArguments
+from compare.report.publish import check_output_dir, report_directory
 from compare.report.qualify import qualify
 from compare.report.results import build_results, prediction_rows, write_predictions
 from compare.report.runs import EvalSplit, Model, check_compatible, group_models, leakage_notes, load_split, read_runs
@@ -34,11 +34,10 @@ from compare.scoring.error_analysis import confident_mistakes, count_disagreemen
 from compare.scoring.scores import quick_scores, score
 from compare.scoring.statistics import StatisticsArguments
 from compare.scoring.timing import predict_split, single_text_latency
-from compare.translation.report import TranslationReportArguments, build_translation_report
+from compare.translation.arguments import TranslationReportArguments
+from compare.translation.report import build_translation_report
 from core import sides
-from core.args import parse_args
 from core.classifier import Classifier, load
-from core.data import DataError
 from core.rundir import RunError, environment, write_json
 from core.translator import is_translation_run
 
@@ -47,40 +46,22 @@ logger = logging.getLogger(__name__)
 Loader = Callable[[Path, str], Classifier]
 
 
-@dataclass
-class ReportArguments:
-    """Which runs to compare, on which split, and where the report goes."""
-
-    runs: list[str] = field(metadata={"help": "Run directories; runs with the same name are seeds of one model."})
-    output_dir: str = field(metadata={"help": "The report directory to write."})
-    split: str = field(default="test", metadata={"help": "The labelled split to score: test or validation."})
-    names: list[str] | None = field(
-        default=None, metadata={"help": "A name per run (default: its side); equal names group seeds of one model."}
-    )
-    latency_samples: int = field(default=50, metadata={"help": "Single-text predictions timed per model."})
-    examples: int = field(default=25, metadata={"help": "Rows in each error-analysis table."})
-
-    def __post_init__(self) -> None:
-        for name in ("latency_samples", "examples"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
-
-
 def main(argv: list[str] | None = None) -> int:
-    args, stats = parse_args((ReportArguments, StatisticsArguments), argv)
-    setup_logging()
-    try:
-        if any(is_translation_run(run) for run in args.runs):
-            options = TranslationReportArguments(latency_samples=args.latency_samples, examples=args.examples)
-            build_translation_report(args.runs, args.output_dir, stats, options, args.names, args.split)
-            return 0
-        if len(args.runs) < 2:
-            raise RunError(f"--runs needs at least two classification run directories, got {len(args.runs)}.")
-        build_report(args, stats)
-    except (RunError, DataError, ReportDirError) as error:
-        logger.error("compare report: %s", error)
-        return 1
-    return 0
+    """`python -m compare report ...` (`compare.commands`)."""
+    from compare.commands import REPORT
+
+    return REPORT.main(argv)
+
+
+def report(args: ReportArguments, stats: StatisticsArguments) -> None:
+    """`compare report`'s work: the classification report, or the translation report when the runs translate."""
+    if any(is_translation_run(run) for run in args.runs):
+        options = TranslationReportArguments(latency_samples=args.latency_samples, examples=args.examples)
+        build_translation_report(args.runs, args.output_dir, stats, options, args.names, args.split)
+        return
+    if len(args.runs) < 2:
+        raise RunError(f"--runs needs at least two classification run directories, got {len(args.runs)}.")
+    build_report(args, stats)
 
 
 def build_report(

@@ -16,13 +16,14 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+from core.errors import UserError
 from core.rundir import partial_path
 
 MANIFEST = "report_files.json"  # the report's own files, so a later report knows what it replaces
 RESULTS = "results.json"
 
 
-class ReportDirError(ValueError):
+class ReportDirError(UserError):
     """An output directory that a report may not be written into."""
 
 

@@ -1,4 +1,10 @@
-"""How `compare run` and `compare curve` train the two sides: output folder, profile, seeds and extra flags."""
+"""Options of `compare run` and `compare curve`: output folder, profile, seeds and each side's extra flags.
+
+Every flag `compare run` will pass to a side is checked here, by the side's own parser (`check_command_flags`),
+before any side starts. A `--max-steps` or `--min-steps` among a side's extra flags moves the profile's step
+budget to fit it (`compare.run.profiles.give_way`): `--finetune-args "--max-steps 20"` on the quick profile
+trains at most 20 steps, its minimum lowered from 200 to 20.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +12,47 @@ import dataclasses
 import shlex
 from dataclasses import dataclass, field
 
-from compare.run.profiles import PROFILES, get_profile
+from compare.run.profiles import PROFILES, get_profile, give_way
 from core import sides
+from core.args import VERBOSE_HELP, DataArguments, OptionsError
 from core.budget import CLASS_WEIGHTS
+
+# The help of the options a translation `compare run` takes alike (`compare.translation.arguments`).
+OUTPUT_DIR_HELP = "The report directory; the runs go to its runs/ folder."
+PROFILE_HELP = "How long each model trains: quick (a first look) or full (each side's own defaults)."
+RETRAIN_HELP = "Train again even when matching runs exist."
+SCRATCH_ARGS_HELP = (
+    'Extra flags for python -m scratch, e.g. "--preset tiny"; a --max-steps or --min-steps here moves the '
+    "profile's step budget to fit it."
+)
 
 
 @dataclass
 class SideTrainingArguments:
     """Where the output goes and how both sides are trained: shared by `compare run` and `compare curve`."""
 
-    output_dir: str = field(metadata={"help": "Output directory; the runs go to its runs/ folder."})
-    profile: str = field(default="quick", metadata={"help": f"Training profile: {' or '.join(PROFILES)}."})
+    _argument_group_name = "comparison options"
+
+    output_dir: str = field(metadata={"help": OUTPUT_DIR_HELP})
+    profile: str = field(default="quick", metadata={"help": PROFILE_HELP, "choices": tuple(sorted(PROFILES))})
     seeds: int = field(default=1, metadata={"help": "Train each side this many times (seeds --seed, --seed+1, ...)."})
-    retrain: bool = field(default=False, metadata={"help": "Train again even when matching runs exist."})
+    retrain: bool = field(default=False, metadata={"help": RETRAIN_HELP})
     class_weight: str | None = field(
         default=None,
         metadata={
             "help": "Weigh the loss of both sides by class: none, or balanced (inverse class frequency). "
-            "Default: the sides' own default (none)."
+            "Default: the sides' own (none).",
+            "choices": CLASS_WEIGHTS,
         },
     )
-    finetune_args: str = field(default="", metadata={"help": 'Extra flags for python -m finetune, e.g. "--epochs 2".'})
-    scratch_args: str = field(default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny".'})
+    finetune_args: str = field(
+        default="",
+        metadata={
+            "help": 'Extra flags for python -m finetune, e.g. "--epochs 2"; a --max-steps or --min-steps here '
+            "moves the profile's step budget to fit it."
+        },
+    )
+    scratch_args: str = field(default="", metadata={"help": SCRATCH_ARGS_HELP})
     distill: bool = field(
         default=False,
         metadata={
@@ -39,6 +64,7 @@ class SideTrainingArguments:
         default="",
         metadata={"help": 'Extra flags for the distilled student after --scratch-args, e.g. "--augment 2".'},
     )
+    verbose: bool = field(default=False, metadata={"help": VERBOSE_HELP})
 
     def __post_init__(self) -> None:
         get_profile(self.profile)
@@ -47,10 +73,7 @@ class SideTrainingArguments:
         if self.class_weight is not None and self.class_weight not in CLASS_WEIGHTS:
             raise ValueError(f"--class-weight must be {' or '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
         for option in [*sides.classifier_names(), "distill"]:
-            try:
-                shlex.split(getattr(self, f"{option}_args", ""))
-            except ValueError as error:
-                raise ValueError(f"--{option}-args cannot be split into flags: {error}.") from None
+            split_flags(option, getattr(self, f"{option}_args", ""))
         if self.distill_args and not self.distill:
             raise ValueError("--distill-args is for the distilled student; add --distill, or leave it out.")
         self.check_side_flags()
@@ -58,20 +81,11 @@ class SideTrainingArguments:
     def check_side_flags(self) -> None:
         """Parses each command's flags as the command will, so a flag it would refuse stops this one before any
         training rather than after the other side's."""
-        from core.args import DataArguments
-
-        data_flags = {f"--{f.name}" for f in dataclasses.fields(DataArguments)}
-        data_flags |= {flag.replace("_", "-") for flag in data_flags}
         for option in [*sides.classifier_names(), "distill"]:
-            given = [flag.split("=")[0] for flag in shlex.split(getattr(self, f"{option}_args", ""))]
-            if data_flags & set(given):
-                raise ValueError(
-                    f"--{option}-args holds {sorted(data_flags & set(given))[0]}, a data option: give it to this "
-                    "command itself, so that every model trains on the same data."
-                )
+            refuse_data_flags(option, split_flags(option, getattr(self, f"{option}_args", "")), DataArguments)
         budget = not getattr(self, "tune", 0)  # a tuning trial brings its own training length
         for side in sides.classifier_names():
-            check_command_flags(side, self.side_flags(side, budget))
+            check_command_flags(side, self.side_flags(side, budget), self.origin(side, budget))
         if self.distill:  # the teacher's path is checked when the student starts: it does not exist yet
             student = [
                 *self.side_flags(sides.FROM_SCRATCH, budget),
@@ -79,26 +93,86 @@ class SideTrainingArguments:
                 "TEACHER",
                 *shlex.split(self.distill_args),
             ]
-            check_command_flags(sides.FROM_SCRATCH, student, "--teacher")
+            origin = f"{self.origin(sides.FROM_SCRATCH, budget)}, then --teacher" + (
+                ", then --distill-args" if self.distill_args else ""
+            )
+            check_command_flags(sides.FROM_SCRATCH, student, origin)
 
     def side_flags(self, side: str, budget: bool = True) -> list[str]:
-        """The profile's flags for `side` (its step budget only if `budget`), `--class-weight`, then the user's."""
+        """The profile's flags for `side` (its step budget only if `budget`, moved to fit the user's bounds),
+        `--class-weight`, then the user's."""
         class_weight = ["--class-weight", self.class_weight] if self.class_weight else []
         user = shlex.split(getattr(self, f"{side}_args", ""))  # a side without its --<side>-args option: none
-        return [*get_profile(self.profile)[side].side_flags(budget), *class_weight, *user]
+        return [*give_way(get_profile(self.profile)[side].side_flags(budget), user), *class_weight, *user]
+
+    def origin(self, side: str, budget: bool = True) -> str:
+        """Where `side_flags` come from, for a message: `the quick profile's --min-steps 200 ..., then --finetune-args`."""
+        profile = get_profile(self.profile)[side].side_flags(budget)
+        given = [f"--{side}-args"] if getattr(self, f"{side}_args", "") else []
+        if self.class_weight:
+            given.insert(0, "--class-weight")
+        parts = [f"the {self.profile} profile's {shlex.join(profile)}"] if profile else []
+        return ", then ".join([*parts, *given]) or "no flags"
 
 
-def check_command_flags(side: str, flags: list[str], mode: str = "") -> None:
-    """Raises `ValueError` with what `side`'s command (`python -m finetune`, or `python -m scratch --teacher` for
-    `mode` "--teacher") would say of its model flags `flags`, when it would refuse them."""
-    from core.args import DataArguments, OptionsError, RunArguments, parse_args
-
-    command = " ".join(filter(None, (sides.get(side).command, mode)))
+def split_flags(option: str, flags: str) -> list[str]:
+    """`--<option>-args` split as a shell would, or `ValueError` naming it."""
     try:
-        parse_args(
-            (DataArguments, RunArguments, sides.get(side).options()),
-            ["--task", "sst2", "--output-dir", "_", *flags],
-            True,
+        return shlex.split(flags)
+    except ValueError as error:
+        raise ValueError(f"--{option}-args cannot be split into flags: {error}.") from None
+
+
+def refuse_data_flags(option: str, flags: list[str], data_arguments: type) -> None:
+    """Refuses a data option among `--<option>-args`: it goes to this command, so that every model trains on the
+    same data."""
+    data_flags = {f"--{f.name.replace('_', '-')}" for f in dataclasses.fields(data_arguments)}
+    given = {flag.split("=")[0].replace("_", "-") for flag in flags}
+    if data_flags & given:
+        raise ValueError(
+            f"--{option}-args holds {sorted(data_flags & given)[0]}, a data option: give it to this command itself, "
+            "so that every model trains on the same data."
         )
+
+
+def check_command_flags(side: str, flags: list[str], origin: str = "") -> None:
+    """Raises `ValueError` with what `side`'s command (`python -m <command>`) would say of the model flags `flags`,
+    parsing them as it does into its data, run and model options, when it would refuse them; `origin` says where
+    they came from."""
+    from core.args import PairDataArguments, RunArguments
+    from core.cli import CommandParser
+
+    found = sides.get(side)
+    data, task = (PairDataArguments, "pt_en") if found.task_kind == sides.TRANSLATION else (DataArguments, "sst2")
+    parser = CommandParser((data, RunArguments, found.options()), prog=f"python -m {found.command}")
+    try:
+        parser.parse(["--task", task, "--output-dir", "_", *flags])
     except OptionsError as error:
-        raise ValueError(f"python -m {command} would refuse {shlex.join(flags)}: {error}") from None
+        source = f" ({origin})" if origin else ""
+        raise ValueError(f"python -m {found.command} would refuse {shlex.join(flags)}{source}: {error}") from None
+
+
+@dataclass
+class CompareRunArguments(SideTrainingArguments):
+    """Where the runs and the report go (the report in output_dir), and how the sides are trained."""
+
+    tune: int | None = field(
+        default=None,
+        metadata={
+            "help": "Tune each side: train N seeded random trials of its search space and keep the one with the "
+            "best validation accuracy (runs/tune/<side>/trial-NNN; the profile's step budget gives way to each "
+            "trial's)."
+        },
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.tune and self.distill:
+            raise ValueError(
+                "--distill does not combine with --tune yet; distil the sides' profile runs without --tune."
+            )
+        if self.tune is not None and self.tune < 1:
+            raise ValueError(
+                f"--tune must be a positive number of trials per side, got {self.tune}; leave it out to train "
+                "each side once with the profile's settings."
+            )

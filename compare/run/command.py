@@ -13,69 +13,32 @@ from __future__ import annotations
 
 import logging
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from compare.progress import Progress, setup_logging
-from compare.report.command import Loader, ReportArguments, build_report
-from compare.report.publish import ReportDirError, check_output_dir
-from compare.run.arguments import SideTrainingArguments
+from compare.progress import Progress
+from compare.report.arguments import ReportArguments
+from compare.report.command import Loader, build_report
+from compare.report.publish import check_output_dir
+from compare.run.arguments import CompareRunArguments
 from compare.run.distill import TEACHER, distilled_runs
 from compare.run.launch import train_side
 from compare.run.profiles import side_data
 from compare.run.tuning import check_trials, tune_side
 from compare.scoring.statistics import StatisticsArguments
 from core import sides
-from core.args import DataArguments, parse_args
+from core.args import DataArguments
 from core.classifier import load
-from core.data import DataError
-from core.pairs import is_translation
-from core.processes import ProcessError
-from core.rundir import RunError
+from core.cli import working
+from core.data import load_task
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass
-class CompareRunArguments(SideTrainingArguments):
-    """Where the runs and the report go (the report in output_dir), and how the sides are trained."""
-
-    tune: int | None = field(
-        default=None,
-        metadata={
-            "help": "Tune each side: train N seeded random trials of its search space and keep the one with the "
-            "best validation accuracy (runs/tune/<side>/trial-NNN; the profile's step budget gives way to each "
-            "trial's)."
-        },
-    )
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.tune and self.distill:
-            raise ValueError(
-                "--distill does not combine with --tune yet; distil the sides' profile runs without --tune."
-            )
-        if self.tune is not None and self.tune < 1:
-            raise ValueError(
-                f"--tune must be a positive number of trials per side, got {self.tune}; leave it out to train "
-                "each side once with the profile's settings."
-            )
-
-
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if is_translation(argv):  # --task pt_en or parallel-text columns: the translation report
-        from compare.translation.command import main as translation_main
+    """`python -m compare run ...` (both kinds of task; `compare.commands`)."""
+    from compare.commands import RUN
 
-        return translation_main(argv)
-    data, args, stats = parse_args((DataArguments, CompareRunArguments, StatisticsArguments), argv)
-    setup_logging()
-    try:
-        run_comparison(data, args, stats)
-    except (RunError, DataError, ReportDirError, ProcessError) as error:
-        logger.error("compare run: %s", error)
-        return 1
-    return 0
+    return RUN.main(argv)
 
 
 def run_dirs(output_dir: Path, seeds: list[int]) -> dict[tuple[str, int], Path]:
@@ -93,18 +56,42 @@ def run_comparison(
     progress: Progress | None = None,
     loader: Loader = load,
 ) -> dict:
-    """Trains (or reuses) every run, then writes the report into `args.output_dir`; returns results.json.
+    """Checks the input (`check_comparison`: a refusal is a `UserError`, exit status 2), then trains (or reuses)
+    every run and writes the report into `args.output_dir`; returns results.json. A failure while training or
+    reporting is a `WorkFailed` (exit status 1; `core.cli`).
 
     `loader` turns a run directory into a Classifier for the report; tests replace it.
     """
     progress = progress or Progress()
-    output_dir = Path(args.output_dir)
-    check_output_dir(output_dir)  # before hours of training, not after
-    seeds = [data.seed + i for i in range(args.seeds)]
-    tuning, names = None, sides.classifier_names()
+    check_comparison(data, args)
+    with working():
+        return train_and_report(data, args, stats, progress, loader)
+
+
+def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
+    """Everything `compare run` can refuse before any side starts (the flags each side gets were checked by the
+    options themselves): the output directory, the data (files there and readable, columns present), every tuning
+    trial's flags. Creates nothing."""
+    check_output_dir(Path(args.output_dir))
+    checked, names = [], sides.classifier_names()
+    for side in names:  # each side's data, as the profile cuts it
+        options = side_data(data, side, args.profile, data.seed)
+        if options not in checked:
+            load_task(options)
+            checked.append(options)
     if args.tune:
         for side in names:
             check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains
+
+
+def train_and_report(
+    data: DataArguments, args: CompareRunArguments, stats: StatisticsArguments, progress: Progress, loader: Loader
+) -> dict:
+    """The work of `run_comparison`, once its input is checked."""
+    output_dir = Path(args.output_dir)
+    seeds = [data.seed + i for i in range(args.seeds)]
+    tuning, names = None, sides.classifier_names()
+    if args.tune:
         tuning, ordered = {}, []
         for side in names:
             tuning[side], paths = tune_side(side, data, args, args.tune, progress)

@@ -26,6 +26,44 @@ def get_profile(name: str) -> dict[str, SideProfile]:
     return {side.name: side.profiles[name] for side in sides.classifiers()}
 
 
+BOUNDS = ("--min-steps", "--max-steps")
+
+
+def give_way(profile_flags: list[str], user_flags: list[str]) -> list[str]:
+    """A profile's flags with its step budget moved to fit the user's own bound, so that the two never conflict:
+    a user's `--max-steps` below the profile's `--min-steps` lowers that minimum to it, and a user's `--min-steps`
+    above the profile's `--max-steps` raises that maximum to it. The user's flags come after and win anyway.
+
+    >>> give_way(["--min-steps", "200", "--max-steps", "500"], ["--max-steps", "20"])
+    ['--min-steps', '20', '--max-steps', '500']
+    >>> give_way(["--min-steps", "200", "--max-steps", "500"], ["--min-steps=800"])
+    ['--min-steps', '200', '--max-steps', '800']
+    >>> give_way(["--preset", "small", "--max-steps", "1500"], ["--epochs", "2"])
+    ['--preset', 'small', '--max-steps', '1500']
+    """
+    user = _bounds(user_flags)
+    flags = list(profile_flags)
+    for own, other, keep in (("--min-steps", "--max-steps", min), ("--max-steps", "--min-steps", max)):
+        if own in flags and other in user and own not in user:
+            at = flags.index(own) + 1
+            flags[at] = str(keep(int(flags[at]), user[other]))
+    return flags
+
+
+def _bounds(flags: list[str]) -> dict[str, int]:
+    """The step bounds among a command line's flags (`--max-steps 20`, `--max_steps=20`); the last one wins, as in
+    argparse. A value that is not a whole number is left to the side's own parser to refuse."""
+    found = {}
+    for i, flag in enumerate(flags):
+        name, equals, value = flag.partition("=")
+        name = name.replace("_", "-")
+        if name in BOUNDS:
+            value = value if equals else (flags[i + 1] if i + 1 < len(flags) else "")
+            if value.isdigit():
+                found[name] = int(value)
+    return found
+
+
 def side_data(data: DataArguments, side: str, profile: str, seed: int) -> DataArguments:
     """The data options one side trains with: the profile's overrides unless given explicitly, and `seed`."""
     defaults = DataArguments.__dataclass_fields__

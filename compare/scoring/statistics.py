@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from compare.scoring.metrics import load_metric
 from core.metrics import accuracy_and_macro_f1, confusion_counts
 
 CONFIDENCE = 0.95
@@ -23,6 +22,8 @@ CHUNK = 64  # resamples drawn at a time, which bounds memory on large test split
 @dataclass
 class StatisticsArguments:
     """How the statistics are computed; recorded under `settings` in results.json."""
+
+    _argument_group_name = "statistics options"
 
     bootstrap_resamples: int = field(default=1000, metadata={"help": "Bootstrap resamples per interval."})
     bootstrap_seed: int = field(default=0, metadata={"help": "Seed of the bootstrap resampling."})
@@ -81,6 +82,8 @@ def paired_comparison(
     (acc_a, f1_a), (acc_b, f1_b) = resampled_scores(gold, [pred_a, pred_b], num_classes, args)
     point_a = accuracy_and_macro_f1(confusion_counts(gold, pred_a, num_classes))
     point_b = accuracy_and_macro_f1(confusion_counts(gold, pred_b, num_classes))
+    from compare.scoring.metrics import load_metric  # evaluate loads TensorFlow: not for `--help`
+
     mcnemar = load_metric("mcnemar").compute(predictions1=pred_a, predictions2=pred_b, references=gold)
     return {
         "accuracy_diff": float(point_a[0][0] - point_b[0][0]),

@@ -2,7 +2,8 @@
 
 Profiles are budgets, as for classification (`compare.run.profiles`), declared by the translation side in
 `core.sides`: `quick` trains the `small` preset for its epochs within 1,500 optimizer steps; `full` trains the
-`base` preset with its own epoch budget and early stopping.
+`base` preset with its own epoch budget and early stopping. Every variant's flags are checked by
+`python -m scratch`'s own parser before any variant trains.
 """
 
 from __future__ import annotations
@@ -10,6 +11,17 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from compare.run.arguments import (
+    OUTPUT_DIR_HELP,
+    PROFILE_HELP,
+    RETRAIN_HELP,
+    SCRATCH_ARGS_HELP,
+    check_command_flags,
+    refuse_data_flags,
+    split_flags,
+)
+from compare.run.profiles import give_way
+from core.args import VERBOSE_HELP, PairDataArguments
 from core.sides import PROFILES, get
 
 SIDE = "translation"  # the side that trains every variant (core.sides)
@@ -22,9 +34,11 @@ ENCODER_DECODER = "scratch"
 class TranslationRunArguments:
     """Where the runs and the report go, and how the from-scratch translator is trained."""
 
-    output_dir: str = field(metadata={"help": "Output directory: the report, and the runs in its runs/ folder."})
-    profile: str = field(default="quick", metadata={"help": f"Training budget: {' or '.join(PROFILES)}."})
-    retrain: bool = field(default=False, metadata={"help": "Train again even when matching runs exist."})
+    _argument_group_name = "comparison options"
+
+    output_dir: str = field(metadata={"help": OUTPUT_DIR_HELP})
+    profile: str = field(default="quick", metadata={"help": PROFILE_HELP, "choices": tuple(sorted(PROFILES))})
+    retrain: bool = field(default=False, metadata={"help": RETRAIN_HELP})
     decoder_only: bool = field(
         default=False,
         metadata={"help": f"Also train the decoder-only (GPT-style) variant into runs/{DECODER_ONLY} and report it."},
@@ -36,24 +50,55 @@ class TranslationRunArguments:
             f"(python -m scratch --teacher bergamot; pt -> en data only) into runs/{DISTILLED} and report it."
         },
     )
-    scratch_args: str = field(
-        default="", metadata={"help": 'Extra flags for python -m scratch, e.g. "--preset tiny --epochs 2".'}
-    )
+    scratch_args: str = field(default="", metadata={"help": SCRATCH_ARGS_HELP})
+    verbose: bool = field(default=False, metadata={"help": VERBOSE_HELP})
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"Unknown profile {self.profile!r}; choose one of {', '.join(PROFILES)}.")
-        try:
-            shlex.split(self.scratch_args)
-        except ValueError as error:
-            raise ValueError(f"--scratch-args cannot be split into flags: {error}.") from None
+        refuse_data_flags("scratch", split_flags("scratch", self.scratch_args), PairDataArguments)
+        origin = f"the {self.profile} profile's {shlex.join(self.profile_flags())}"
+        if self.scratch_args:
+            origin += ", then --scratch-args"
+        for name, flags in self.variants().items():
+            check_command_flags(SIDE, flags, f"{origin} for {name}")
+
+    def profile_flags(self) -> list[str]:
+        """The flags the profile gives `python -m scratch` (`core.sides`)."""
+        return get(SIDE).profiles[self.profile].side_flags()
 
     def variants(self) -> dict[str, list[str]]:
-        """Model name -> the flags of its `python -m scratch` command (profile's, then the user's)."""
-        flags = [*get(SIDE).profiles[self.profile].side_flags(), *shlex.split(self.scratch_args)]
+        """Model name -> the flags of its `python -m scratch` command (profile's, moved to fit the user's step
+        bounds, then the user's)."""
+        user = shlex.split(self.scratch_args)
+        flags = [*give_way(self.profile_flags(), user), *user]
         found = {ENCODER_DECODER: flags}
         if self.decoder_only:
             found[DECODER_ONLY] = [*flags, "--arch", "decoder-only"]
         if self.distill:
             found[DISTILLED] = [*flags, "--teacher", "bergamot"]
         return found
+
+
+@dataclass
+class TranslationReportArguments:
+    """How the systems are timed and what the report shows besides the scores."""
+
+    _argument_group_name = "report options"
+
+    beam: int = field(default=4, metadata={"help": "Beam width of the beam-search speed measurement (1: skip it)."})
+    beam_sentences: int = field(default=200, metadata={"help": "Test sentences the beam-search speed is timed on."})
+    latency_samples: int = field(default=50, metadata={"help": "Single sentences translated one by one and timed."})
+    examples: int = field(default=15, metadata={"help": "Rows of the table of sentences where systems differ most."})
+    language_pair: str | None = field(
+        default=None,
+        metadata={
+            "help": "The data's pair as src-tgt (e.g. pt-en); the bergamot reference runs only for pt-en. Default: "
+            "pt-en for --task pt_en, else the column names when they are two-letter language codes."
+        },
+    )
+
+    def __post_init__(self) -> None:
+        for name in ("beam", "beam_sentences", "latency_samples", "examples"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")

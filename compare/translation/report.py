@@ -12,7 +12,6 @@ import datetime as _dt
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from compare.diagnosis.training_time import training_curves
@@ -21,6 +20,7 @@ from compare.report.publish import check_output_dir, report_directory
 from compare.scoring.costs import run_costs
 from compare.scoring.statistics import CONFIDENCE, StatisticsArguments
 from compare.translation import references
+from compare.translation.arguments import TranslationReportArguments
 from compare.translation.diagnosis import diagnose, verdict_clause
 from compare.translation.figures import all_figures
 from compare.translation.render import render_html, render_markdown
@@ -34,28 +34,6 @@ from core.translator import TASK_KIND, Translator, load
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
-
-
-@dataclass
-class TranslationReportArguments:
-    """How the systems are timed and what the report shows besides the scores."""
-
-    beam: int = field(default=4, metadata={"help": "Beam width of the beam-search speed measurement (1: skip it)."})
-    beam_sentences: int = field(default=200, metadata={"help": "Test sentences the beam-search speed is timed on."})
-    latency_samples: int = field(default=50, metadata={"help": "Single sentences translated one by one and timed."})
-    examples: int = field(default=15, metadata={"help": "Rows of the table of sentences where systems differ most."})
-    language_pair: str | None = field(
-        default=None,
-        metadata={
-            "help": "The data's pair as src-tgt (e.g. pt-en); the bergamot reference runs only for pt-en. Default: "
-            "pt-en for --task pt_en, else the column names when they are two-letter language codes."
-        },
-    )
-
-    def __post_init__(self) -> None:
-        for name in ("beam", "beam_sentences", "latency_samples", "examples"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
 
 
 def build_translation_report(

@@ -8,12 +8,18 @@ from typing import Any
 
 from core.args import check_budget
 from scratch.args import ShapeArguments, check_optimizer_options
-from scratch.translation.decoding import DEFAULT_LENGTH_PENALTY
-from scratch.translation.model import ARCHS, DEFAULT_PRESET, PRESETS, TranslationConfig, config_from_preset
+from scratch.config import ACTIVATIONS
+from scratch.translation.config import (
+    ARCHS,
+    DEFAULT_LENGTH_PENALTY,
+    DEFAULT_PRESET,
+    PRESETS,
+    TranslationConfig,
+    config_from_preset,
+)
 
-# Training budgets that go with each preset; a flag given on the command line wins. On pt_en an epoch is about
-# 245 steps of 2,048 tokens; `base` (d_model 256, 4.5M parameters) runs 32 of them, about 90 minutes on 2 cores
-# (about 165 s an epoch at an fp32 matmul rate of 195 GFLOP/s), and keeps the average of the last 5 if it is better.
+# Training budgets that go with each preset; a flag given on the command line wins. `base` keeps the average of the
+# last 5 epochs if it is better (its time on pt_en: docs/results.md).
 PRESET_TRAINING: dict[str, dict[str, Any]] = {
     "tiny": {
         "epochs": 30,
@@ -53,17 +59,23 @@ EARLY_STOPPING = ("chrf", "loss")
 class TranslationArguments(ShapeArguments):
     """Model, training and decoding options. Fields left unset come from `--preset`."""
 
-    preset: str = field(default=DEFAULT_PRESET, metadata={"help": f"Model size and budget: {', '.join(PRESETS)}."})
+    _argument_group_name = "model and training options"
+
+    preset: str = field(default=DEFAULT_PRESET, metadata={"help": "Model size and budget.", "choices": tuple(PRESETS)})
     arch: str = field(
         default="encoder-decoder",
-        metadata={"help": f"{' or '.join(ARCHS)}: source and target in one causal sequence (GPT-style)."},
+        metadata={
+            "help": "encoder-decoder, or decoder-only: source and target in one causal sequence (GPT-style).",
+            "choices": ARCHS,
+        },
     )
     vocab_size: int | None = field(
         default=None, metadata={"help": "Most pieces of the joint SentencePiece vocabulary, reserved ids included."}
     )
-    activation: str = field(default="relu", metadata={"help": "Feed-forward activation: relu or gelu."})
+    activation: str = field(default="relu", metadata={"help": "Feed-forward activation.", "choices": ACTIVATIONS})
     tie_embeddings: bool = field(
-        default=True, metadata={"help": "Share the embedding table with the output projection (--no-tie-embeddings)."}
+        default=True,
+        metadata={"help": "Give the output projection its own weights (by default it shares the embedding table)."},
     )
     epochs: int | None = field(default=None, metadata={"help": "Most epochs to train; early stopping may end sooner."})
     max_tokens: int | None = field(
@@ -76,7 +88,10 @@ class TranslationArguments(ShapeArguments):
     clip_norm: float = field(default=1.0, metadata={"help": "Clip the global gradient norm to this value."})
     early_stopping: str = field(
         default="chrf",
-        metadata={"help": "chrf: chrF++ of greedy validation translations; loss: validation cross-entropy."},
+        metadata={
+            "help": "chrf: chrF++ of greedy validation translations; loss: validation cross-entropy.",
+            "choices": EARLY_STOPPING,
+        },
     )
     patience: int | None = field(
         default=None, metadata={"help": "Stop after this many epochs without a better score (the preset's)."}

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import tensorflow as tf
 
-from core.cli import run_command
+from core.cli import Command
 from core.data import SPLITS
 from core.pairs import PairDataArguments, load_pairs
 from core.translator import load
@@ -108,9 +108,17 @@ def bench(args: BenchArguments) -> dict:
     return result
 
 
+BENCH = Command(
+    prog="python -m scratch.translation.bench",
+    description="Translates a split with a finished translation run: BLEU, chrF++ and speed.",
+    arguments=(BenchArguments,),
+    work=bench,
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     """A bad option, run or data mirror ends in one `error:` line and exit status 2 (`core.cli`)."""
-    return run_command(argv, (BenchArguments,), bench)
+    return BENCH.main(argv)
 
 
 if __name__ == "__main__":

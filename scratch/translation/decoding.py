@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import tensorflow as tf
 
+from scratch.translation.config import DEFAULT_LENGTH_PENALTY
 from scratch.translation.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
 LENGTH_RATIO = 1.5  # an output may run to 1.5 times its source, plus LENGTH_EXTRA tokens
 LENGTH_EXTRA = 10
-# GNMT's 0.6 left beam outputs of the `small` and `base` presets 11% to 18% shorter than the references on pt_en
-# validation; 2.0 brings them within 3% and scored best there (docs/results.md, "The length penalty of beam search").
-DEFAULT_LENGTH_PENALTY = 2.0
 NEG = -1e9
 
 

@@ -1,70 +1,18 @@
 """The translation models: the encoder-decoder Transformer and its GPT-style decoder-only variant.
 
 Both share one embedding table for every token of the joint vocabulary and, by default, use it again
-(transposed) as the output projection. Presets are data: `tiny` for tests, `small` for a short run on a
-CPU, `base` twice as wide (d_model 256, d_ff 1,024, 8 heads) with dropout, for a run of about 90 minutes on two
-cores (at d_model 128 it scored 2.6 BLEU less after the same 24 epochs). The tutorial's shape (the config's defaults: 4 layers,
-d_model 128, d_ff 512, 8 heads) is reachable by flags; with this suite's training it learned far more slowly on
-pt_en than the 2-layer shape and, after 20 epochs, largely ignored the source.
+(transposed) as the output projection. Their shape is a `scratch.translation.config.TranslationConfig`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-
 import tensorflow as tf
 
-from scratch.config import check_shape, preset_fields
 from scratch.embedding import TokenAndPositionEmbedding
 from scratch.encoder import TransformerEncoderBlock
+from scratch.translation.config import TranslationConfig
 from scratch.translation.decoder import TransformerDecoderBlock
 from scratch.translation.losses import masked_accuracy, masked_loss
-from scratch.translation.tokenizer import MIN_VOCAB_SIZE
-
-ARCHS = ("encoder-decoder", "decoder-only")
-
-
-@dataclass
-class TranslationConfig:
-    """The shape of a translation model; `vocab_size` is the tokenizer's, reserved ids included."""
-
-    vocab_size: int = 8000
-    arch: str = "encoder-decoder"
-    num_layers: int = 4
-    d_model: int = 128
-    num_heads: int = 8
-    d_ff: int = 512
-    dropout: float = 0.1
-    norm: str = "post"
-    activation: str = "relu"
-    tie_embeddings: bool = True
-
-    def __post_init__(self) -> None:
-        if self.arch not in ARCHS:
-            raise ValueError(f"--arch must be one of {', '.join(ARCHS)}, got {self.arch!r}.")
-        if self.vocab_size < MIN_VOCAB_SIZE:
-            raise ValueError(
-                f"--vocab-size {self.vocab_size} is smaller than the reserved ids and byte pieces; "
-                f"use at least {MIN_VOCAB_SIZE}."
-            )
-        check_shape(self)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
-PRESETS: dict[str, dict] = {
-    "tiny": {"vocab_size": 300, "num_layers": 2, "d_model": 64, "num_heads": 4, "d_ff": 128, "dropout": 0.0},
-    "small": {"vocab_size": 3000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 256, "dropout": 0.0},
-    "base": {"vocab_size": 3000, "num_layers": 2, "d_model": 256, "num_heads": 8, "d_ff": 1024, "dropout": 0.1},
-}
-DEFAULT_PRESET = "base"
-
-
-def config_from_preset(preset: str = DEFAULT_PRESET, **overrides) -> TranslationConfig:
-    """The preset's shape with every override that is not None."""
-    return TranslationConfig(**preset_fields(PRESETS, preset, overrides))
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")

@@ -19,13 +19,11 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from core.errors import UserError
+from scratch.translation.config import BYTE_PIECES, MIN_VOCAB_SIZE, RESERVED
 
 logger = logging.getLogger(__name__)
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
-RESERVED = 4
-BYTE_PIECES = 256  # byte fallback reserves one piece per byte value
-MIN_VOCAB_SIZE = RESERVED + BYTE_PIECES + 1
 PREFIX = " "
 
 

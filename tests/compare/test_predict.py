@@ -90,7 +90,7 @@ def test_a_missing_text_column_is_named(tmp_path: Path, runs: Path) -> None:
         (None, r"Data file .*in\.csv does not exist"),
     ],
 )
-def test_an_unreadable_input_is_one_error_naming_the_file(tmp_path: Path, runs: Path, caplog, content, message):
+def test_an_unreadable_input_is_one_error_naming_the_file(tmp_path: Path, runs: Path, capsys, content, message):
     import re
 
     from compare.predict import main
@@ -98,5 +98,8 @@ def test_an_unreadable_input_is_one_error_naming_the_file(tmp_path: Path, runs: 
     if content is not None:
         (tmp_path / "in.csv").write_bytes(content)
     argv = ["--runs", str(runs), "--input", str(tmp_path / "in.csv"), "--output", str(tmp_path / "o.csv")]
-    assert main(argv) == 1
-    assert re.search(message, caplog.text) and not (tmp_path / "o.csv").exists()
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert re.search(message, err) and not (tmp_path / "o.csv").exists()

@@ -167,9 +167,12 @@ def test_a_report_into_a_compare_run_directory_keeps_its_runs(tmp_path: Path) ->
     assert not (out / "stale.png").exists()
 
 
-def test_main_reports_errors_as_one_line_and_exit_code(tmp_path: Path, caplog) -> None:
-    code = main(["--runs", str(tmp_path / "a"), str(tmp_path / "b"), "--output-dir", str(tmp_path / "r")])
-    assert code == 1 and "a does not exist" in caplog.text
+def test_main_reports_errors_as_one_line_and_exit_code(tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--runs", str(tmp_path / "a"), str(tmp_path / "b"), "--output-dir", str(tmp_path / "r")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "a does not exist" in err
+    assert not (tmp_path / "r").exists()
 
 
 def test_a_report_reads_its_data_once_with_the_largest_train_split(tmp_path: Path, monkeypatch) -> None:

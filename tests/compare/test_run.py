@@ -48,7 +48,8 @@ def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
 
 @pytest.mark.parametrize("side", ["finetune", "scratch"])
 def test_the_side_parses_the_quick_profile_into_its_budget(side: str) -> None:
-    from core.args import RunArguments, parse_args
+    from core.args import RunArguments
+    from core.cli import parse_args
 
     arguments = sides.get(side).options()
     flags = CompareRunArguments(output_dir="x", profile="quick").side_flags(side)
@@ -77,11 +78,14 @@ def test_extra_flags_follow_the_profile() -> None:
     [
         (["--tune", "0"], "--tune must be a positive number of trials per side, got 0"),
         (["--tune", "-3"], "--tune must be a positive number of trials per side, got -3"),
-        (["--class-weight", "inverse"], "--class-weight must be none or balanced, got 'inverse'"),
+        (
+            ["--class-weight", "inverse"],
+            "argument --class-weight: invalid choice: 'inverse' (choose from 'none', 'balanced')",
+        ),
         (
             ["--finetune-args", "--learning-rate 1"],
-            "python -m finetune would refuse --min-steps 200 --max-steps 500 --learning-rate 1: --learning-rate must "
-            "be in (0, 0.01], got 1.0",
+            "python -m finetune would refuse --min-steps 200 --max-steps 500 --learning-rate 1 (the quick profile's "
+            "--min-steps 200 --max-steps 500, then --finetune-args): --learning-rate must be in (0, 0.01], got 1.0",
         ),
         (["--scratch-args", "--epochs 2 --no-such-flag"], "unrecognized arguments: --no-such-flag"),
         (
@@ -99,9 +103,11 @@ def test_bad_tuning_or_class_weight_is_refused_before_any_training(flags, messag
 
     monkeypatch.setattr(launch, "run_command", no_training)
     monkeypatch.setattr(command, "train_side", no_training)
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exit_:
         command.main(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags])
-    assert message in capsys.readouterr().err
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
     assert not (tmp_path / "out").exists()
 
 
@@ -127,4 +133,76 @@ def test_tensorflow_notices_stay_quiet_unless_verbose(capsys) -> None:
     for flags, level in (([], "2"), (["report", "--verbose"], "0")):
         done = subprocess.run([sys.executable, "-c", probe, *flags], capture_output=True, text=True, env=env)
         assert done.stdout.strip() == level, done.stderr[-500:]
-    assert main(["--verbose"]) == 2 and "usage: python -m compare" in capsys.readouterr().out
+    assert main(["--verbose"]) == 2 and "usage: python -m compare" in capsys.readouterr().err
+
+
+def test_a_step_bound_of_the_user_moves_the_profile_budget_to_fit_it() -> None:
+    from finetune.__main__ import TRAIN
+
+    shorter = CompareRunArguments(output_dir="x", profile="quick", finetune_args="--max-steps 20")
+    flags = shorter.side_flags("finetune")
+    assert flags == ["--min-steps", "20", "--max-steps", "500", "--max-steps", "20"]
+    *_, parsed = TRAIN.parse(["--task", "sst2", "--output-dir", "u", *flags])[1]
+    assert (parsed.min_steps, parsed.max_steps) == (20, 20)
+    longer = CompareRunArguments(output_dir="x", profile="quick", scratch_args="--min-steps=3000")
+    assert longer.side_flags("scratch")[:4] == ["--min-steps", "800", "--max-steps", "3000"]
+    within = CompareRunArguments(output_dir="x", profile="quick", finetune_args="--max-steps 300")
+    assert within.side_flags("finetune")[:4] == ["--min-steps", "200", "--max-steps", "500"]
+
+
+def test_a_profile_setting_a_side_refuses_is_named_with_where_it_came_from(tmp_path, capsys) -> None:
+    from compare.run import command
+
+    flags = ["--finetune-args", "--min-steps 50 --max-steps 20"]
+    with pytest.raises(SystemExit) as exit_:
+        command.main(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: python -m finetune would refuse --min-steps 200 --max-steps 500 --min-steps 50 --max-steps 20 (the "
+        "quick profile's --min-steps 200 --max-steps 500, then --finetune-args): --min-steps 50 is more than "
+        "--max-steps 20; the minimum must fit in the budget.\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kind", ["classification", "translation"])
+def test_missing_data_is_refused_before_any_side_starts_and_leaves_nothing(kind, tmp_path, monkeypatch, capsys):
+    from compare.run import launch
+    from tests.conftest import separable_rows, write_csv
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a side started despite missing data")
+
+    monkeypatch.setattr(launch, "run_command", no_training)
+    train = write_csv(tmp_path / "train.csv", separable_rows(40))
+    missing = tmp_path / "missing.csv"
+    data = ["--train-file", str(train), "--test-file", str(missing)]
+    if kind == "translation":
+        data += ["--source-column", "text", "--target-column", "label"]
+    with pytest.raises(SystemExit) as exit_:
+        command_main(data + ["--output-dir", str(tmp_path / "out")])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and str(missing) in err, err
+    assert not (tmp_path / "out").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["train.csv"]
+
+
+def test_a_side_that_fails_while_working_is_exit_status_1(tmp_path, monkeypatch, capsys) -> None:
+    from compare.run import launch
+    from core.processes import ProcessError
+    from tests.conftest import separable_rows, write_csv
+
+    def fails(cmd, log=None, **kwargs):
+        raise ProcessError(cmd, 1, "error: out of memory", log)
+
+    monkeypatch.setattr(launch, "run_command", fails)
+    train = write_csv(tmp_path / "train.csv", separable_rows(40))
+    assert command_main(["--train-file", str(train), "--output-dir", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: ") and "out of memory" in err[-1]
+
+
+def command_main(argv: list[str]):
+    from compare.run import command
+
+    return command.main(argv)

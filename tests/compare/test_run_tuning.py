@@ -170,7 +170,7 @@ def test_a_moved_tuned_report_still_finds_its_chosen_trials(setup, tmp_path: Pat
 
 
 def test_a_trial_whose_flags_its_side_would_refuse_stops_the_tuning_before_any_trial_trains(
-    tmp_path, monkeypatch, caplog
+    tmp_path, monkeypatch, capsys
 ):
     from compare.run import command, launch
 
@@ -180,9 +180,16 @@ def test_a_trial_whose_flags_its_side_would_refuse_stops_the_tuning_before_any_t
     monkeypatch.setattr(launch, "run_command", no_training)
     drawn = [p["max_steps"] for p in sample_trials("scratch", 3, seed=42, profile="quick")]
     assert min(drawn) < 1500  # a drawn training length shorter than the user's minimum
-    argv = ["--task", "sst2", "--output-dir", str(tmp_path / "out"), "--tune", "3", "--scratch-args=--min-steps 1500"]
-    assert command.main(argv) == 1
+    from tests.conftest import separable_rows, write_csv
+
+    train = write_csv(tmp_path / "train.csv", separable_rows(40))
+    argv = ["--train-file", str(train), "--output-dir", str(tmp_path / "out"), "--tune", "3"]
+    argv.append("--scratch-args=--min-steps 1500")
+    with pytest.raises(SystemExit) as exit_:
+        command.main(argv)
+    assert exit_.value.code == 2
     first = trial_name(next(i for i, steps in enumerate(drawn) if steps < 1500))
-    assert f"--tune: scratch {first}: python -m scratch would refuse" in caplog.text
-    assert "--min-steps 1500 is more than --max-steps" in caplog.text
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: --tune: scratch {first}: python -m scratch would refuse") and err.count("\n") == 1
+    assert "--min-steps 1500 is more than --max-steps" in err
     assert not (tmp_path / "out").exists()

@@ -9,7 +9,8 @@ import pytest
 from compare.run import launch
 from compare.run.launch import data_flags, request_path, reusable, train_side
 from core import sides
-from core.args import DataArguments, parse_args
+from core.args import DataArguments
+from core.cli import parse_args
 from core.pairs import PairDataArguments
 from core.processes import ProcessError
 from core.sides import Side

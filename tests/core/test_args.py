@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.args import DataArguments, RunArguments, parse_args
+from core.args import DataArguments, OptionsError, RunArguments
+from core.cli import parse_args
 
 
 def test_command_line_parses_into_the_dataclasses() -> None:
@@ -14,10 +15,9 @@ def test_command_line_parses_into_the_dataclasses() -> None:
     assert run.output_dir == "out" and not run.overwrite
 
 
-def test_bad_values_are_usage_errors(capsys: pytest.CaptureFixture) -> None:
-    with pytest.raises(SystemExit):
+def test_bad_values_are_options_errors() -> None:
+    with pytest.raises(OptionsError, match="--max-length must be between 2 and 4096 tokens, got 1"):
         parse_args((DataArguments, RunArguments), ["--task", "sst2", "--output-dir", "o", "--max-length", "1"])
-    assert "--max-length must be between 2 and 4096 tokens, got 1" in capsys.readouterr().err
 
 
 def test_data_dir_defaults_to_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -27,9 +27,9 @@ def test_data_dir_defaults_to_the_environment(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_help_lists_the_data_options(capsys: pytest.CaptureFixture) -> None:
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exit_:
         parse_args((DataArguments, RunArguments), ["--help"])
-    assert "10% of train is held out" in capsys.readouterr().out
+    assert exit_.value.code == 0 and "10% of train is held out" in " ".join(capsys.readouterr().out.split())
 
 
 def write_options(tmp_path, options) -> str:
@@ -59,27 +59,34 @@ def test_an_options_file_parses_as_the_flags_it_spells(tmp_path) -> None:
         ('["--task", "sst2"]', r"options\.json must hold one JSON object of options"),
         (
             '{"task": "sst2", "output_dir": "o", "max_length": "long"}',
-            r"argument --max_length.*invalid int value: 'long'",
+            r"argument --max-length.*invalid int value: 'long'",
         ),
         ('{"task": "sst2", "output_dir": "o", "epoch": 2}', r"unrecognized arguments: --epoch 2"),
         ('{"task": "sst2", "output_dir": {"a": 1}}', r"the option 'output_dir' holds an object"),
     ],
 )
-def test_a_bad_options_file_is_a_usage_error_naming_it(tmp_path, capsys, content, message) -> None:
-    import re
-
+def test_a_bad_options_file_is_an_options_error_naming_it(tmp_path, content, message) -> None:
     path = tmp_path / "options.json"
     if content is not None:
         path.write_text(content, encoding="utf-8")
-    with pytest.raises(SystemExit):
+    with pytest.raises(OptionsError, match=message):
         parse_args((DataArguments, RunArguments), [str(path)])
-    assert re.search(message, capsys.readouterr().err)
+
+
+def test_flags_after_an_options_file_override_it(tmp_path) -> None:
+    options = {"task": "sst2", "output_dir": "from-file", "max_length": 64, "seed": 7, "overwrite": True}
+    data, run = parse_args((DataArguments, RunArguments), [write_options(tmp_path, options), "--max-length", "32"])
+    assert (data.task, data.max_length, data.seed, run.output_dir, run.overwrite) == ("sst2", 32, 7, "from-file", True)
+    data, run = parse_args((DataArguments, RunArguments), [write_options(tmp_path, options), "--no-overwrite"])
+    assert data.max_length == 64 and run.overwrite is False
 
 
 def test_an_options_file_routes_a_translation_task(tmp_path) -> None:
-    from core.pairs import is_translation
+    from scratch.__main__ import TRAIN
 
-    assert is_translation([write_options(tmp_path, {"task": "pt_en", "output_dir": "o"})])
-    assert is_translation([write_options(tmp_path, {"train_file": "p.tsv", "source_column": "pt"})])
-    assert not is_translation([write_options(tmp_path, {"task": "sst2", "output_dir": "o"})])
-    assert not is_translation([str(tmp_path / "missing.json")])
+    assert TRAIN.parse([write_options(tmp_path, {"task": "pt_en", "output_dir": "o"})])[0] == "translation"
+    pairs = {"train_file": "p.tsv", "source_column": "pt", "target_column": "en", "output_dir": "o"}
+    assert TRAIN.parse([write_options(tmp_path, pairs)])[0] == "translation"
+    assert TRAIN.parse([write_options(tmp_path, {"task": "sst2", "output_dir": "o"})])[0] == "classification"
+    with pytest.raises(OptionsError, match="cannot read the options file .*missing.json"):
+        TRAIN.parse([str(tmp_path / "missing.json")])

@@ -4,23 +4,35 @@ from __future__ import annotations
 
 import pytest
 
-from scratch.__main__ import is_translation, main
+from core.args import OptionsError
+from scratch.__main__ import TRAIN, main
 
 
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["--task", "pt_en", "--output-dir", "x"], True),
-        (["--task=pt_en", "--output-dir", "x"], True),
-        (["--train-file", "f.tsv", "--source-column", "pt", "--target-column", "en"], True),
-        (["--train_file", "f.tsv", "--source_column=pt", "--target_column=en"], True),
-        (["--task", "sst2", "--output-dir", "x"], False),
-        (["--train-file", "f.csv", "--text-column", "pt"], False),
-        (["--output-dir", "x", "--task"], False),
+        (["--task", "pt_en", "--output-dir", "x"], "translation"),
+        (["--task=pt_en", "--output-dir", "x"], "translation"),
+        (
+            ["--train-file", "f.tsv", "--source-column", "pt", "--target-column", "en", "--output-dir", "x"],
+            "translation",
+        ),
+        (["--train_file", "f.tsv", "--source_column=pt", "--target_column=en", "--output-dir", "x"], "translation"),
+        (["--task", "sst2", "--output-dir", "x"], "classification"),
+        (["--train-file", "f.csv", "--text-column", "pt", "--output-dir", "x"], "classification"),
     ],
 )
 def test_translation_is_told_from_classification(argv, expected):
-    assert is_translation(argv) is expected
+    kind, parsed = TRAIN.parse(argv)
+    assert kind == expected
+    assert (
+        type(parsed[-1]).__name__ == {"translation": "TranslationArguments", "classification": "ScratchArguments"}[kind]
+    )
+
+
+def test_a_task_flag_without_its_value_is_refused():
+    with pytest.raises(OptionsError, match="argument --task: expected one argument"):
+        TRAIN.parse(["--output-dir", "x", "--task"])
 
 
 def test_a_translation_option_error_is_one_line_through_the_translator(tmp_path, capsys):

@@ -24,7 +24,7 @@ from compare.scoring.statistics import StatisticsArguments
 from compare.translation.arguments import TranslationRunArguments
 from compare.translation.report import TranslationReportArguments, build_translation_report, validation_curves
 from core.data import DataError
-from core.pairs import PairDataArguments, is_translation, load_pairs
+from core.pairs import PairDataArguments, load_pairs
 from core.rundir import RunError
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
@@ -307,9 +307,14 @@ def test_a_missing_column_fails_before_training(report, tmp_path) -> None:
 
 
 def test_translation_command_lines_are_told_apart() -> None:
-    assert is_translation(["--task", "pt_en", "--output-dir", "x"]) and is_translation(["--task=pt_en"])
-    assert is_translation(["--train-file", "f.tsv", "--source_column", "pt"])
-    assert not is_translation(["--task", "sst2", "--output-dir", "x"])
+    from compare.commands import RUN
+
+    def kind(*argv: str) -> str:
+        return RUN.parse([*argv, "--output-dir", "x"])[0]
+
+    assert kind("--task", "pt_en") == kind("--task=pt_en") == "translation"
+    assert kind("--train-file", "f.tsv", "--source_column", "pt", "--target-column", "en") == "translation"
+    assert kind("--task", "sst2") == kind("--train-file", "f.csv") == "classification"
 
 
 def test_compare_report_takes_a_single_translation_run(report, tmp_path) -> None:
@@ -324,9 +329,11 @@ def test_compare_report_takes_a_single_translation_run(report, tmp_path) -> None
     assert results["models"]["scratch"]["bleu"] == report["results"]["models"]["scratch"]["bleu"]
 
 
-def test_compare_report_needs_two_classification_runs(tmp_path, caplog) -> None:
+def test_compare_report_needs_two_classification_runs(tmp_path, capsys) -> None:
     from compare.report.command import main as report_main
 
-    assert report_main(["--runs", str(tmp_path / "only"), "--output-dir", str(tmp_path / "r")]) == 1
-    assert "--runs needs at least two classification run directories, got 1." in caplog.text
+    with pytest.raises(SystemExit) as exit_:
+        report_main(["--runs", str(tmp_path / "only"), "--output-dir", str(tmp_path / "r")])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == "error: --runs needs at least two classification run directories, got 1.\n"
     assert not (tmp_path / "r").exists()

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.args import RunArguments, parse_args
+from core.args import RunArguments
+from core.cli import parse_args
 from core.pairs import PairDataArguments
 from scratch.translation.args import PRESET_TRAINING, TranslationArguments
-from scratch.translation.model import PRESETS
+from scratch.translation.config import PRESETS
 
 
 def test_the_preset_fills_model_and_budget_and_flags_win():

@@ -7,7 +7,8 @@ import pytest
 import tensorflow as tf
 
 from scratch.translation import decoding
-from scratch.translation.model import build_model, config_from_preset
+from scratch.translation.config import config_from_preset
+from scratch.translation.model import build_model
 from scratch.translation.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
 SOURCE = tf.constant([[5, 6, 7, 8, 3], [9, 10, 3, 0, 0], [11, 3, 0, 0, 0]], tf.int32)

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from scratch.translation.model import DecoderOnly, EncoderDecoder, TiedOutput, build_model, config_from_preset
+from scratch.translation.config import config_from_preset
+from scratch.translation.model import DecoderOnly, EncoderDecoder, TiedOutput, build_model
 from tests.scratch.layer_checks import check_layer
 
 SOURCE = np.array([[5, 6, 7, 8, 3], [9, 10, 3, 0, 0]], np.int32)

@@ -1,0 +1,67 @@
+"""The commands of `python -m compare`: each one's options (modules free of TensorFlow, so that `--help` and a
+refused option answer at once) and the function that does its work (`core.cli.Command`; exit statuses there).
+"""
+
+from __future__ import annotations
+
+from compare.bench.arguments import BenchArguments
+from compare.curve.arguments import CurveArguments
+from compare.progress import setup_logging
+from compare.report.arguments import PredictArguments, ReportArguments
+from compare.run.arguments import CompareRunArguments
+from compare.scoring.statistics import StatisticsArguments
+from compare.translation.arguments import TranslationReportArguments, TranslationRunArguments
+from core.args import DataArguments, PairDataArguments
+from core.cli import CLASSIFICATION, TRANSLATION, Command
+
+
+def _logging(verbose: bool) -> None:
+    setup_logging()
+
+
+RUN = Command(
+    prog="python -m compare run",
+    description="Trains both models (or reuses their finished runs) on the same data, then writes the report.",
+    arguments={
+        CLASSIFICATION: (DataArguments, CompareRunArguments, StatisticsArguments),
+        TRANSLATION: (PairDataArguments, TranslationRunArguments, TranslationReportArguments, StatisticsArguments),
+    },
+    work={
+        CLASSIFICATION: "compare.run.command:run_comparison",
+        TRANSLATION: "compare.translation.command:run_translation_comparison",
+    },
+    epilog="On a classification task the models are the fine-tuned BERT and the from-scratch Transformer; on a "
+    "translation task, the from-scratch translator beside reference systems. The report (report.md, report.html, "
+    "results.json) goes to --output-dir, the runs to its runs/ folder.",
+    logging=_logging,
+)
+REPORT = Command(
+    prog="python -m compare report",
+    description="Scores finished runs on the same split and writes the report (classification or translation runs).",
+    arguments=(ReportArguments, StatisticsArguments),
+    work="compare.report.command:report",
+    logging=_logging,
+)
+PREDICT = Command(
+    prog="python -m compare predict",
+    description="Labels (or translates) a file's texts with every run and writes them beside its columns.",
+    arguments=(PredictArguments,),
+    work="compare.predict:predict_file",
+    logging=_logging,
+)
+CURVE = Command(
+    prog="python -m compare curve",
+    description="Trains both models on growing train sizes and writes the learning curve (curve.json, curve.md).",
+    arguments=(DataArguments, CurveArguments),
+    work="compare.curve.command:build_curve",
+    logging=_logging,
+)
+BENCH = Command(
+    prog="python -m compare bench",
+    description="Measures both models' training throughput, prediction latency, serving exports and the app under "
+    "load, and writes bench.json and bench.md.",
+    arguments=(DataArguments, BenchArguments),
+    work="compare.bench.command:bench",
+    logging=_logging,
+)
+COMMANDS = {"run": RUN, "report": REPORT, "predict": PREDICT, "curve": CURVE, "bench": BENCH}

@@ -1,0 +1,38 @@
+"""Options of `compare curve` (`compare.curve.command`), free of TensorFlow so that its `--help` answers at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from compare.run.arguments import SideTrainingArguments
+from compare.run.profiles import PROFILES
+
+
+@dataclass
+class CurveArguments(SideTrainingArguments):
+    """Which train sizes, where the curve goes (its runs in output_dir/runs), and how the sides are trained."""
+
+    profile: str = field(
+        default="full",
+        metadata={
+            "help": "Model flags of the sides (the training budgets; the sizes set the train rows).",
+            "choices": tuple(sorted(PROFILES)),
+        },
+    )
+    sizes: str = field(default="500,2000,8000", metadata={"help": "Train-set sizes, comma-separated."})
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.size_list()
+
+    def size_list(self) -> list[int]:
+        """`--sizes` as sorted, distinct integers of at least 2."""
+        try:
+            sizes = sorted({int(part) for part in self.sizes.split(",") if part.strip()})
+        except ValueError:
+            raise ValueError(
+                f"--sizes must be comma-separated whole numbers such as 500,2000,8000; got {self.sizes!r}."
+            ) from None
+        if not sizes or sizes[0] < 2:
+            raise ValueError(f"--sizes needs at least one size, each at least 2 examples; got {self.sizes!r}.")
+        return sizes

@@ -1,0 +1,58 @@
+"""Options of `compare report` (`compare.report.command`) and `compare predict` (`compare.predict`), free of
+TensorFlow so that their `--help` answers at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.args import VERBOSE_HELP
+
+INPUTS = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
+OUTPUTS = (".csv", ".jsonl")
+SPLITS = ("test", "validation")
+
+
+@dataclass
+class ReportArguments:
+    """Which runs to compare, on which split, and where the report goes."""
+
+    runs: list[str] = field(metadata={"help": "Run directories; runs with the same name are seeds of one model."})
+    output_dir: str = field(metadata={"help": "The report directory to write."})
+    split: str = field(default="test", metadata={"help": "The labelled split to score.", "choices": SPLITS})
+    names: list[str] | None = field(
+        default=None, metadata={"help": "A name per run (default: its side); equal names group seeds of one model."}
+    )
+    latency_samples: int = field(default=50, metadata={"help": "Single-text predictions timed per model."})
+    examples: int = field(default=25, metadata={"help": "Rows in each error-analysis table."})
+    verbose: bool = field(default=False, metadata={"help": VERBOSE_HELP})
+
+    def __post_init__(self) -> None:
+        for name in ("latency_samples", "examples"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
+
+
+@dataclass
+class PredictArguments:
+    """Which runs label which file, and where the labels go."""
+
+    runs: list[str] = field(metadata={"help": "Run directories, or folders whose children are runs."})
+    input: str = field(metadata={"help": f"The texts to label: {', '.join(INPUTS)}."})
+    output: str = field(metadata={"help": f"Where the labelled rows go: {' or '.join(OUTPUTS)}."})
+    text_column: list[str] = field(
+        default_factory=lambda: ["text"], metadata={"help": "Text column(s); several are joined with a space."}
+    )
+    names: list[str] | None = field(
+        default=None, metadata={"help": "A name per run (default: its side; a translation run's directory name)."}
+    )
+    beam: int = field(default=1, metadata={"help": "Translation runs: beam width (1: greedy)."})
+    verbose: bool = field(default=False, metadata={"help": VERBOSE_HELP})
+
+    def __post_init__(self) -> None:
+        if Path(self.input).suffix.lower() not in INPUTS:
+            raise ValueError(f"--input {self.input}: unsupported file type; use one of {', '.join(INPUTS)}.")
+        if Path(self.output).suffix.lower() not in OUTPUTS:
+            raise ValueError(f"--output {self.output}: write .csv or .jsonl.")
+        if self.beam < 1:
+            raise ValueError(f"--beam must be at least 1 (1 is greedy decoding), got {self.beam}.")
