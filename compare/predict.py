@@ -24,7 +24,7 @@ from core.classifier import Classifier, find_runs, load
 from core.data import as_text
 from core.rundir import RunError
 from core.tables import DataError, read_table
-from core.translator import is_translation_run
+from core.translator import check_decoding, is_translation_run
 from core.translator import load as load_translator
 
 logger = logging.getLogger(__name__)
@@ -48,14 +48,19 @@ class PredictArguments:
         default=None, metadata={"help": "A name per run (default: its side; a translation run's directory name)."}
     )
     beam: int = field(default=1, metadata={"help": "Translation runs: beam width (1: greedy)."})
+    mbr: bool = field(
+        default=False,
+        metadata={
+            "help": "Translation runs: choose among the beam's hypotheses by chrF++ consensus (minimum Bayes risk)."
+        },
+    )
 
     def __post_init__(self) -> None:
         if Path(self.input).suffix.lower() not in INPUTS:
             raise ValueError(f"--input {self.input}: unsupported file type; use one of {', '.join(INPUTS)}.")
         if Path(self.output).suffix.lower() not in OUTPUTS:
             raise ValueError(f"--output {self.output}: write .csv or .jsonl.")
-        if self.beam < 1:
-            raise ValueError(f"--beam must be at least 1 (1 is greedy decoding), got {self.beam}.")
+        check_decoding(self.beam, self.mbr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,7 +134,7 @@ def translate_file(args: PredictArguments, paths: list[Path], frame: pd.DataFram
         raise RunError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); give one per run.")
     translations = {}
     for name, path in zip(names, paths):
-        translations[name] = load_translator(path).translate(texts, beam=args.beam)
+        translations[name] = load_translator(path).translate(texts, beam=args.beam, mbr=args.mbr)
         progress.stage("translated with %s", name)
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)

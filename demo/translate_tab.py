@@ -7,6 +7,7 @@ from typing import Any
 
 import gradio as gr
 
+from core.translator import DEFAULT_BEAM, DEFAULT_MBR
 from demo.prediction import DEFAULT_MAX_CHARS
 from demo.sources import TranslationExample
 from demo.translation import (
@@ -72,9 +73,9 @@ def translate_tab(
     probe = cross_attention(attender, WARM_UP_SENTENCE, max_chars)
     layers, heads = probe[2].shape[:2] if probe else (0, 0)
 
-    def run_translate(text: str, system: str, beam: int) -> tuple[dict[str, Any], dict[str, float]]:
+    def run_translate(text: str, system: str, beam: int, mbr: bool) -> tuple[dict[str, Any], dict[str, float]]:
         """Translates `text` with `system` (a name, or all): {system: translation} or {"error": message}."""
-        return translate_timed(text, system, beam, translators, reference, max_chars)
+        return translate_timed(text, system, beam, translators, reference, max_chars, mbr)
 
     def render(result: dict[str, Any], latencies: dict[str, float], beam: Any) -> tuple[Any, ...]:
         return render_translations(result, latencies, beam, translators, reference)
@@ -113,11 +114,17 @@ def translate_tab(
                     elem_id="system",
                 )
                 beam = gr.Number(
-                    value=1,
+                    value=DEFAULT_BEAM,
                     precision=0,
                     label="Beam width",
                     info=f"1 is greedy decoding, up to {MAX_BEAM} beam search; decoder-only runs decode greedily only.",
                     elem_id="beam",
+                )
+                mbr = gr.Checkbox(
+                    value=DEFAULT_MBR,
+                    label="Minimum Bayes risk",
+                    info="With a beam: the hypothesis the beam's others agree with most by chrF++, not the likeliest.",
+                    elem_id="mbr",
                 )
                 button = gr.Button("Translate", variant="primary", elem_id="translate")
             with gr.Column(scale=7):
@@ -147,7 +154,7 @@ def translate_tab(
         latencies = gr.State({})
 
     event = gr.on(
-        [button.click, text.submit], run_translate, [text, system, beam], [answer, latencies], api_name="translate"
+        [button.click, text.submit], run_translate, [text, system, beam, mbr], [answer, latencies], api_name="translate"
     )
     event.then(render, [answer, latencies, beam], [*outputs, latency, status], api_visibility="private")
     if attender is not None:

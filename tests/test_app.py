@@ -187,8 +187,9 @@ def test_translation_runs_on_the_command_line_get_a_translate_tab(tmp_path: Path
     assert loaded.problems == [] and list(loaded.models) == ["scratch"]
     assert list(loaded.translators) == ["pt-en", "pt-en-gpt"] and loaded_runs == [runs / "pt-en", runs / "pt-en-gpt"]
     warm = translation.WARM_UP_SENTENCE
-    assert loaded.translators["pt-en"].calls == [([warm], 1), ([warm], 2)]  # greedy and beam search traced
-    assert loaded.translators["pt-en-gpt"].calls == [([warm], 1)]  # a decoder-only model takes beam 1 only
+    # greedy, beam search and beam search with minimum-Bayes-risk selection traced
+    assert loaded.translators["pt-en"].calls == [([warm], 1, False), ([warm], 2, False), ([warm], 2, True)]
+    assert loaded.translators["pt-en-gpt"].calls == [([warm], 1, False)]  # a decoder-only model takes beam 1 only
     text = page_text(app.create_demo(app.AppArguments(runs=[str(runs)], max_chars=300)))
     assert '"Translate"' in text and '"Classify"' not in text
     assert "At most 300 characters; translated sentence by sentence." in text

@@ -29,7 +29,7 @@ from compare.translation.scoring import largest_differences, score_systems
 from compare.translation.timing import translate_timed
 from core.pairs import PairSplit, language_pair
 from core.rundir import environment, write_json
-from core.translator import TASK_KIND, Translator, load
+from core.translator import DEFAULT_BEAM, DEFAULT_MBR, TASK_KIND, Translator, describe_decoding, load
 
 logger = logging.getLogger(__name__)
 
@@ -40,8 +40,19 @@ SCHEMA_VERSION = 1
 class TranslationReportArguments:
     """How the systems are timed and what the report shows besides the scores."""
 
-    beam: int = field(default=4, metadata={"help": "Beam width of the beam-search speed measurement (1: skip it)."})
-    beam_sentences: int = field(default=200, metadata={"help": "Test sentences the beam-search speed is timed on."})
+    beam: int = field(
+        default=DEFAULT_BEAM,
+        metadata={
+            "help": "Beam width the scored translations are decoded with (1: greedy; decoder-only runs: greedy)."
+        },
+    )
+    mbr: bool = field(
+        default=DEFAULT_MBR,
+        metadata={
+            "help": "Choose each translation among the beam's hypotheses by their chrF++ consensus (minimum Bayes "
+            "risk); --no-mbr keeps the beam's most likely. Nothing to choose with --beam 1."
+        },
+    )
     latency_samples: int = field(default=50, metadata={"help": "Single sentences translated one by one and timed."})
     examples: int = field(default=15, metadata={"help": "Rows of the table of sentences where systems differ most."})
     language_pair: str | None = field(
@@ -53,7 +64,7 @@ class TranslationReportArguments:
     )
 
     def __post_init__(self) -> None:
-        for name in ("beam", "beam_sentences", "latency_samples", "examples"):
+        for name in ("beam", "latency_samples", "examples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
 
@@ -88,7 +99,7 @@ def build_translation_report(
     for run in compared:
         translator = loader(run.path)
         outputs[run.name], speed = translate_timed(
-            translator, split.sources, options.beam, options.beam_sentences, options.latency_samples
+            translator, split.sources, options.beam, options.mbr, options.latency_samples
         )
         teacher = (run.run.get("distillation") or {}).get("teacher")
         costs[run.name] = {
@@ -97,7 +108,8 @@ def build_translation_report(
             "arch": run.run["model"]["arch"],
             "teacher": teacher,
         }
-        progress.stage("translated with %s: %.0f sentences/s greedy", run.name, speed["throughput_per_s"])
+        progress.stage("translated with %s (%s): %.0f sentences/s greedy", run.name, speed["decoding"],
+                       speed["throughput_per_s"])  # fmt: skip
         del translator
     refs = [
         references.bergamot(split.sources, pair, bergamot_factory),
@@ -122,10 +134,10 @@ def build_translation_report(
             "bootstrap_seed": stats.bootstrap_seed,
             "confidence": CONFIDENCE,
             "beam": options.beam,
-            "beam_sentences": min(options.beam_sentences, len(split)),
+            "mbr": options.mbr and options.beam > 1,
             "latency_samples": options.latency_samples,
             "examples": options.examples,
-            "decoding": "greedy",
+            "decoding": describe_decoding(options.beam, options.mbr),
         },
         "data": {
             "source": source,
