@@ -114,12 +114,12 @@ def check_budget(epochs: int | None, max_steps: int | None) -> None:
 
 @dataclass
 class BudgetArguments:
-    """How long a side trains and how its loss weighs the classes; both sides' options extend this.
+    """How long a model trains and how often it is validated: every trainer's options extend this.
 
     A budget is counted in optimizer steps; the epochs follow from the train size (`core.budget`).
     """
 
-    DEFAULT_EPOCHS: ClassVar[int] = 3  # a side's epochs when neither --epochs nor --max-steps is given
+    DEFAULT_EPOCHS: ClassVar[int] = 3  # a trainer's epochs when neither --epochs nor --max-steps is given
 
     epochs: int | None = field(
         default=None,
@@ -133,9 +133,12 @@ class BudgetArguments:
         metadata={"help": "Stop after this many optimizer steps in total, resumed steps included (mid-epoch)."},
     )
     min_steps: int = field(default=0, metadata={"help": "Early stopping may not stop before this many steps."})
-    class_weight: str = field(
-        default="none",
-        metadata={"help": "none, or balanced: weigh each class in the loss by its inverse frequency in train."},
+    eval_steps: int | None = field(
+        default=None,
+        metadata={
+            "help": "Validate (log a history row, back up for --resume, consider early stopping) every N optimizer "
+            "steps instead of after every pass over the training data."
+        },
     )
 
     def __post_init__(self) -> None:
@@ -147,12 +150,27 @@ class BudgetArguments:
                 f"--min-steps {self.min_steps} is more than --max-steps {self.max_steps}; "
                 "the minimum must fit in the budget."
             )
-        if self.class_weight not in CLASS_WEIGHTS:
-            raise ValueError(f"--class-weight must be one of {', '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
+        if self.eval_steps is not None and self.eval_steps < 1:
+            raise ValueError(f"--eval-steps must be at least 1, got {self.eval_steps}.")
 
     def plan(self, steps_per_epoch: int) -> TrainingPlan:
         """The epochs and total optimizer steps of this budget on a train split of `steps_per_epoch` steps."""
         return plan_training(steps_per_epoch, self.DEFAULT_EPOCHS, self.max_steps, self.min_steps, self.epochs)
+
+
+@dataclass
+class ClassifierBudgetArguments(BudgetArguments):
+    """The budget options, and how a classifier's loss weighs the classes; both classification sides extend this."""
+
+    class_weight: str = field(
+        default="none",
+        metadata={"help": "none, or balanced: weigh each class in the loss by its inverse frequency in train."},
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.class_weight not in CLASS_WEIGHTS:
+            raise ValueError(f"--class-weight must be one of {', '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
 
 
 class OptionsError(UserError):

@@ -6,14 +6,14 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from core.args import BudgetArguments
+from core.args import ClassifierBudgetArguments
 
 POOLINGS = ("cls", "mean")  # finetune.modeling builds the mean-pooled model
 
 
 @dataclass
-class FinetuneArguments(BudgetArguments):
-    """Which pretrained checkpoint to start from and how to train it (the budget options: `BudgetArguments`).
+class FinetuneArguments(ClassifierBudgetArguments):
+    """Which pretrained checkpoint to start from and how to train it (the budget options: `ClassifierBudgetArguments`).
 
     The defaults are the settings measured to reach the quality targets with the packaged model.
     """

@@ -1,27 +1,23 @@
 """One fine-tuning run, from the parsed options to a finished run directory.
 
 The run directory (`docs/formats.md`): the `save_pretrained` model and tokenizer, `run.json`, the model
-card `README.md`, the training log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
-`seconds` (the epochs' training time, validation excluded), `epochs_run`, `best_epoch`, `steps` (optimizer
-steps run, resumed ones included), `budget` {`min_steps`, `max_steps`}, `stop_reason` (`early_stopping`,
-`budget` or `max_epochs`), `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}],
-`examples_per_second`, `truncated` (texts cut per split) and, with `--class-weight balanced`, `class_weights` (per label id);
-`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch`, `total_steps`,
-`class_weight`, `min_steps` and `max_steps`; `validation` holds accuracy and macro-F1 of the restored
-best epoch (`core.metrics`).
+card `README.md`, the training log `history.jsonl` and TensorBoard `logs/`. run.json's `training` is the shared
+loop's (`core.callbacks.fit`, the same for every kind of run) plus `truncated` (texts cut per split) and, with
+`--class-weight balanced`, `class_weights` (per label id); `hyperparameters` holds the options with the planned
+`epochs`, `steps_per_epoch` and `total_steps`; `validation` holds accuracy and macro-F1 of the restored best
+epoch (`core.metrics`).
 """
 
 from __future__ import annotations
 
 import logging
-import shutil
 from pathlib import Path
 from typing import Any
 
 import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
-from core.callbacks import BACKUP_DIR, fit
+from core.callbacks import fit_classifier, remove_training_state
 from core.data import TaskData, load_task
 from core.metrics import classification_scores
 from core.rundir import finish_run, start_run, write_run_json
@@ -75,7 +71,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
         serving = write_checked(classifier, task.texts("validation"), probabilities, run_dir)
     else:
         serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
-    shutil.rmtree(run_dir / BACKUP_DIR, ignore_errors=True)
+    remove_training_state(run_dir)
     params, trainable = count_params(model)
     record = write_run_json(
         run_dir,
@@ -143,7 +139,7 @@ def _fit(
     plan = args.plan(steps_per_epoch(lengths, args.batch_size, data_args.max_length))
     with strategy.scope():
         model = build_model(checkpoint, task.labels, args, plan.total_steps)
-    training = fit(model, train, validation, run_dir, args, plan, task.label_ids("train"), len(task.labels))
+    training = fit_classifier(model, train, validation, run_dir, args, plan, task.label_ids("train"), len(task.labels))
     training["truncated"] = {split: enc.truncated for split, enc in encoded.items()}
     hyperparameters = {
         **{k: v for k, v in args.to_dict().items() if k != "model"},

@@ -8,28 +8,23 @@ the data before the run directory is made, the transfer set (train and its augme
 teacher) replaces the train split, and the distillation loss the cross-entropy.
 
 The run directory (`docs/formats.md`): `model.keras`, `run.json`, the model card `README.md`, the training
-log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
-`seconds` (the epochs' training time, validation excluded), `epochs_run`, `best_epoch`, `steps` (optimizer
-steps run, resumed ones included), `budget` {`min_steps`, `max_steps`}, `stop_reason` (`early_stopping`,
-`budget` or `max_epochs`), `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}],
-`examples_per_second` and, with `--class-weight balanced`, `class_weights` (per label id);
-`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch`, `total_steps`,
-`class_weight`, `min_steps` and `max_steps`; `validation` holds accuracy and macro-F1 of the restored
-best epoch (`core.metrics`).
+log `history.jsonl` and TensorBoard `logs/`. run.json's `training` is the shared loop's (`core.callbacks.fit`,
+the same for every kind of run) plus, with `--class-weight balanced`, `class_weights` (per label id);
+`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch` and `total_steps`;
+`validation` holds accuracy and macro-F1 of the restored best epoch (`core.metrics`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import shutil
 from pathlib import Path
 
 import numpy as np
 import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
-from core.callbacks import BACKUP_DIR, fit
+from core.callbacks import fit_classifier, remove_training_state
 from core.data import TaskData, load_task
 from core.metrics import classification_scores
 from core.rundir import finish_run, start_run, write_run_json
@@ -82,7 +77,9 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
         else:
             compile_classifier(classifier, args, warmup_steps)
     labels = distillation.transfer.gold if distillation else data.label_ids("train")
-    training = fit(classifier, train_batches, validation_batches, partial, args, plan, labels, len(data.labels))
+    training = fit_classifier(
+        classifier, train_batches, validation_batches, partial, args, plan, labels, len(data.labels)
+    )
 
     predicted = predict_logits(classifier, validation_ids, args.batch_size).argmax(axis=1)
     validation = classification_scores(data.label_ids("validation"), predicted, len(data.labels))
@@ -113,7 +110,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     if distillation:
         record["distillation"] = distillation.record()
     write_card(partial, write_run_json(partial, record))
-    shutil.rmtree(partial / BACKUP_DIR, ignore_errors=True)
+    remove_training_state(partial)
     return finish_run(partial, run_args.output_dir, chief=chief)
 
 
