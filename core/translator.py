@@ -13,27 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json, validate_run
+from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json
 from core.sides import TRANSLATION as TASK_KIND
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
-
-REQUIRED = {
-    "side": str,
-    "task_kind": str,
-    "model": dict,
-    "data": dict,
-    "hyperparameters": dict,
-    "training": dict,
-    "validation": dict,
-    "environment": dict,
-}
-REQUIRED_NESTED = {
-    "model": ("name", "source", "arch", "params", "trainable_params"),
-    "data": ("splits", "fingerprints", "options", "columns"),
-    "training": ("seconds", "epochs_run", "best_epoch", "history", "examples_per_second", "stop_reason"),
-    "validation": ("bleu", "chrf"),
-}
 
 
 def is_translation_run(run_dir: str | Path) -> bool:
@@ -45,21 +28,9 @@ def is_translation_run(run_dir: str | Path) -> bool:
         return False
 
 
-def validate_translation_run(record: Any, path: Path) -> None:
-    """Raises `RunError` naming what `record` (the run.json at `path`) lacks."""
-    if isinstance(record, dict) and record.get("task_kind") != TASK_KIND and record.get("side"):
-        raise RunError(
-            f"{path} is a classification run of the {record['side']} side, not a translation run; give a run "
-            "trained on a translation task."
-        )
-    validate_run(record, path, REQUIRED, REQUIRED_NESTED)
-    if record["task_kind"] != TASK_KIND:
-        raise RunError(f"{path} is a {record['task_kind']!r} run, not a translation run.")
-
-
 def read_translation_run(run_dir: str | Path) -> dict[str, Any]:
-    """Reads and validates `run_dir/run.json` of a translation run."""
-    return read_run_json(run_dir, validate_translation_run)
+    """Reads and validates `run_dir/run.json` of a translation run (its schema: `core.rundir`)."""
+    return read_run_json(run_dir, TASK_KIND)
 
 
 class Translator:

@@ -17,9 +17,11 @@ from typing import Any
 import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
+from core.budget import TrainingPlan
 from core.callbacks import fit_classifier, remove_training_state
 from core.data import TaskData, load_task
 from core.metrics import classification_scores
+from core.record import RunContext, run_record
 from core.rundir import finish_run, start_run, write_run_json
 from core.runtime import is_chief, make_strategy, set_seed
 from finetune.args import FinetuneArguments
@@ -28,7 +30,7 @@ from finetune.checkpoint import Checkpoint, CheckpointError, resolve_checkpoint,
 from finetune.onnx import write_checked
 from finetune.pipeline import Encoded, encode, eval_dataset, steps_per_epoch, train_dataset
 from finetune.predict import FinetunedClassifier
-from finetune.train import build_model, count_params
+from finetune.train import build_model
 
 logger = logging.getLogger(__name__)
 
@@ -54,9 +56,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     if args.mixed_precision:
         tf.keras.mixed_precision.set_global_policy("mixed_float16")
     try:
-        model, training, hyperparameters = _fit(
-            task, checkpoint, tokenizer, data_args, run_args, args, strategy, run_dir
-        )
+        model, training, plan = _fit(task, checkpoint, tokenizer, data_args, args, strategy, run_dir)
     finally:
         tf.keras.mixed_precision.set_global_policy("float32")
 
@@ -72,25 +72,21 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     else:
         serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     remove_training_state(run_dir)
-    params, trainable = count_params(model)
-    record = write_run_json(
-        run_dir,
-        {
-            "side": "finetune",
-            "model": {
-                "name": args.model,
-                "source": checkpoint.source,
-                "architecture": type(model).__name__,
-                "params": params,
-                "trainable_params": trainable,
-            },
-            "data": task.describe(data_args),
-            "hyperparameters": hyperparameters,
-            "training": training,
-            "validation": validation,
-            "serving": serving,
-        },
+    context = RunContext(
+        side="finetune",
+        model=model,
+        model_fields={"name": args.model, "source": checkpoint.source, "architecture": type(model).__name__},
+        data=task,
+        data_args=data_args,
+        run_args=run_args,
+        options={k: v for k, v in args.to_dict().items() if k != "model"},  # --model is model.name
+        plan=plan,
+        replicas=strategy.num_replicas_in_sync,
+        training=training,
+        validation=validation,
+        sections={"serving": serving},
     )
+    record = write_run_json(run_dir, run_record(context))
     write_card(run_dir, record)
     return finish_run(run_dir, run_args.output_dir, chief=chief)
 
@@ -112,11 +108,10 @@ def _fit(
     checkpoint: Checkpoint,
     tokenizer,
     data_args: DataArguments,
-    run_args: RunArguments,
     args: FinetuneArguments,
     strategy: tf.distribute.Strategy,
     run_dir: Path,
-) -> tuple[tf.keras.Model, dict[str, Any], dict[str, Any]]:
+) -> tuple[tf.keras.Model, dict[str, Any], TrainingPlan]:
     encoded: dict[str, Encoded] = {}
     for split in ("train", "validation"):
         encoded[split] = encode(tokenizer, task.texts(split), data_args.max_length)
@@ -141,14 +136,4 @@ def _fit(
         model = build_model(checkpoint, task.labels, args, plan.total_steps)
     training = fit_classifier(model, train, validation, run_dir, args, plan, task.label_ids("train"), len(task.labels))
     training["truncated"] = {split: enc.truncated for split, enc in encoded.items()}
-    hyperparameters = {
-        **{k: v for k, v in args.to_dict().items() if k != "model"},
-        "epochs": plan.epochs,  # what --epochs, or the budget, gave
-        "max_length": data_args.max_length,
-        "seed": data_args.seed,
-        "steps_per_epoch": plan.steps_per_epoch,
-        "total_steps": plan.total_steps,
-        "strategy": run_args.strategy,
-        "replicas": strategy.num_replicas_in_sync,
-    }
-    return model, training, hyperparameters
+    return model, training, plan

@@ -21,7 +21,7 @@ from core.data import SPLITS
 from core.pairs import PairDataArguments, load_pairs
 from core.translator import load
 from scratch.translation import decoding
-from scratch.translation.record import score
+from scratch.translation.scores import score
 from scratch.translation.tokenizer import EOS_ID, encode_source
 from scratch.translation.train import load_trained
 

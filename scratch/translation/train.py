@@ -22,7 +22,8 @@ import tensorflow as tf
 from core.args import RunArguments
 from core.callbacks import ValidationScore, fit, remove_training_state
 from core.pairs import PairData, PairDataArguments, load_pairs
-from core.rundir import check_run_dir, partial_path, start_run
+from core.record import RunContext, run_record
+from core.rundir import TRANSLATION, check_run_dir, finish_run, partial_path, start_run, write_run_json
 from core.runtime import is_chief, make_strategy, set_seed
 from core.translator import read_translation_run, translate_batches
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
@@ -31,7 +32,7 @@ from scratch.translation.batching import TokenBatchStream, evaluation_dataset, s
 from scratch.translation.card import write_card
 from scratch.translation.export import TranslationModule, save
 from scratch.translation.model import TranslationConfig, TranslationModel, build_model
-from scratch.translation.record import finish_translation_run, score, write_translation_run_json
+from scratch.translation.scores import score
 from scratch.translation.teacher import check_teacher, teacher_targets
 from scratch.translation.tokenizer import SubwordTokenizer, train_sentencepiece
 
@@ -102,19 +103,39 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     evaluation = model.evaluate(validation_set, return_dict=True, verbose=0)
     logger.info("Validation BLEU %.2f, chrF++ %.2f", scores["bleu"], scores["chrf"])
     save(module, partial)
-    schedule = {
-        "epochs": plan.epochs,
-        "steps_per_epoch": plan.steps_per_epoch,
-        "total_steps": plan.total_steps,
-        "cooldown_steps": cooldown_steps,
-        "replicas": strategy.num_replicas_in_sync,
-    }
-    record = run_record(data, data_args, run_args, args, model, tokenizer, training, scores, evaluation, schedule)
-    if distillation is not None:
-        record["distillation"] = distillation
-    write_card(partial, write_translation_run_json(partial, record))
+    context = RunContext(
+        side="scratch",
+        task_kind=TRANSLATION,
+        model=model,
+        model_fields={
+            "name": f"scratch-{config.arch}",
+            "source": "trained from scratch",
+            "arch": config.arch,
+            "config": config.to_dict(),
+        },
+        data=data,
+        data_args=data_args,
+        run_args=run_args,
+        options={**args.to_dict(), "cooldown_steps": cooldown_steps},
+        plan=plan,
+        replicas=strategy.num_replicas_in_sync,
+        training=training,
+        validation={
+            "bleu": scores["bleu"],
+            "chrf": scores["chrf"],
+            "loss": evaluation["loss"],
+            "token_accuracy": evaluation["accuracy"],
+            "beam": args.beam,
+            "signatures": scores["signatures"],
+        },
+        sections={
+            "tokenizer": {"kind": "sentencepiece-unigram", "vocab_size": tokenizer.vocab_size, "file": TOKENIZER_FILE},
+            **({"distillation": distillation} if distillation is not None else {}),
+        },
+    )
+    write_card(partial, write_run_json(partial, run_record(context)))
     remove_training_state(partial)
-    return finish_translation_run(partial, Path(run_args.output_dir), chief)
+    return finish_run(partial, run_args.output_dir, chief)
 
 
 def load_trained(run_dir: str | Path) -> tuple[TranslationModel, SubwordTokenizer, dict]:
@@ -148,40 +169,3 @@ def make_optimizer(
     linearly to 0 over the last `cooldown_steps` of `total_steps` when those are given."""
     schedule = WarmupInverseSqrt(args.learning_rate, args.warmup_steps, total_steps, cooldown_steps)
     return transformer_adamw(schedule, args.weight_decay, args.clip_norm)
-
-
-def run_record(
-    data, data_args, run_args, args, model: TranslationModel, tokenizer, training, scores, evaluation, schedule
-) -> dict:
-    """The run.json record: model, data, tokenizer, options, training history and validation scores."""
-    params = int(sum(np.prod(w.shape) for w in model.weights))
-    trainable = int(sum(np.prod(w.shape) for w in model.trainable_weights))
-    return {
-        "side": "scratch",
-        "model": {
-            "name": f"scratch-{model.config.arch}",
-            "source": "trained from scratch",
-            "arch": model.config.arch,
-            "params": params,
-            "trainable_params": trainable,
-            "config": model.config.to_dict(),
-        },
-        "data": data.describe(data_args),
-        "tokenizer": {"kind": "sentencepiece-unigram", "vocab_size": tokenizer.vocab_size, "file": TOKENIZER_FILE},
-        "hyperparameters": {
-            **dataclasses.asdict(args),
-            "max_length": data_args.max_length,
-            "seed": data_args.seed,
-            "strategy": run_args.strategy,
-            **schedule,
-        },
-        "training": training,
-        "validation": {
-            "bleu": scores["bleu"],
-            "chrf": scores["chrf"],
-            "loss": evaluation["loss"],
-            "token_accuracy": evaluation["accuracy"],
-            "beam": args.beam,
-            "signatures": scores["signatures"],
-        },
-    }
