@@ -3,7 +3,7 @@
 For one short text, TensorFlow spends most of its milliseconds dispatching the graph's many small ops; ONNX
 Runtime runs the same arithmetic with fused attention, LayerNorm and GELU kernels in a fraction of the time
 (`python -m compare bench` measures both side by side). At the end of training each side converts its network
-with tf2onnx into the run's `model.onnx` (`convert`), scores the validation split through it and through
+with tf2onnx into the run's `model.onnx` (`convert`; the fine-tuned side in a process of its own, `finetune.onnx`), scores the validation split through it and through
 TensorFlow, and keeps the file only when the two agree (`keep_if_faithful`); the side's `predict.load` then
 serves the run through it (`Session`). `quantize` writes the export's int8 variant.
 """
@@ -21,6 +21,11 @@ import numpy as np
 ONNX_FILE = "model.onnx"
 OPSET = 17
 MAX_DIFFERENCE = 1e-4  # largest probability difference from TensorFlow at which the ONNX model is kept
+# For a process that only converts (`finetune.onnx`): protobuf's pure-Python messages. tf2onnx rewrites every node's
+# attributes after each of its optimizer passes, and protobuf's default (upb) messages keep each replaced copy in
+# their memory arena until the node is freed, so every pass added the weights' size again; Python messages free
+# them (docs/results.md, "Memory of the ONNX export").
+CONVERTER_ENVIRONMENT = {"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
 
 logger = logging.getLogger(__name__)
 
