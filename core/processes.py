@@ -77,7 +77,7 @@ def run_command(
     Args:
         cmd: the command, e.g. `[sys.executable, "-m", "scratch", ...]`.
         log: a file that receives the command's output (stderr, and stdout unless captured); without one the
-            output streams to this process's stderr.
+            output streams to this process's stderr; `os.devnull` keeps it only for a failure's message.
         capture_stdout: return the command's stdout instead of logging it (for commands that print a result).
         env: extra environment variables.
         cwd: the working directory (default: the checkout).
@@ -120,7 +120,8 @@ def run_command(
         if log:
             sink.close()
     if returncode != 0:
-        raise ProcessError(cmd, returncode, failure_detail(list(tail)), Path(log) if log else None)
+        kept = Path(log) if log and str(log) != os.devnull else None
+        raise ProcessError(cmd, returncode, failure_detail(list(tail)), kept)
     return "".join(stdout)
 
 

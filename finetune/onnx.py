@@ -95,11 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("output", type=Path, help="The ONNX file to write.")
     parser.add_argument("--dtype-policy", default="float32", help="The Keras dtype policy the model computes in.")
     args = parser.parse_args(argv)
-    from transformers import TFAutoModelForSequenceClassification
+    from finetune.predict import load_model
 
     tf.keras.mixed_precision.set_global_policy(args.dtype_policy)
-    model = TFAutoModelForSequenceClassification.from_pretrained(args.model_dir)
-    convert_model(model, args.output)
+    convert_model(load_model(args.model_dir), args.output)
     return 0
 
 

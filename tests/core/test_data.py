@@ -298,7 +298,11 @@ def test_a_hub_that_does_not_answer_counts_as_unreachable(no_network, monkeypatc
 
     from core.data import hub_unreachable
 
-    monkeypatch.setattr(socket, "create_connection", lambda *args, **kwargs: time.sleep(3))
+    def never_answers(*args, **kwargs):
+        time.sleep(3)
+        raise OSError("too late")
+
+    monkeypatch.setattr(socket, "create_connection", never_answers)
     start = time.perf_counter()
     assert hub_unreachable(seconds=0.2) == "127.0.0.1: no answer within 0.2 s"
     assert time.perf_counter() - start < 1

@@ -27,7 +27,7 @@ def test_an_interrupted_decoder_only_run_resumes_after_its_last_epoch(tmp_path, 
     output = tmp_path / "run"
     flags = ["--arch", "decoder-only", "--early-stopping", "loss", "--patience", "5", "--average-last", "2"]
     monkeypatch.setattr(train_module, "save", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit, match="^130$"):  # an interruption ends the command with status 130
         train_tiny(tiny_command(toy, output, "--epochs", "1", *flags))
     partial = output.with_name("run.partial")
     first = json.loads((partial / train_module.STATE_FILE).read_text())
@@ -69,7 +69,7 @@ def test_a_run_resumed_with_a_spent_step_budget_trains_no_further(tmp_path, monk
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=6))
     output = tmp_path / "run"
     monkeypatch.setattr(train_module, "save", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit, match="^130$"):  # an interruption ends the command with status 130
         train_tiny(tiny_command(toy, output, "--epochs", "1", "--early-stopping", "loss"))
     monkeypatch.undo()
     steps = json.loads((output.with_name("run.partial") / train_module.STATE_FILE).read_text())["steps"]
@@ -138,7 +138,7 @@ def test_an_interruption_between_checkpoint_and_state_retrains_that_epoch_from_t
         real_write_json(path, payload)
 
     monkeypatch.setattr(train_module, "write_json", killed_after_the_second_checkpoint)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit, match="^130$"):  # an interruption ends the command with status 130
         train_tiny(tiny_command(toy, output, "--epochs", "3", *flags))
     monkeypatch.undo()
     history = read_translation_run(train_tiny(tiny_command(toy, output, "--epochs", "3", "--resume", *flags)))[
@@ -168,7 +168,7 @@ def test_a_state_without_its_epoch_s_checkpoint_is_refused_not_restored(tmp_path
     output = tmp_path / "run"
     flags = ["--epochs", "2", "--early-stopping", "loss"]
     monkeypatch.setattr(train_module, "save", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit, match="^130$"):  # an interruption ends the command with status 130
         train_tiny(tiny_command(toy, output, *flags))
     monkeypatch.undo()
     checkpoints = tmp_path / "run.partial" / train_module.CHECKPOINT_DIR
