@@ -57,3 +57,27 @@ def test_mcnemar_matches_an_exact_binomial_test_on_the_discordant_pairs(seed: in
 def test_unknown_metric_is_refused() -> None:
     with pytest.raises(ValueError, match="Unknown metric 'bleu'"):
         load_metric("bleu")
+
+
+def test_the_multilabel_module_equals_scikit_learn():
+    from sklearn.metrics import f1_score, hamming_loss
+
+    rng = np.random.default_rng(3)
+    gold = (rng.random((30, 4)) < 0.4).astype(int)
+    pred = np.where(rng.random((30, 4)) < 0.75, gold, 1 - gold)
+    result = load_metric("multilabel").compute(predictions=pred.tolist(), references=gold.tolist())
+    assert result["micro_f1"] == pytest.approx(f1_score(gold, pred, average="micro"))
+    assert result["macro_f1"] == pytest.approx(f1_score(gold, pred, average="macro"))
+    assert result["hamming_loss"] == pytest.approx(hamming_loss(gold, pred))
+
+
+def test_the_regression_module_equals_scipy():
+    from scipy.stats import pearsonr, spearmanr
+
+    rng = np.random.default_rng(4)
+    gold = rng.random(40) * 5
+    pred = gold + rng.normal(0, 1, 40)
+    result = load_metric("regression").compute(predictions=pred.tolist(), references=gold.tolist())
+    assert result["pearson"] == pytest.approx(pearsonr(gold, pred).statistic)
+    assert result["spearman"] == pytest.approx(spearmanr(gold, pred).statistic)
+    assert result["mae"] == pytest.approx(np.abs(gold - pred).mean())
