@@ -1,8 +1,8 @@
 """Options of `compare run` on a translation task, its profiles, and telling a translation command line apart.
 
 Profiles are budgets, as for classification (`compare.run.profiles`): `quick` trains the `small` preset for
-its 6 epochs, at most 1,500 optimizer steps (about 10 minutes on a 2-core CPU: the measured 6 epochs on pt_en
-took 1,470 steps and 599 s); `full` trains the `base` preset with its own 32-epoch budget and early stopping.
+its 6 epochs, at most 1,500 optimizer steps, a run of minutes on a CPU (docs/results.md#translation-pt_en-2026-12-01);
+`full` trains the `base` preset with its own 32-epoch budget and early stopping.
 """
 
 from __future__ import annotations
