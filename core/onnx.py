@@ -65,8 +65,9 @@ QUANTIZATION = (
 def quantize(source: Path, target: Path) -> None:
     """ONNX Runtime's dynamic int8 quantization of `source`: weights per output channel, activations per call.
 
-    The 7-bit weight range (`reduce_range`) keeps the int8 products from saturating on CPUs without VNNI; on the
-    SST-2 model it lost 0.33 test points where the per-tensor, full-range default lost 0.77.
+    The 7-bit weight range (`reduce_range`) keeps the int8 products from saturating on CPUs without VNNI, and per
+    channel it costs less accuracy than the per-tensor, full-range default
+    (docs/results.md#serving-through-onnx-runtime-2026-12-01).
     """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
