@@ -50,9 +50,11 @@ def run(argv: list[str], timeout: float = 600) -> subprocess.CompletedProcess:
     )
 
 
-def start_and_signal(argv: list[str], partial: Path, signal_number: int, epochs_done: int = 1) -> tuple[int, str]:
-    """Starts `python ARGV`, sends `signal_number` once `epochs_done` epochs are in its training log; returns its exit
-    status and stderr."""
+def start_and_signal(
+    argv: list[str], partial: Path, signal_number: int, epochs_done: int = 1, written: str = "history.jsonl"
+) -> tuple[int, str]:
+    """Starts `python ARGV`, sends `signal_number` once `epochs_done` epochs are in its training log and `written`
+    exists in the unfinished run; returns its exit status and stderr."""
     process = subprocess.Popen(
         [sys.executable, *argv],
         cwd=ROOT,
@@ -64,7 +66,8 @@ def start_and_signal(argv: list[str], partial: Path, signal_number: int, epochs_
     history = partial / "history.jsonl"
     deadline = time.monotonic() + 600
     while process.poll() is None and time.monotonic() < deadline:
-        if history.is_file() and len(history.read_text().splitlines()) >= epochs_done:
+        logged = history.is_file() and len(history.read_text().splitlines()) >= epochs_done
+        if logged and (partial / written).exists():
             process.send_signal(signal_number)
             break
         time.sleep(0.2)
@@ -81,7 +84,8 @@ def test_ctrl_c_keeps_a_resumable_run_and_a_new_run_does_not_discard_it(tmp_path
     flags = ["--train-file", str(train), "--output-dir", str(output), "--model", str(make_tiny_bert(tmp_path / "bert"))]
     # Batches of 2: an epoch of 405 steps, long enough for the signal to arrive in the second one.
     argv = ["-m", "finetune", *flags, "--epochs", "2", "--batch-size", "2", "--max-length", "16", "--overwrite"]
-    status, err = start_and_signal(argv, partial, signal.SIGINT)
+    # The backup is written after the epoch's training-log line: waiting for both keeps the epoch.
+    status, err = start_and_signal(argv, partial, signal.SIGINT, written="backup")
     assert status == 130, err[-2000:]
     assert "Traceback" not in err
     resume = [*argv[:-1], "--resume"]  # the same command line, --overwrite (which would discard the run) left out
