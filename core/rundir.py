@@ -10,6 +10,7 @@ through it). `core.record.run_record` builds the record a trainer writes.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import logging
@@ -68,7 +69,11 @@ def partial_path(output_dir: str | Path) -> Path:
 
 
 def check_run_dir(output_dir: str | Path, overwrite: bool = False, resume: bool = False) -> None:
-    """Raises the `RunError` that `start_run` would, without touching anything: call it before slow work."""
+    """Raises the `RunError` that `start_run` would, without touching anything: call it before slow work.
+
+    An unfinished run in `DIR.partial/` is continued only with `resume` and discarded only with `overwrite`; without
+    either it is refused (`UnfinishedRun`), so that rerunning a command never loses hours of training silently.
+    """
     output_dir = Path(output_dir)
     if output_dir.exists() and not overwrite:
         if resume:
@@ -76,6 +81,42 @@ def check_run_dir(output_dir: str | Path, overwrite: bool = False, resume: bool 
         raise RunError(f"{output_dir} already exists. Pass --overwrite to replace it, or choose another --output-dir.")
     if resume and not partial_path(output_dir).is_dir():
         raise RunError(f"--resume: no unfinished run at {partial_path(output_dir)}; start without --resume.")
+    if not (resume or overwrite) and partial_path(output_dir).is_dir():
+        raise UnfinishedRun(output_dir)
+
+
+class UnfinishedRun(RunError):
+    """A new run into a directory whose `DIR.partial/` holds an unfinished run; `message(command)` names the
+    command that resumes it."""
+
+    def __init__(self, output_dir: str | Path) -> None:
+        self.partial = partial_path(output_dir)
+        super().__init__(self.message())
+
+    def message(self, resume_command: str | None = None) -> str:
+        how = f"resume it with: {resume_command}" if resume_command else "resume it with --resume"
+        return f"{self.partial} holds an unfinished run ({kept_so_far(self.partial)}); {how}, or pass --overwrite to start again."
+
+
+def kept_so_far(partial: str | Path) -> str:
+    """What an unfinished run directory holds, in words: "2 epochs finished, 120 steps" or "no epoch finished yet".
+
+    Read from its training log (one line per finished epoch, `core.training_log`); a redone epoch counts once.
+    """
+    from core.training_log import HISTORY_FILE  # (imports TensorFlow, which every training process has loaded)
+
+    epochs: dict[int, dict] = {}
+    path = Path(partial) / HISTORY_FILE
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(ValueError, TypeError, KeyError):
+                row = json.loads(line)
+                epochs[int(row["epoch"])] = row
+    if not epochs:
+        return "no epoch finished yet"
+    steps = epochs[max(epochs)].get("steps")
+    counted = f"{len(epochs)} epoch{'s' if len(epochs) != 1 else ''} finished"
+    return f"{counted}, {steps} steps" if isinstance(steps, int) else counted
 
 
 def start_run(
@@ -87,7 +128,8 @@ def start_run(
 ) -> Path:
     """Prepares `DIR.partial/` for writing and returns it.
 
-    Refuses an existing finished `DIR` unless `overwrite`; with `resume`, keeps what `DIR.partial/` holds.
+    Refuses an existing finished `DIR` unless `overwrite`; with `resume`, keeps what `DIR.partial/` holds, and
+    refuses an unfinished one unless `resume` or `overwrite` (`check_run_dir`).
     `keep` ({group: {name: value}}, e.g. the data's fingerprints and the model's shape) is what a resumed run
     must share with the run it continues: it is written to `DIR.partial/resume.json`, and `resume` with other
     values is refused, naming them. A non-chief worker of a multi-worker run trains like the chief but writes
@@ -100,8 +142,8 @@ def start_run(
     if resume:
         _check_resumable(partial, keep)
         logger.info("Resuming the unfinished run in %s", partial)
-    elif partial.exists():
-        logger.info("Discarding an earlier unfinished run in %s", partial)
+    elif partial.exists():  # --overwrite: check_run_dir refuses it otherwise
+        logger.info("--overwrite: discarding the unfinished run in %s", partial)
         shutil.rmtree(partial)
     partial.mkdir(parents=True, exist_ok=True)
     if keep is not None and not (partial / RESUME_FILE).is_file():

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from core.cli import native_notices_silenced
 from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json
 from core.sides import TRANSLATION as TASK_KIND
 
@@ -54,7 +55,8 @@ class Translator:
         if not saved.is_dir():
             raise RunError(f"{self.path} has no {SAVED_MODEL_DIR}/; the run is incomplete, train it again.")
         self._tf = tf
-        self._module = tf.saved_model.load(str(saved))
+        with native_notices_silenced():  # its SentencePiece model loads here, logging at INFO
+            self._module = tf.saved_model.load(str(saved))
 
     def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
         """Translations of `texts`, greedy (`beam=1`) or by beam search, in the order given."""

@@ -15,7 +15,8 @@ POOLINGS = ("cls", "mean")  # finetune.modeling builds the mean-pooled model
 class FinetuneArguments(ClassifierBudgetArguments):
     """Which pretrained checkpoint to start from and how to train it (the budget options: `ClassifierBudgetArguments`).
 
-    The defaults are the settings measured to reach the quality targets with the packaged model.
+    The defaults are the settings that reached the quality targets with the packaged model
+    (docs/results.md#each-side-with-its-defaults).
     """
 
     DEFAULT_EPOCHS: ClassVar[int] = 3

@@ -52,6 +52,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     distillation = check_teacher(args.teacher, args.teacher_beam, data, data_args) if args.teacher else None
     proto = _tokenizer_proto(data, args, run_args)
     tokenizer = SubwordTokenizer(proto)
+    data.count_cut(lambda texts: tokenizer.tokenize(tf.constant(texts)).row_lengths().numpy(), data_args.max_length)
     config = args.model_config(vocab_size=tokenizer.vocab_size)
     chief = is_chief(strategy)  # the other workers of `multiworker` train alike but write a temporary directory
     keep = {"data": dict(data.fingerprints), "model": dataclasses.asdict(config)}

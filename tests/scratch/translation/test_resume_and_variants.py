@@ -180,7 +180,7 @@ def test_an_epoch_logged_but_not_backed_up_is_trained_again_from_the_backup(tmp_
         return [*others, Interrupt(), backup]  # period 2 is logged, then interrupted before its backup
 
     monkeypatch.setattr(core.callbacks, "make_callbacks", interrupted_before_the_backup)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit, match="^130$"):  # an interruption ends the command with status 130
         train_tiny(tiny_command(toy, output, *flags))
     monkeypatch.undo()
     run = train_tiny(tiny_command(toy, output, "--resume", *flags))
@@ -195,7 +195,7 @@ def test_a_run_resumed_with_a_spent_step_budget_trains_no_further(tmp_path, monk
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=6))
     output = tmp_path / "run"
     monkeypatch.setattr(train_module, "save", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit, match="^130$"):  # an interruption ends the command with status 130
         train_tiny(tiny_command(toy, output, "--epochs", "1", "--early-stopping", "loss"))
     monkeypatch.undo()
     steps = read_history(output.with_name("run.partial") / HISTORY_FILE)[-1]["steps"]
@@ -217,7 +217,7 @@ def test_an_interrupted_decoder_only_run_resumes_and_keeps_the_average_of_its_la
     before, after = WeightSnapshots(), WeightSnapshots()
     with_callbacks(monkeypatch, before)
     monkeypatch.setattr(train_module, "save", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit, match="^130$"):  # an interruption ends the command with status 130
         train_tiny(tiny_command(toy, output, "--epochs", "1", *flags))
     partial = output.with_name("run.partial")
     logged = read_history(partial / HISTORY_FILE)
