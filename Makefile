@@ -14,7 +14,7 @@ export TF_USE_LEGACY_KERAS := 1
 export HF_HUB_DISABLE_TELEMETRY := 1
 export GRADIO_ANALYTICS_ENABLED := False
 
-.PHONY: setup test lint report app bench curve clean
+.PHONY: setup test test-fast lint report app bench curve clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,10 @@ lint: setup
 
 test: lint
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The inner loop: every test but those marked slow (make test runs them all).
+test-fast: lint
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow"
 
 report: setup
 	$(PY) -m compare run --task $(TASK) --profile $(PROFILE) --output-dir reports/$(TASK)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,8 +11,7 @@ from typing import Any, ClassVar
 
 from core.budget import CLASS_WEIGHTS, TrainingPlan, plan_training
 from core.errors import UserError
-
-DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
+from core.tasks import DATA_DIR_ENV, find_data_dir
 
 
 @dataclass
@@ -44,7 +42,10 @@ class DataArguments:
     )
     data_dir: str | None = field(
         default=None,
-        metadata={"help": f"Folder of local task mirrors (<dir>/<task>/train.csv ...); default ${DATA_DIR_ENV}."},
+        metadata={
+            "help": f"Folder of local task mirrors (<dir>/<task>/train.csv ...); default ${DATA_DIR_ENV}, else "
+            "../shared/data or ./data beside the project, else the Hugging Face hub."
+        },
     )
     max_train_samples: int | None = field(
         default=None, metadata={"help": "Train on a stratified, seeded subset of this many examples."}
@@ -67,7 +68,8 @@ class DataArguments:
 
 def check_data_source(args: Any, min_train_samples: int) -> None:
     """The checks every data-arguments class shares (classification's and translation's): one of --task or
-    --train-file, split files only with --train-file, the sizes in range; fills `data_dir` from $TEXTCLS_DATA_DIR."""
+    --train-file, split files only with --train-file, the sizes in range; fills `data_dir` when it is not given
+    (`core.tasks.find_data_dir`: $TEXTCLS_DATA_DIR, else a mirror folder beside the project)."""
     if (args.task is None) == (args.train_file is None):
         raise ValueError("Give exactly one of --task NAME or --train-file FILE.")
     if args.task is not None and (args.validation_file or args.test_file):
@@ -76,8 +78,8 @@ def check_data_source(args: Any, min_train_samples: int) -> None:
         raise ValueError(f"--max-train-samples must be at least {min_train_samples}, got {args.max_train_samples}.")
     if not 2 <= args.max_length <= 4096:
         raise ValueError(f"--max-length must be between 2 and 4096 tokens, got {args.max_length}.")
-    if args.data_dir is None and os.environ.get(DATA_DIR_ENV):
-        args.data_dir = os.environ[DATA_DIR_ENV]
+    if args.data_dir is None:
+        args.data_dir = find_data_dir()
 
 
 @dataclass
@@ -114,12 +116,12 @@ def check_budget(epochs: int | None, max_steps: int | None) -> None:
 
 @dataclass
 class BudgetArguments:
-    """How long a side trains and how its loss weighs the classes; both sides' options extend this.
+    """How long a model trains and how often it is validated: every trainer's options extend this.
 
     A budget is counted in optimizer steps; the epochs follow from the train size (`core.budget`).
     """
 
-    DEFAULT_EPOCHS: ClassVar[int] = 3  # a side's epochs when neither --epochs nor --max-steps is given
+    DEFAULT_EPOCHS: ClassVar[int] = 3  # a trainer's epochs when neither --epochs nor --max-steps is given
 
     epochs: int | None = field(
         default=None,
@@ -133,9 +135,12 @@ class BudgetArguments:
         metadata={"help": "Stop after this many optimizer steps in total, resumed steps included (mid-epoch)."},
     )
     min_steps: int = field(default=0, metadata={"help": "Early stopping may not stop before this many steps."})
-    class_weight: str = field(
-        default="none",
-        metadata={"help": "none, or balanced: weigh each class in the loss by its inverse frequency in train."},
+    eval_steps: int | None = field(
+        default=None,
+        metadata={
+            "help": "Validate (log a history row, back up for --resume, consider early stopping) every N optimizer "
+            "steps instead of after every pass over the training data."
+        },
     )
 
     def __post_init__(self) -> None:
@@ -147,12 +152,27 @@ class BudgetArguments:
                 f"--min-steps {self.min_steps} is more than --max-steps {self.max_steps}; "
                 "the minimum must fit in the budget."
             )
-        if self.class_weight not in CLASS_WEIGHTS:
-            raise ValueError(f"--class-weight must be one of {', '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
+        if self.eval_steps is not None and self.eval_steps < 1:
+            raise ValueError(f"--eval-steps must be at least 1, got {self.eval_steps}.")
 
     def plan(self, steps_per_epoch: int) -> TrainingPlan:
         """The epochs and total optimizer steps of this budget on a train split of `steps_per_epoch` steps."""
         return plan_training(steps_per_epoch, self.DEFAULT_EPOCHS, self.max_steps, self.min_steps, self.epochs)
+
+
+@dataclass
+class ClassifierBudgetArguments(BudgetArguments):
+    """The budget options, and how a classifier's loss weighs the classes; both classification sides extend this."""
+
+    class_weight: str = field(
+        default="none",
+        metadata={"help": "none, or balanced: weigh each class in the loss by its inverse frequency in train."},
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.class_weight not in CLASS_WEIGHTS:
+            raise ValueError(f"--class-weight must be one of {', '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
 
 
 class OptionsError(UserError):
@@ -166,7 +186,7 @@ def options_file_flags(argv: list[str]) -> list[str]:
     "names": ["a", "b"], "tie_embeddings": false}`. A null value keeps the option's default. Going through the
     command line's own parser gives the file the same type conversion, checks and error messages.
 
-    >>> import json, tempfile
+    >>> import json, os, tempfile
     >>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
     ...     json.dump({"task": "sst2", "max_length": 64, "runs": ["a", "b"], "verbose": True, "seed": None}, handle)
     >>> options_file_flags([handle.name])

@@ -1,7 +1,8 @@
 """The `Classifier` protocol every trained run is read through, and `load(run_dir)`.
 
-`load` reads `run.json`, then imports `<side>.predict` and calls its `load(run_dir, run)`, so compare,
-the app and user scripts never import training code, and each side stays importable without the other.
+`load` reads `run.json`, then imports its side's predict module (`core.sides`, e.g. `finetune.predict`) and
+calls its `load(run_dir, run)`, so compare, the app and user scripts never import training code, and each side
+stays importable without the other.
 
     >>> from core.classifier import load
     >>> model = load("reports/sst2/runs/finetune")          # doctest: +SKIP
@@ -11,13 +12,13 @@ the app and user scripts never import training code, and each side stays importa
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from core import sides
 from core.rundir import RunError, read_run_json
 from core.translator import is_translation_run
 
@@ -28,7 +29,7 @@ class Classifier(Protocol):
 
     Attributes:
         name: how reports and the app call it (the side unless renamed).
-        side: `finetune` or `scratch`.
+        side: the classification side that trained it (`core.sides`: `finetune`, `scratch`).
         labels: class names in label-id order.
         run: the parsed `run.json`.
     """
@@ -70,14 +71,12 @@ def load(run_dir: str | Path, name: str | None = None) -> Classifier:
     if is_translation_run(run_dir):
         raise RunError(f"{run_dir} is a translation run, not a classifier; load it with core.translator.load.")
     run = read_run_json(run_dir)
+    side = sides.of_run(run)
     try:
-        module = importlib.import_module(f"{run['side']}.predict")
+        model = side.load(run_dir, run)
     except ImportError as error:
-        raise RunError(
-            f"{run_dir} was written by the {run['side']!r} side, which cannot be imported: {error}"
-        ) from error
-    model = module.load(Path(run_dir), run)
-    model.name = name or run["side"]
+        raise RunError(f"{run_dir} was written by the {side.name!r} side, which cannot be imported: {error}") from error
+    model.name = name or side.name
     return model
 
 

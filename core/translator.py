@@ -14,33 +14,18 @@ from typing import Any
 
 import numpy as np
 
+from core.cli import native_notices_silenced
 from core.mbr import consensus
-from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json, validate_run
+from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json
+from core.sides import TRANSLATION as TASK_KIND
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
-TASK_KIND = "translation"
 # The decoding the translation report and the app's Translate tab use unless told otherwise: the best-scoring of
 # greedy, beam 4 and beam 4 with minimum-Bayes-risk selection that still translates 50 sentences a second
 # (docs/results.md, "Decoding: greedy, beam search and MBR").
 DEFAULT_BEAM = 4
 DEFAULT_MBR = True
-REQUIRED = {
-    "side": str,
-    "task_kind": str,
-    "model": dict,
-    "data": dict,
-    "hyperparameters": dict,
-    "training": dict,
-    "validation": dict,
-    "environment": dict,
-}
-REQUIRED_NESTED = {
-    "model": ("name", "source", "arch", "params", "trainable_params"),
-    "data": ("splits", "fingerprints", "options", "columns"),
-    "training": ("seconds", "epochs_run", "best_epoch", "history", "examples_per_second", "stop_reason"),
-    "validation": ("bleu", "chrf"),
-}
 
 
 def is_translation_run(run_dir: str | Path) -> bool:
@@ -52,21 +37,9 @@ def is_translation_run(run_dir: str | Path) -> bool:
         return False
 
 
-def validate_translation_run(record: Any, path: Path) -> None:
-    """Raises `RunError` naming what `record` (the run.json at `path`) lacks."""
-    if isinstance(record, dict) and record.get("task_kind") != TASK_KIND and record.get("side"):
-        raise RunError(
-            f"{path} is a classification run of the {record['side']} side, not a translation run; give a run "
-            "trained on a translation task."
-        )
-    validate_run(record, path, REQUIRED, REQUIRED_NESTED)
-    if record["task_kind"] != TASK_KIND:
-        raise RunError(f"{path} is a {record['task_kind']!r} run, not a translation run.")
-
-
 def read_translation_run(run_dir: str | Path) -> dict[str, Any]:
-    """Reads and validates `run_dir/run.json` of a translation run."""
-    return read_run_json(run_dir, validate_translation_run)
+    """Reads and validates `run_dir/run.json` of a translation run (its schema: `core.rundir`)."""
+    return read_run_json(run_dir, TASK_KIND)
 
 
 class Translator:
@@ -78,19 +51,20 @@ class Translator:
         run: the parsed run.json.
     """
 
-    def __init__(self, run_dir: str | Path):
+    def __init__(self, run_dir: str | Path, run: dict[str, Any] | None = None):
         import tensorflow as tf
         import tensorflow_text  # noqa: F401 - registers the SentencePiece ops the saved model uses
 
         self.path = Path(run_dir)
-        self.run = read_translation_run(self.path)
+        self.run = read_translation_run(self.path) if run is None else run
         self.name = self.path.name
         self.side = self.run["side"]
         saved = self.path / SAVED_MODEL_DIR
         if not saved.is_dir():
             raise RunError(f"{self.path} has no {SAVED_MODEL_DIR}/; the run is incomplete, train it again.")
         self._tf = tf
-        self._module = tf.saved_model.load(str(saved))
+        with native_notices_silenced():  # its SentencePiece model loads here, logging at INFO
+            self._module = tf.saved_model.load(str(saved))
 
     def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64, mbr: bool = False) -> list[str]:
         """Translations of `texts`, greedy (`beam=1`) or by beam search, in the order given; with `mbr`, each is
@@ -154,6 +128,6 @@ def translate_batches(
     return out
 
 
-def load(run_dir: str | Path) -> Translator:
-    """The `Translator` of a finished translation run."""
-    return Translator(run_dir)
+def load(run_dir: str | Path, run: dict[str, Any] | None = None) -> Translator:
+    """The `Translator` of a finished translation run (its run.json read here unless given, already validated)."""
+    return Translator(run_dir, run)

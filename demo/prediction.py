@@ -1,6 +1,7 @@
 """Predicting in the demo: plain functions the page's callbacks and the tests call directly.
 
-Models are keyed by name: `finetune` and `scratch`, and any other the report names (`scratch-distilled`).
+Models are keyed by name: the classification sides' (`core.sides`: `finetune`, `scratch`), and any other the
+report names (`scratch-distilled`).
 `classify` is what the `/classify` endpoint returns; `warm_up` runs one prediction per model before the
 server starts, so that the first latency a user sees is a real one, not graph tracing.
 """
@@ -8,6 +9,7 @@ server starts, so that the first latency a user sees is a real one, not graph tr
 from __future__ import annotations
 
 import logging
+import reprlib
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -15,17 +17,12 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from compare.run.profiles import SIDES
+from core import sides
 from demo.sources import CREATE_COMMAND
 
 logger = logging.getLogger(__name__)
 
 BOTH = "both"
-TITLES = {
-    "finetune": "Fine-tuned BERT",
-    "scratch": "From-scratch Transformer",
-    "scratch-distilled": "From-scratch Transformer, distilled",
-}
 DEFAULT_MAX_CHARS = 5000
 HEATMAP_TOKENS = 48
 PADDING_TOKENS = frozenset({"", "[PAD]", "<pad>"})
@@ -33,14 +30,17 @@ WARM_UP_TEXT = "A first text, so that the model has traced its prediction before
 
 
 def title(name: str) -> str:
-    """How the page calls the model named `name`: a description for the names `compare run` gives, else the name."""
-    return TITLES.get(name, name)
+    """How the page calls the model named `name`: its side's title for the names `compare run` gives, else the name."""
+    if name == sides.STUDENT:
+        return f"{sides.get(sides.FROM_SCRATCH).title}, distilled"
+    return sides.SIDES[name].title if name in sides.SIDES else name
 
 
 def model_names(models: dict[str, Any]) -> list[str]:
-    """The models the page offers, in panel order: `finetune` and `scratch` whether loaded or not, then every
+    """The models the page offers, in panel order: the classification sides' whether loaded or not, then every
     other loaded model in load order."""
-    return [*SIDES, *(name for name in models if name not in SIDES)]
+    names = sides.classifier_names()
+    return [*names, *(name for name in models if name not in names)]
 
 
 def warm_up(models: dict[str, Any]) -> list[str]:
@@ -60,7 +60,9 @@ def warm_up(models: dict[str, Any]) -> list[str]:
 
 def check_text(text: Any, max_chars: int, empty: str = "Type or paste some text to classify.") -> str | None:
     """The message for input the models should not see (`empty` for no text), or None when the text is fine."""
-    if not isinstance(text, str) or not text.strip():
+    if text is not None and not isinstance(text, str):  # a client's mistake: the page always sends a string
+        return f"The text must be a string, got {reprlib.repr(text)} ({type(text).__name__})."
+    if text is None or not text.strip():
         return empty
     if len(text) > max_chars:
         return (
@@ -94,7 +96,7 @@ def classify_timed(
         return {"error": problem}, {}
     names = model_names(models)
     if choice != BOTH and choice not in names:
-        return {"error": f"Unknown model {choice!r}; choose one of {', '.join([BOTH, *names])}."}, {}
+        return {"error": f"Unknown model {reprlib.repr(choice)}; choose one of {', '.join([BOTH, *names])}."}, {}
     loaded = [name for name in names if name in models]
     wanted = (loaded if len(loaded) > 1 else names) if choice == BOTH else [choice]  # both: every loaded model
     missing = [name for name in wanted if name not in models]
@@ -137,7 +139,7 @@ def attention_model(models: dict[str, Any], choice: Any) -> Any:
     chosen = models.get(choice) if isinstance(choice, str) else None
     if hasattr(chosen, "explain"):
         return chosen
-    return models.get("scratch") if choice == BOTH else None
+    return models.get(sides.FROM_SCRATCH) if choice == BOTH else None
 
 
 def explain(model: Any, text: Any, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[list[str], np.ndarray] | None:

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from compare.report.locate import find_newest_report, recorded_runs, report_run_dirs
-from compare.run.distill import STUDENT
 from core.classifier import find_runs, load
 from core.rundir import read_run_json
+from core.sides import STUDENT, of_run
 from core.translator import TASK_KIND as TRANSLATION
 from core.translator import load as load_translator
 
@@ -275,7 +275,7 @@ def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[d
         try:
             given = recorded.get(run_dir.resolve())
             student = STUDENT if (given or run_dir.name).startswith(STUDENT) else None
-            candidates = [student, read_run_json(run_dir)["side"], given, run_dir.name]
+            candidates = [student, of_run(read_run_json(run_dir)).name, given, run_dir.name]
             candidates = list(dict.fromkeys(name for name in candidates if name))
             name = next((n for n in candidates if n not in models), None)
             if name is None:

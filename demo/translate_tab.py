@@ -100,8 +100,6 @@ def translate_tab(
                     info=f"At most {min(max_chars, MAX_CHARS):,} characters; translated sentence by sentence.",
                     elem_id="pt-text",
                 )
-                gold = gr.Textbox(label="Reference translation (test split)", interactive=False, visible=bool(examples))
-                scores = gr.Textbox(label="Sentence chrF++ in the report", interactive=False, visible=bool(examples))
                 system = gr.Dropdown(  # a custom value reaches `translate`, which answers it with a message
                     [("All, side by side", ALL)]
                     + [
@@ -136,6 +134,13 @@ def translate_tab(
                     for name in names
                 ]
                 latency = gr.Markdown(elem_id="translate-latency")
+                with gr.Row(visible=bool(examples)):  # filled by the test sentences below: references, not inputs
+                    gold = gr.Textbox(
+                        label="Reference translation (test split)", interactive=False, elem_classes="reference"
+                    )
+                    scores = gr.Textbox(
+                        label="Sentence chrF++ in the report", interactive=False, elem_classes="reference"
+                    )
                 with gr.Accordion("API response (JSON)", open=False):
                     answer = gr.JSON(label="translate", elem_id="translate-answer")
         if examples:
@@ -153,9 +158,15 @@ def translate_tab(
                 found = gr.State(None)
         latencies = gr.State({})
 
-    event = gr.on(
-        [button.click, text.submit], run_translate, [text, system, beam, mbr], [answer, latencies], api_name="translate"
+    event = gr.on(  # unprocessed, as /classify: `translate` answers any value a client sends (beam 2.5, "2")
+        [button.click, text.submit],
+        run_translate,
+        [text, system, beam, mbr],
+        [answer, latencies],
+        api_name="translate",
+        preprocess=False,
     )
+    text.input(None, None, [gold, scores], js="() => ['', '']")  # an edited text has no reference of its own
     event.then(render, [answer, latencies, beam], [*outputs, latency, status], api_visibility="private")
     if attender is not None:
         event.then(run_attention, [text, system, layer, head], [found, heatmap], api_visibility="private")

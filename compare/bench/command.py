@@ -3,10 +3,11 @@
 Measures, each stage in its own process (which is also how its peak memory is told apart):
 
 1. training throughput of each side's real pipeline against the same model fed batches padded to
-   `--max-length`, with useful-FLOPs utilisation and tokenizer speed (`python -m finetune.throughput`,
-   `python -m scratch.throughput`; compare never imports training code);
+   `--max-length`, with useful-FLOPs utilisation and tokenizer speed (`python -m <command>.throughput` of
+   each side `core.sides` benchmarks: `finetune.throughput`, `scratch.throughput`; compare never imports
+   training code);
 2. prediction through each run's Classifier (`python -m compare.bench.predict`);
-3. each run's serving export (`python -m <side> export`, into `DIR/exports/<side>`), and its float and int8
+3. each run's serving export (`python -m <command> export`, into `DIR/exports/<side>`), and its float and int8
    paths timed against the Classifier in one process (`python -m compare.bench.serving`);
 4. the app under load (`app.py` on a free loopback port, concurrent gradio clients).
 
@@ -28,7 +29,8 @@ from compare.progress import Progress, setup_logging
 from compare.render.bench import render_markdown
 from compare.report.locate import report_run_dirs
 from compare.run.launch import data_flags, train_side
-from compare.run.profiles import SIDES, get_profile, side_data
+from compare.run.profiles import get_profile, side_data
+from core import sides
 from core.args import DataArguments, parse_args
 from core.classifier import find_runs
 from core.data import DataError, load_task
@@ -42,43 +44,23 @@ SCHEMA_VERSION = 1
 
 @dataclass(frozen=True)
 class BenchProfile:
-    """How long each stage measures."""
+    """How long each stage measures (each side's training steps per round: its `core.sides` `bench.steps`)."""
 
     rounds: int
-    steps: dict[str, int]  # training steps per pipeline per round, by side
-    warmup: dict[str, int]
     latency_samples: int
     requests: int = 200
     clients: int = 8
 
 
 BENCH_PROFILES = {
-    "quick": BenchProfile(
-        rounds=3, steps={"finetune": 3, "scratch": 20}, warmup={"finetune": 2, "scratch": 5}, latency_samples=200
-    ),
-    "full": BenchProfile(
-        rounds=6, steps={"finetune": 6, "scratch": 60}, warmup={"finetune": 3, "scratch": 10}, latency_samples=200
-    ),
+    "quick": BenchProfile(rounds=3, latency_samples=200),
+    "full": BenchProfile(rounds=6, latency_samples=200),
 }
 
-# Options of each side's training command that shape the model or its batches, copied from a run's record.
-MODEL_OPTIONS = {
-    "finetune": ("batch_size", "pooling"),
-    "scratch": (
-        "preset",
-        "num_layers",
-        "d_model",
-        "num_heads",
-        "d_ff",
-        "vocab_size",
-        "dropout",
-        "norm",
-        "activation",
-        "tokenizer",
-        "causal",
-        "batch_size",
-    ),
-}
+
+def bench_sides() -> list[str]:
+    """The sides `compare bench` measures: those `core.sides` says how to time."""
+    return [side.name for side in sides.classifiers() if side.bench]
 
 
 @dataclass
@@ -124,8 +106,8 @@ def run_bench(data: DataArguments, args: BenchArguments, progress: Progress | No
     progress.stage("measuring runs %s", ", ".join(f"{side}: {path}" for side, path in runs.items()))
 
     training = {}
-    for side in SIDES:
-        cmd = throughput_command(side, data, records[side], profile)
+    for side in bench_sides():
+        cmd = throughput_command(side, data, records[side], args.profile)
         training[side] = run_stage(f"train-{side}", cmd, output_dir)
         progress.stage("%s training throughput measured", side)
 
@@ -134,13 +116,13 @@ def run_bench(data: DataArguments, args: BenchArguments, progress: Progress | No
     texts_file = output_dir / "stages" / "test-texts.json"
     texts_file.parent.mkdir(parents=True, exist_ok=True)
     write_json(texts_file, texts)
-    for side in SIDES:
+    for side in bench_sides():
         cmd = [sys.executable, "-m", "compare.bench.predict", "--run", str(runs[side]), "--texts-file", str(texts_file)]
         predict[side] = run_stage(f"predict-{side}", [*cmd, "--samples", str(profile.latency_samples)], output_dir)
         progress.stage("%s prediction measured", side)
 
     serving = {}
-    for side in SIDES:
+    for side in bench_sides():
         export_dir = export_run(side, runs[side], output_dir)
         cmd = [sys.executable, "-m", "compare.bench.serving", "--run", str(runs[side]), "--export", str(export_dir)]
         cmd += ["--texts-file", str(texts_file), "--samples", str(profile.latency_samples)]
@@ -176,15 +158,15 @@ def resolve_runs(data: DataArguments, args: BenchArguments, output_dir: Path) ->
             train_side(
                 side, side_data(data, side, "quick", data.seed), profile_flags(side), output_dir / "runs" / side
             )[0]
-            for side in SIDES
+            for side in bench_sides()
         ]
     by_side: dict[str, Path] = {}
     for path in paths:
-        by_side.setdefault(read_run_json(path)["side"], Path(path))
-    missing = [side for side in SIDES if side not in by_side]
+        by_side.setdefault(sides.of_run(read_run_json(path)).name, Path(path))
+    missing = [side for side in bench_sides() if side not in by_side]
     if missing:
         raise RunError(f"No {' or '.join(missing)} run among {', '.join(map(str, paths))}; give one run of each side.")
-    return by_side
+    return {side: by_side[side] for side in bench_sides()}
 
 
 def profile_flags(side: str) -> list[str]:
@@ -203,9 +185,9 @@ def report_runs(report: Path) -> list[Path]:
 
 def model_flags(side: str, run: dict) -> list[str]:
     """The side's command-line flags that rebuild the run's model and batch size."""
-    hyper = run["hyperparameters"]
-    flags = ["--model", run["model"]["name"]] if side == "finetune" else []
-    for key in MODEL_OPTIONS[side]:
+    hyper, bench = run["hyperparameters"], sides.get(side).bench
+    flags = [bench.model_flag, run["model"]["name"]] if bench.model_flag else []
+    for key in bench.model_options:
         value = hyper.get(key)
         if value is None or value is False:
             continue
@@ -214,16 +196,11 @@ def model_flags(side: str, run: dict) -> list[str]:
     return flags
 
 
-def throughput_command(side: str, data: DataArguments, run: dict, profile: BenchProfile) -> list[str]:
-    timing = [
-        "--rounds",
-        str(profile.rounds),
-        "--steps",
-        str(profile.steps[side]),
-        "--warmup",
-        str(profile.warmup[side]),
-    ]
-    return [sys.executable, "-m", f"{side}.throughput", *data_flags(data), *model_flags(side, run), *timing]
+def throughput_command(side: str, data: DataArguments, run: dict, profile: str) -> list[str]:
+    steps, warmup = sides.get(side).bench.steps[profile]
+    timing = ["--rounds", str(BENCH_PROFILES[profile].rounds), "--steps", str(steps), "--warmup", str(warmup)]
+    command = sides.get(side).command
+    return [sys.executable, "-m", f"{command}.throughput", *data_flags(data), *model_flags(side, run), *timing]
 
 
 def export_run(side: str, run_dir: Path, output_dir: Path) -> Path:
@@ -241,7 +218,8 @@ def export_run(side: str, run_dir: Path, output_dir: Path) -> Path:
             logger.info("Stage export-%s: reusing the export in %s", side, export_dir)
             return export_dir
     log_file = output_dir / "logs" / f"export-{side}.log"
-    cmd = [sys.executable, "-m", side, "export", str(run_dir), "--output-dir", str(export_dir), "--overwrite"]
+    command = sides.get(side).command
+    cmd = [sys.executable, "-m", command, "export", str(run_dir), "--output-dir", str(export_dir), "--overwrite"]
     logger.info("Stage export-%s: %s (log: %s)", side, " ".join(cmd[1:]), log_file)
     run_command(cmd, log=log_file)
     return export_dir

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 
 from compare.bench.flops import EncoderShape, training_flops, utilisation
-from compare.run.profiles import SIDES
 
 # (section, side or None, key, comparison, threshold, what it means), from the benchmark's targets.
 TARGETS = [
@@ -93,13 +92,15 @@ def assemble(
 ) -> dict:
     """The measured sections of bench.json, plus `targets` (each with its value and whether it is met).
 
-    `serving` (per side, what `compare.bench.serving` printed) becomes the `serving` section when given.
+    `training` and `predict` hold what each side's stage printed, by side; `serving` (per side, what
+    `compare.bench.serving` printed) becomes the `serving` section when given.
     """
-    bench = {side: training_entry(training[side]) for side in SIDES}
-    bench["matmul_gflops"] = float(np.mean([bench[side]["matmul_gflops"] for side in SIDES]))
-    bench["tokenize"] = {side: training[side]["tokenize"]["texts_per_s"] for side in SIDES}
+    bench = {side: training_entry(stage) for side, stage in training.items()}
+    bench["matmul_gflops"] = float(np.mean([bench[side]["matmul_gflops"] for side in training]))
+    bench["tokenize"] = {side: stage["tokenize"]["texts_per_s"] for side, stage in training.items()}
     bench["predict"] = {
-        side: {key: predict[side][key] for key in ("p50_ms", "p95_ms", "batch_per_s", "peak_rss_mb")} for side in SIDES
+        side: {key: stage[key] for key in ("p50_ms", "p95_ms", "batch_per_s", "peak_rss_mb")}
+        for side, stage in predict.items()
     }
     bench["app"] = app
     if serving is not None:

@@ -30,8 +30,9 @@ from compare.report.runs import check_compatible, read_runs
 from compare.run.arguments import SideTrainingArguments
 from compare.run.distill import STUDENT, TEACHER, train_student
 from compare.run.launch import train_side
-from compare.run.profiles import PROFILES, SIDES, side_data
+from compare.run.profiles import PROFILES, side_data
 from compare.scoring.scores import quick_scores
+from core import sides
 from core.args import DataArguments, parse_args
 from core.classifier import Classifier, load
 from core.data import DataError, TaskData, load_task
@@ -135,7 +136,7 @@ def build_curve(
     points, paths = [], []
     for size in sizes:
         for seed in seeds:
-            for side in [*SIDES, STUDENT] if args.distill else SIDES:
+            for side in [*sides.classifier_names(), *([STUDENT] if args.distill else [])]:
                 path = run_path(output_dir, side, size, seed)
                 if side == STUDENT:
                     teacher = run_path(output_dir, TEACHER, size, seed)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.sides import FROM_SCRATCH, PRETRAINED
+
 CATCH_UP_TOLERANCE = 0.01  # "within 1 point": scratch's mean accuracy at most this far below finetune's
-FINETUNE, SCRATCH = "finetune", "scratch"
 
 
 @dataclass
@@ -78,8 +79,8 @@ def catch_up_size(points: list[dict], tolerance: float = CATCH_UP_TOLERANCE) -> 
         1000
     """
     sides = summarise(points)
-    finetune = {p.size: p.mean for p in sides.get(FINETUNE, [])}
-    scratch = {p.size: p.mean for p in sides.get(SCRATCH, [])}
+    finetune = {p.size: p.mean for p in sides.get(PRETRAINED, [])}
+    scratch = {p.size: p.mean for p in sides.get(FROM_SCRATCH, [])}
     for size in sorted(set(finetune) & set(scratch)):
         # A hair of slack so that a gap of exactly one point, computed in floating point, counts as within.
         if scratch[size] >= finetune[size] - tolerance - 1e-12:
@@ -90,8 +91,8 @@ def catch_up_size(points: list[dict], tolerance: float = CATCH_UP_TOLERANCE) -> 
 def gaps(points: list[dict]) -> dict[int, float]:
     """Finetune's mean accuracy minus scratch's, per train size both sides have."""
     sides = summarise(points)
-    finetune = {p.size: p.mean for p in sides.get(FINETUNE, [])}
-    scratch = {p.size: p.mean for p in sides.get(SCRATCH, [])}
+    finetune = {p.size: p.mean for p in sides.get(PRETRAINED, [])}
+    scratch = {p.size: p.mean for p in sides.get(FROM_SCRATCH, [])}
     return {size: finetune[size] - scratch[size] for size in sorted(set(finetune) & set(scratch))}
 
 

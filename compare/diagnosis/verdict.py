@@ -15,8 +15,7 @@ Examples:
 
 from __future__ import annotations
 
-# How the sides are named in a sentence; any other model is named as it is in the report.
-DESCRIPTIONS = {"finetune": "the fine-tuned model", "scratch": "the from-scratch model"}
+from core import sides
 
 
 def verdict_clause(findings: dict[str, list[dict]], descriptions: dict[str, str] | None = None) -> str:
@@ -24,9 +23,10 @@ def verdict_clause(findings: dict[str, list[dict]], descriptions: dict[str, str]
 
     Args:
         findings: model name -> its findings (`diagnose`'s output, results.json `models.<name>.diagnosis`).
-        descriptions: model name -> how the sentence names it; defaults to `DESCRIPTIONS`, else the name.
+        descriptions: model name -> how the sentence names it; defaults to the side's phrase (`core.sides`) for a
+            side's name, else the name.
     """
-    names = {**DESCRIPTIONS, **(descriptions or {})}
+    names = {**{side.name: side.phrase for side in sides.SIDES.values()}, **(descriptions or {})}
     parts = []
     for model, model_findings in findings.items():
         phrases = [finding_phrase(finding) for finding in model_findings]

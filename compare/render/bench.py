@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from compare.render.markdown import markdown_table
 from compare.render.tables import Table
-from compare.run.profiles import SIDES
 
 
 def _ms(value: float) -> str:
@@ -19,7 +18,7 @@ def _number(value: float) -> str:
 
 def training_table(bench: dict) -> Table:
     rows = []
-    for side in SIDES:
+    for side in bench["tokenize"]:  # the sides whose training was timed
         e = bench[side]
         rows.append(
             [
@@ -63,7 +62,7 @@ def prediction_table(bench: dict) -> Table:
             f"{bench['predict'][side]['batch_per_s']:,.0f}",
             f"{bench['predict'][side]['peak_rss_mb']:,.0f}",
         ]
-        for side in SIDES
+        for side in bench["predict"]
     ]
     header = ["side", "tokenizer texts/s (train split)", "single-text p50 ms", "p95 ms", "batched texts/s", "peak MB"]
     return Table("Tokenisation and prediction", header, rows, note="Prediction through each run's Classifier.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from compare.render.format import pct, signed_ci, training_time
 from compare.render.tables import Table
+from core.sides import FROM_SCRATCH, PRETRAINED, STUDENT
 
 
 def pair_table(results: dict) -> Table | None:
@@ -46,7 +47,7 @@ def gap_table(results: dict) -> Table | None:
     models = results["models"]
     rows = [
         [name, pct(models[name]["accuracy"]), training_time(models[name])]
-        for name in ("finetune", "scratch", "scratch-distilled")
+        for name in (PRETRAINED, FROM_SCRATCH, STUDENT)
     ]
     value = "–" if gap["value"] is None else f"{gap['value'] * 100:.0f}%"
     ci = "–" if not gap["ci"] else f"[{gap['ci'][0] * 100:.0f}%, {gap['ci'][1] * 100:.0f}%]"

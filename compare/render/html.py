@@ -82,10 +82,12 @@ def render_html(results: dict, analysis: dict, figures: dict[str, bytes]) -> str
     names = " vs ".join(results["models"])
     kind = "win" if c["winner"] else "even"
     head, reason = tables.verdict(results)
+    titles = tables.model_titles(results)
     parts = [
         f"<h1>{html.escape(names)}</h1>",
         f'<p class="sub">{html.escape(results["split"])} split of {html.escape(results["data"]["source"])}: '
         f"{results['n']:,} examples · {len(results['labels'])} classes · report created {html.escape(results['created'])}</p>",
+        *([f'<p class="sub">{html.escape(titles)}</p>'] if titles else []),
         f'<div class="verdict {kind}"><div class="head">{html.escape(head)}</div><div>{html.escape(reason)}</div></div>',
         html_table(tables.headline(results)),
         *(html_table(t) for t in diagnosis_tables(results)),

@@ -31,9 +31,11 @@ def markdown_table(table: Table) -> str:
 
 def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
     names = " vs ".join(results["models"])
+    titles = tables.model_titles(results)
     parts = [
         f"# {names}: {results['split']} split of {results['data']['source']}",
         "",
+        *([titles, ""] if titles else []),
         tables.verdict_markdown(results),
         "",
         markdown_table(tables.headline(results)),

@@ -26,6 +26,13 @@ def verdict(results: dict) -> tuple[str, str]:
     return head, reason[:1].upper() + reason[1:]
 
 
+def model_titles(results: dict) -> str:
+    """`Models: finetune (Fine-tuned BERT), scratch (From-scratch Transformer).`, each model's side's title; ""
+    when results.json records none."""
+    titled = [f"{name} ({m['title']})" for name, m in results["models"].items() if m.get("title")]
+    return f"Models: {', '.join(titled)}." if titled else ""
+
+
 def verdict_markdown(results: dict) -> str:
     """`**Verdict: finetune wins.** Finetune beats scratch by ...`, as report.md and the app lead with it."""
     head, reason = verdict(results)

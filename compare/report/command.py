@@ -35,6 +35,7 @@ from compare.scoring.scores import quick_scores, score
 from compare.scoring.statistics import StatisticsArguments
 from compare.scoring.timing import predict_split, single_text_latency
 from compare.translation.report import TranslationReportArguments, build_translation_report
+from core import sides
 from core.args import parse_args
 from core.classifier import Classifier, load
 from core.data import DataError
@@ -166,6 +167,7 @@ def score_models(
                     **speed,
                     "throughput_per_s": throughput,
                     "seed": run.seed,
+                    "title": sides.run_title(run.run),
                 }
             progress.stage(
                 "scored %s (seed %s): accuracy %.4f, macro-F1 %.4f, %.0f texts/s",

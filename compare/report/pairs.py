@@ -11,11 +11,9 @@ import itertools
 import numpy as np
 
 from compare.report.runs import EvalSplit, Model
-from compare.run.distill import STUDENT
 from compare.scoring.gap import gap_closed
 from compare.scoring.statistics import StatisticsArguments, holm, paired_comparison, verdict
-
-FINETUNE, SCRATCH = "finetune", "scratch"
+from core.sides import FROM_SCRATCH, PRETRAINED, STUDENT
 
 
 def comparisons(
@@ -38,7 +36,7 @@ def pair_sections(models: list[Model], probs: dict[str, np.ndarray], split: Eval
     if len(models) <= 2:
         return {}
     sections = {"comparisons": comparisons(models, probs, split, stats)}
-    if {FINETUNE, SCRATCH, STUDENT} <= set(probs):
-        preds = [probs[name].argmax(axis=1) for name in (FINETUNE, SCRATCH, STUDENT)]
+    if {PRETRAINED, FROM_SCRATCH, STUDENT} <= set(probs):
+        preds = [probs[name].argmax(axis=1) for name in (PRETRAINED, FROM_SCRATCH, STUDENT)]
         sections["gap_closed"] = gap_closed(split.gold, *preds, len(split.labels), stats)
     return sections

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from core import sides
 from core.args import DataArguments
 from core.data import TaskData, leakage, load_task
 from core.rundir import RunError, read_run_json
@@ -72,7 +73,7 @@ def read_runs(paths: list[str | Path], names: list[str] | None = None) -> list[C
                 "in a translation report of their own (`compare report --runs` with translation runs only)."
             )
         run = read_run_json(path)
-        runs.append(ComparedRun(names[i] if names else run["side"], Path(path), run))
+        runs.append(ComparedRun(names[i] if names else sides.of_run(run).name, Path(path), run))
     return runs
 
 

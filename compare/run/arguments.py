@@ -6,7 +6,8 @@ import dataclasses
 import shlex
 from dataclasses import dataclass, field
 
-from compare.run.profiles import PROFILES, SIDES, get_profile
+from compare.run.profiles import PROFILES, get_profile
+from core import sides
 from core.budget import CLASS_WEIGHTS
 
 
@@ -45,9 +46,9 @@ class SideTrainingArguments:
             raise ValueError(f"--seeds must be between 1 and 20, got {self.seeds}.")
         if self.class_weight is not None and self.class_weight not in CLASS_WEIGHTS:
             raise ValueError(f"--class-weight must be {' or '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
-        for option in [*SIDES, "distill"]:
+        for option in [*sides.classifier_names(), "distill"]:
             try:
-                shlex.split(getattr(self, f"{option}_args"))
+                shlex.split(getattr(self, f"{option}_args", ""))
             except ValueError as error:
                 raise ValueError(f"--{option}-args cannot be split into flags: {error}.") from None
         if self.distill_args and not self.distill:
@@ -61,36 +62,43 @@ class SideTrainingArguments:
 
         data_flags = {f"--{f.name}" for f in dataclasses.fields(DataArguments)}
         data_flags |= {flag.replace("_", "-") for flag in data_flags}
-        for option in [*SIDES, "distill"]:
-            given = [flag.split("=")[0] for flag in shlex.split(getattr(self, f"{option}_args"))]
+        for option in [*sides.classifier_names(), "distill"]:
+            given = [flag.split("=")[0] for flag in shlex.split(getattr(self, f"{option}_args", ""))]
             if data_flags & set(given):
                 raise ValueError(
                     f"--{option}-args holds {sorted(data_flags & set(given))[0]}, a data option: give it to this "
                     "command itself, so that every model trains on the same data."
                 )
         budget = not getattr(self, "tune", 0)  # a tuning trial brings its own training length
-        for side in SIDES:
+        for side in sides.classifier_names():
             check_command_flags(side, self.side_flags(side, budget))
         if self.distill:  # the teacher's path is checked when the student starts: it does not exist yet
-            student = [*self.side_flags("scratch", budget), "--teacher", "TEACHER", *shlex.split(self.distill_args)]
-            check_command_flags("scratch --teacher", student)
+            student = [
+                *self.side_flags(sides.FROM_SCRATCH, budget),
+                "--teacher",
+                "TEACHER",
+                *shlex.split(self.distill_args),
+            ]
+            check_command_flags(sides.FROM_SCRATCH, student, "--teacher")
 
     def side_flags(self, side: str, budget: bool = True) -> list[str]:
         """The profile's flags for `side` (its step budget only if `budget`), `--class-weight`, then the user's."""
         class_weight = ["--class-weight", self.class_weight] if self.class_weight else []
-        user = shlex.split(getattr(self, f"{side}_args"))
+        user = shlex.split(getattr(self, f"{side}_args", ""))  # a side without its --<side>-args option: none
         return [*get_profile(self.profile)[side].side_flags(budget), *class_weight, *user]
 
 
-def check_command_flags(command: str, flags: list[str]) -> None:
-    """Raises `ValueError` with what `python -m <command>` (`finetune`, `scratch`, `scratch --teacher`) would say
-    of its model flags `flags`, when it would refuse them."""
+def check_command_flags(side: str, flags: list[str], mode: str = "") -> None:
+    """Raises `ValueError` with what `side`'s command (`python -m finetune`, or `python -m scratch --teacher` for
+    `mode` "--teacher") would say of its model flags `flags`, when it would refuse them."""
     from core.args import DataArguments, OptionsError, RunArguments, parse_args
-    from finetune.args import FinetuneArguments
-    from scratch.args import ScratchArguments
 
-    arguments = FinetuneArguments if command == "finetune" else ScratchArguments
+    command = " ".join(filter(None, (sides.get(side).command, mode)))
     try:
-        parse_args((DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "_", *flags], True)
+        parse_args(
+            (DataArguments, RunArguments, sides.get(side).options()),
+            ["--task", "sst2", "--output-dir", "_", *flags],
+            True,
+        )
     except OptionsError as error:
         raise ValueError(f"python -m {command} would refuse {shlex.join(flags)}: {error}") from None

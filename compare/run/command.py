@@ -22,9 +22,10 @@ from compare.report.publish import ReportDirError, check_output_dir
 from compare.run.arguments import SideTrainingArguments
 from compare.run.distill import TEACHER, distilled_runs
 from compare.run.launch import train_side
-from compare.run.profiles import SIDES, side_data
+from compare.run.profiles import side_data
 from compare.run.tuning import check_trials, tune_side
 from compare.scoring.statistics import StatisticsArguments
+from core import sides
 from core.args import DataArguments, parse_args
 from core.classifier import load
 from core.data import DataError
@@ -79,10 +80,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_dirs(output_dir: Path, seeds: list[int]) -> dict[tuple[str, int], Path]:
     """Where each (side, seed) run lives."""
-    runs = output_dir / "runs"
+    runs, names = output_dir / "runs", sides.classifier_names()
     if len(seeds) == 1:
-        return {(side, seeds[0]): runs / side for side in SIDES}
-    return {(side, seed): runs / f"{side}-seed{seed}" for seed in seeds for side in SIDES}
+        return {(side, seeds[0]): runs / side for side in names}
+    return {(side, seed): runs / f"{side}-seed{seed}" for seed in seeds for side in names}
 
 
 def run_comparison(
@@ -100,12 +101,12 @@ def run_comparison(
     output_dir = Path(args.output_dir)
     check_output_dir(output_dir)  # before hours of training, not after
     seeds = [data.seed + i for i in range(args.seeds)]
-    tuning = None
+    tuning, names = None, sides.classifier_names()
     if args.tune:
-        for side in SIDES:
+        for side in names:
             check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains
         tuning, ordered = {}, []
-        for side in SIDES:
+        for side in names:
             tuning[side], paths = tune_side(side, data, args, args.tune, progress)
             ordered += [(side, path) for path in paths]
     else:
@@ -115,7 +116,7 @@ def run_comparison(
                 side, side_data(data, side, args.profile, seed), args.side_flags(side), path, args.retrain
             )
             progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, seed, run_dir)
-        ordered = [(side, paths[(side, seed)]) for side in SIDES for seed in seeds]
+        ordered = [(side, paths[(side, seed)]) for side in names for seed in seeds]
         if args.distill:
             ordered += distilled_runs(data, args, {seed: paths[(TEACHER, seed)] for seed in seeds}, progress)
     report_args = ReportArguments(

@@ -17,9 +17,9 @@ from compare.run.launch import train_side
 from compare.run.profiles import side_data
 from core.args import DataArguments
 from core.rundir import RunError, read_run_json
+from core.sides import FROM_SCRATCH, PRETRAINED, STUDENT
 
-STUDENT = "scratch-distilled"
-TEACHER = "finetune"
+TEACHER = PRETRAINED
 
 
 def student_dir(output_dir: Path, seeds: list[int], seed: int) -> Path:
@@ -30,7 +30,7 @@ def student_dir(output_dir: Path, seeds: list[int], seed: int) -> Path:
 
 def student_flags(args: SideTrainingArguments, teacher: Path) -> list[str]:
     """The scratch side's flags, then the teacher, then `--distill-args`."""
-    return [*args.side_flags("scratch"), "--teacher", str(Path(teacher).resolve()), *shlex.split(args.distill_args)]
+    return [*args.side_flags(FROM_SCRATCH), "--teacher", str(Path(teacher).resolve()), *shlex.split(args.distill_args)]
 
 
 def teacher_changed(student: Path, teacher: Path) -> bool:
@@ -47,8 +47,8 @@ def train_student(
 ) -> tuple[Path, bool]:
     """Trains (or reuses) the student of `teacher` into `run_dir`; returns (the run, whether it was reused)."""
     retrain = args.retrain or teacher_changed(run_dir, teacher)
-    options = side_data(data, "scratch", args.profile, seed)
-    return train_side("scratch", options, student_flags(args, teacher), run_dir, retrain)
+    options = side_data(data, FROM_SCRATCH, args.profile, seed)
+    return train_side(FROM_SCRATCH, options, student_flags(args, teacher), run_dir, retrain)
 
 
 def distilled_runs(

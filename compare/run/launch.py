@@ -1,18 +1,17 @@
 """Getting one run: reusing the finished run already there, or starting the side's command to train it.
 
-Compare never imports training code (only the sides' option classes, to read their defaults):
-`python -m finetune ...` / `python -m scratch ...` run as subprocesses through `core.processes` (which also
-hands their memory back between stages), logging to `<run>.log` beside the run.
+Compare never imports training code (only the sides' option classes, to read their defaults): each side's
+command (`core.sides`: `python -m finetune ...`, `python -m scratch ...`) runs as a subprocess through
+`core.processes` (which also hands their memory back between stages), logging to `<run>.log` beside the run.
 A finished run is reused when its run.json records the same data options and `<run>.request.json` (written
 here after a successful training) the same side, flags and option defaults: a run trained before a default
 changed (say, a new warmup) is trained again. The same holds for a translation run (`python -m scratch` on a
-translation task, its options `scratch.translation.args`), asked for as the side `translation`.
+translation task), asked for as the side `translation`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import logging
 import os
@@ -20,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from core import sides
 from core.args import DataArguments
 from core.pairs import PairDataArguments
 from core.processes import run_command
@@ -29,12 +29,6 @@ from core.translator import read_translation_run
 logger = logging.getLogger(__name__)
 
 PATH_OPTIONS = ("train_file", "validation_file", "test_file", "labels_file", "data_dir")
-SIDE_ARGUMENTS = {
-    "finetune": ("finetune.args", "FinetuneArguments"),
-    "scratch": ("scratch.args", "ScratchArguments"),
-    "translation": ("scratch.translation.args", "TranslationArguments"),
-}
-COMMANDS = {"finetune": "finetune", "scratch": "scratch", "translation": "scratch"}  # python -m <command>
 
 
 def absolute_paths(data, options: tuple[str, ...] = PATH_OPTIONS):
@@ -70,8 +64,7 @@ def log_path(run_dir: Path) -> Path:
 
 def side_defaults(side: str) -> dict:
     """The default of every model option of `side`'s command, as JSON would give it back."""
-    module, name = SIDE_ARGUMENTS[side]
-    arguments = getattr(importlib.import_module(module), name)
+    arguments = sides.get(side).options()
     return json.loads(json.dumps({f.name: f.default for f in dataclasses.fields(arguments)}))
 
 
@@ -79,7 +72,7 @@ def request_record(side: str, flags: list[str], cmd: list[str]) -> dict:
     """What `<run>.request.json` holds: enough to tell whether the same request would train the same run."""
     return {
         "schema_version": 1,
-        "side": COMMANDS[side],
+        "side": sides.get(side).command,
         "flags": list(flags),
         "defaults": side_defaults(side),
         "command": cmd,
@@ -90,7 +83,7 @@ def command(side: str, data: DataArguments | PairDataArguments, flags: list[str]
     return [
         sys.executable,
         "-m",
-        COMMANDS[side],
+        sides.get(side).command,
         *data_flags(data),
         "--output-dir",
         str(run_dir),
@@ -100,7 +93,7 @@ def command(side: str, data: DataArguments | PairDataArguments, flags: list[str]
 
 
 def read_run(side: str, run_dir: Path) -> dict:
-    return read_translation_run(run_dir) if side == "translation" else read_run_json(run_dir)
+    return read_translation_run(run_dir) if sides.get(side).task_kind == sides.TRANSLATION else read_run_json(run_dir)
 
 
 def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:
@@ -112,12 +105,14 @@ def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str
         request = json.loads(request_path(run_dir).read_text(encoding="utf-8"))
     except (RunError, ValueError):
         return False
-    same = run["side"] == COMMANDS[side] and run["data"]["options"] == data.to_dict()
+    same = sides.of_run(run).name == side and run["data"]["options"] == data.to_dict()
     if not same or request.get("flags") != list(flags):
         return False
     if request.get("defaults") != side_defaults(side):
         logger.info(
-            "Not reusing %s: the defaults of python -m %s changed since it was trained", run_dir, COMMANDS[side]
+            "Not reusing %s: the defaults of python -m %s changed since it was trained",
+            run_dir,
+            sides.get(side).command,
         )
         return False
     return True
@@ -129,7 +124,7 @@ def train_side(
     """Trains `side` into `run_dir` unless an equivalent finished run is there already.
 
     Args:
-        side: `finetune`, `scratch` or `translation`.
+        side: a side's name (`core.sides`): `finetune`, `scratch` or `translation`.
         data: the data options (file paths are made absolute).
         flags: model flags for the side's command (e.g. `["--epochs", "1"]`).
         run_dir: the run directory to write or reuse.

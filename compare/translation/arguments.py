@@ -1,8 +1,8 @@
-"""Options of `compare run` on a translation task, its profiles, and telling a translation command line apart.
+"""Options of `compare run` on a translation task: where the runs go, and which variants of the translator train.
 
-Profiles are budgets, as for classification (`compare.run.profiles`): `quick` trains the `small` preset for
-its 6 epochs, at most 1,500 optimizer steps (about 10 minutes on a 2-core CPU: the measured 6 epochs on pt_en
-took 1,470 steps and 599 s); `full` trains the `base` preset with its own 32-epoch budget and early stopping.
+Profiles are budgets, as for classification (`compare.run.profiles`), declared by the translation side in
+`core.sides`: `quick` trains the `small` preset for its epochs within 1,500 optimizer steps; `full` trains the
+`base` preset with its own epoch budget and early stopping.
 """
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-PROFILES: dict[str, tuple[str, ...]] = {
-    "quick": ("--preset", "small", "--max-steps", "1500"),
-    "full": ("--preset", "base"),
-}
+from core.sides import PROFILES, get
+
+SIDE = "translation"  # the side that trains every variant (core.sides)
 DECODER_ONLY = "scratch-decoder-only"
 DISTILLED = "scratch-distilled"
 ENCODER_DECODER = "scratch"
@@ -51,7 +50,7 @@ class TranslationRunArguments:
 
     def variants(self) -> dict[str, list[str]]:
         """Model name -> the flags of its `python -m scratch` command (profile's, then the user's)."""
-        flags = [*PROFILES[self.profile], *shlex.split(self.scratch_args)]
+        flags = [*get(SIDE).profiles[self.profile].side_flags(), *shlex.split(self.scratch_args)]
         found = {ENCODER_DECODER: flags}
         if self.decoder_only:
             found[DECODER_ONLY] = [*flags, "--arch", "decoder-only"]

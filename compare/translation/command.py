@@ -17,7 +17,7 @@ from compare.progress import Progress, setup_logging
 from compare.report.publish import ReportDirError, check_output_dir
 from compare.run.launch import train_side
 from compare.scoring.statistics import StatisticsArguments
-from compare.translation.arguments import TranslationRunArguments
+from compare.translation.arguments import SIDE, TranslationRunArguments
 from compare.translation.report import TranslationReportArguments, build_translation_report
 from core import bergamot
 from core.args import parse_args
@@ -62,7 +62,7 @@ def run_translation_comparison(
         bergamot.check_can_teach(language_pair(data.to_dict()), "--distill", "otherwise leave out --distill.")
     paths = {}
     for name, flags in args.variants().items():
-        paths[name], reused = train_side("translation", data, flags, output_dir / "runs" / name, args.retrain)
+        paths[name], reused = train_side(SIDE, data, flags, output_dir / "runs" / name, args.retrain)
         progress.stage("%s %s: %s", "reused" if reused else "trained", name, paths[name])
     return build_translation_report(
         list(paths.values()), output_dir, stats, report, names=list(paths), progress=progress, **report_hooks

@@ -1,23 +1,12 @@
-"""The search space of `compare run --tune N`, per side, and seeded random trials drawn from it.
+"""Seeded random trials of `compare run --tune N`, drawn from each side's search space.
 
-The space, as data (`SEARCH_SPACE`):
-
-| side     | parameter       | distribution                                                  | side flag         |
-|----------|-----------------|---------------------------------------------------------------|-------------------|
-| finetune | `learning_rate` | log-uniform on [2e-5, 2e-4]                                   | `--learning-rate` |
-| finetune | `max_steps`     | one of 250, 500, 1000, 2000 (`quick`: 250, 500, 1000)         | `--max-steps`     |
-| scratch  | `learning_rate` | log-uniform on [1e-4, 3e-3]                                   | `--learning-rate` |
-| scratch  | `max_steps`     | one of 500, 1000, 2000, 4000 (`quick`: 500, 1000, 2000)       | `--max-steps`     |
-| scratch  | `dropout`       | uniform on [0.0, 0.3]                                         | `--dropout`       |
-| scratch  | `preset`        | one of small, base                                            | `--preset`        |
+Each side declares its space in `core.sides` (`search_space`, option name -> distribution); a trial's
+parameters become the side's flags (`learning_rate` -> `--learning-rate`).
 
 `max_steps` is the training length: early stopping on validation may still end a trial sooner. It is the
-one parameter whose range follows the profile (`TRAINING_LENGTHS`): the quick profile's trials leave out the
-longest length of each side, so `compare run --task sst2 --profile quick --tune 4` fits in an hour here: 37
-minutes, against 72 when its trials drew from the full range, half of which went to a 2,000-step fine-tuning
-trial and a 4,000-step `base` trial (2026-12-01, docs/results.md "Tuning on SST-2").
-Learning rates are kept to 3 significant figures and dropout to 2 decimals, so the recorded `params`
-are exactly what the side was given.
+one parameter whose range follows the profile (the side's `trial_lengths` under it): the quick profile's
+trials leave out the longest length of each side, so that `compare run --task sst2 --profile quick --tune 4`
+fits in an hour (docs/results.md, "Tuning on SST-2").
 
 Trial i is drawn from its own generator, seeded by `(seed, i)`, so it is the same whatever the number
 of trials: a rerun with a larger N keeps the first trials (and their finished runs) and adds new ones.
@@ -38,86 +27,26 @@ Examples:
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 import numpy as np
 
-
-@dataclass(frozen=True)
-class LogUniform:
-    """A value whose logarithm is uniform on [log low, log high] (learning rates)."""
-
-    low: float
-    high: float
-    significant: int = 3
-
-    def __post_init__(self) -> None:
-        if not 0 < self.low < self.high:
-            raise ValueError(f"LogUniform needs 0 < low < high; got low={self.low}, high={self.high}")
-
-    def sample(self, rng: np.random.Generator) -> float:
-        value = math.exp(rng.uniform(math.log(self.low), math.log(self.high)))
-        return float(f"{value:.{self.significant}g}")
+from core import sides
+from core.distributions import Distribution
 
 
-@dataclass(frozen=True)
-class Uniform:
-    """A value uniform on [low, high], rounded to `decimals`."""
-
-    low: float
-    high: float
-    decimals: int = 2
-
-    def __post_init__(self) -> None:
-        if not self.low < self.high:
-            raise ValueError(f"Uniform needs low < high; got low={self.low}, high={self.high}")
-
-    def sample(self, rng: np.random.Generator) -> float:
-        return round(float(rng.uniform(self.low, self.high)), self.decimals)
+def tuned_sides() -> list[str]:
+    """The sides with a search space, in declaration order."""
+    return [side.name for side in sides.SIDES.values() if side.search_space]
 
 
-@dataclass(frozen=True)
-class Choice:
-    """One of `values`, each equally likely."""
-
-    values: tuple
-
-    def __post_init__(self) -> None:
-        if not self.values:
-            raise ValueError("Choice needs at least one value")
-
-    def sample(self, rng: np.random.Generator) -> int | float | str:
-        return self.values[int(rng.integers(len(self.values)))]
-
-
-SEARCH_SPACE: dict[str, dict[str, LogUniform | Uniform | Choice]] = {
-    "finetune": {
-        "learning_rate": LogUniform(2e-5, 2e-4),
-        "max_steps": Choice((250, 500, 1000, 2000)),
-    },
-    "scratch": {
-        "learning_rate": LogUniform(1e-4, 3e-3),
-        "max_steps": Choice((500, 1000, 2000, 4000)),
-        "dropout": Uniform(0.0, 0.3),
-        "preset": Choice(("small", "base")),
-    },
-}
-
-# `max_steps` per profile (`compare.run.profiles`): `full` keeps SEARCH_SPACE's, `quick` drops the longest.
-TRAINING_LENGTHS: dict[str, dict[str, Choice]] = {
-    "full": {side: space["max_steps"] for side, space in SEARCH_SPACE.items()},
-    "quick": {"finetune": Choice((250, 500, 1000)), "scratch": Choice((500, 1000, 2000))},
-}
-
-
-def search_space(side: str, profile: str = "full") -> dict[str, LogUniform | Uniform | Choice]:
-    """`side`'s search space under `profile`: SEARCH_SPACE with the profile's training lengths."""
-    if side not in SEARCH_SPACE:
-        raise ValueError(f"unknown side {side!r}: the search space covers {', '.join(SEARCH_SPACE)}")
-    if profile not in TRAINING_LENGTHS:
-        raise ValueError(f"unknown profile {profile!r}: training lengths are set for {', '.join(TRAINING_LENGTHS)}")
-    return {**SEARCH_SPACE[side], "max_steps": TRAINING_LENGTHS[profile][side]}
+def search_space(side: str, profile: str = "full") -> dict[str, Distribution]:
+    """`side`'s search space under `profile`: its own, with the profile's training lengths when it sets them."""
+    if side not in tuned_sides():
+        raise ValueError(f"unknown side {side!r}: the search space covers {', '.join(tuned_sides())}")
+    if profile not in sides.PROFILES:
+        raise ValueError(f"unknown profile {profile!r}: training lengths are set for {', '.join(sides.PROFILES)}")
+    declared = sides.get(side)
+    lengths = declared.profiles[profile].trial_lengths
+    return {**declared.search_space, **({"max_steps": lengths} if lengths else {})}
 
 
 def sample_trials(side: str, n: int, seed: int, profile: str = "full") -> list[dict]:

@@ -6,14 +6,13 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.args import check_budget
+from core.args import BudgetArguments
 from scratch.args import ShapeArguments, check_optimizer_options
 from scratch.translation.decoding import DEFAULT_LENGTH_PENALTY
 from scratch.translation.model import ARCHS, DEFAULT_PRESET, PRESETS, TranslationConfig, config_from_preset
 
-# Training budgets that go with each preset; a flag given on the command line wins. On pt_en an epoch is about
-# 245 steps of 2,048 tokens; `base` (d_model 256, 4.5M parameters) runs 32 of them, about 90 minutes on 2 cores
-# (about 165 s an epoch at an fp32 matmul rate of 195 GFLOP/s), and keeps the average of the last 5 if it is better.
+# Training budgets that go with each preset; a flag given on the command line wins. `base` keeps the average of the
+# last 5 epochs if it scores better; what each preset costs and reaches on pt_en is in docs/results.md.
 PRESET_TRAINING: dict[str, dict[str, Any]] = {
     "tiny": {
         "epochs": 30,
@@ -50,8 +49,9 @@ EARLY_STOPPING = ("chrf", "loss")
 
 
 @dataclass
-class TranslationArguments(ShapeArguments):
-    """Model, training and decoding options. Fields left unset come from `--preset`."""
+class TranslationArguments(BudgetArguments, ShapeArguments):
+    """Model, training and decoding options (the budget options: `BudgetArguments`). Fields left unset come from
+    `--preset`; the preset's epochs count as a given `--epochs` (with `--max-steps`, an upper bound)."""
 
     preset: str = field(default=DEFAULT_PRESET, metadata={"help": f"Model size and budget: {', '.join(PRESETS)}."})
     arch: str = field(
@@ -65,7 +65,6 @@ class TranslationArguments(ShapeArguments):
     tie_embeddings: bool = field(
         default=True, metadata={"help": "Share the embedding table with the output projection (--no-tie-embeddings)."}
     )
-    epochs: int | None = field(default=None, metadata={"help": "Most epochs to train; early stopping may end sooner."})
     max_tokens: int | None = field(
         default=None, metadata={"help": "Tokens per batch (padded source or target, whichever is longer)."}
     )
@@ -81,7 +80,6 @@ class TranslationArguments(ShapeArguments):
     patience: int | None = field(
         default=None, metadata={"help": "Stop after this many epochs without a better score (the preset's)."}
     )
-    max_steps: int | None = field(default=None, metadata={"help": "Stop after this many optimizer steps in total."})
     average_last: int | None = field(
         default=None,
         metadata={
@@ -127,8 +125,8 @@ class TranslationArguments(ShapeArguments):
         for name, value in PRESET_TRAINING.get(self.preset, {}).items():
             if getattr(self, name) is None:
                 setattr(self, name, value)
+        super().__post_init__()
         self.model_config()  # fails now, with the bad value named, rather than after loading data
-        check_budget(self.epochs, self.max_steps)
         for name in ("max_tokens", "warmup_steps", "patience", "average_last"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")

@@ -24,7 +24,7 @@ from core.pairs import PairDataArguments, PairSplit, load_pairs
 from core.translator import check_decoding, describe_decoding, translate_batches
 from scratch.translation import decoding
 from scratch.translation.export import TranslationModule
-from scratch.translation.record import score
+from scratch.translation.scores import score
 from scratch.translation.tokenizer import EOS_ID, encode_source
 from scratch.translation.train import load_trained
 

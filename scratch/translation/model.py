@@ -30,14 +30,15 @@ ARCHS = ("encoder-decoder", "decoder-only")
 
 @dataclass
 class TranslationConfig:
-    """The shape of a translation model; `vocab_size` is the tokenizer's, reserved ids included."""
+    """The shape of a translation model; `vocab_size` is the tokenizer's, reserved ids included. The defaults are
+    the default preset's (`base`)."""
 
-    vocab_size: int = 8000
+    vocab_size: int = 3000
     arch: str = "encoder-decoder"
-    num_layers: int = 4
-    d_model: int = 128
+    num_layers: int = 2
+    d_model: int = 256
     num_heads: int = 8
-    d_ff: int = 512
+    d_ff: int = 1024
     dropout: float = 0.1
     norm: str = "post"
     activation: str = "relu"

@@ -5,14 +5,19 @@ from pathlib import Path
 import pytest
 
 from compare.run.command import CompareRunArguments, run_dirs
-from compare.run.profiles import PROFILES, Budget, side_data
+from compare.run.profiles import PROFILES, get_profile, side_data
+from core import sides
 from core.args import DataArguments
+from core.sides import Budget
 
 
 def test_profiles_are_step_budgets_on_the_whole_train_split() -> None:
     args = {name: CompareRunArguments(output_dir="x", profile=name) for name in PROFILES}
-    assert args["quick"].side_flags("finetune") == ["--min-steps", "200", "--max-steps", "500"]
-    assert args["quick"].side_flags("scratch") == ["--min-steps", "800", "--max-steps", "2000", "--patience", "3"]
+    assert args["quick"].side_flags("finetune") == ["--min-steps", "200", "--max-steps", "500", "--eval-steps", "100"]
+    assert args["quick"].side_flags("scratch") == [
+        *("--min-steps", "800", "--max-steps", "2000"),
+        *("--patience", "3", "--eval-steps", "250"),
+    ]
     assert args["full"].side_flags("finetune") == [] and args["full"].side_flags("scratch") == []
     data = DataArguments(task="sst2", seed=42)
     for profile in PROFILES:
@@ -33,7 +38,7 @@ def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
         "tiny",
     ]
     assert args.side_flags("finetune", budget=False) == ["--class-weight", "balanced"]
-    budget = PROFILES["quick"]["scratch"].budget
+    budget = get_profile("quick")["scratch"].budget
     assert args.side_flags("scratch")[:4] == [
         "--min-steps",
         str(budget.min_steps),
@@ -46,18 +51,12 @@ def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
 
 @pytest.mark.parametrize("side", ["finetune", "scratch"])
 def test_the_side_parses_the_quick_profile_into_its_budget(side: str) -> None:
-    import importlib
-
     from core.args import RunArguments, parse_args
 
-    module, name = {
-        "finetune": ("finetune.args", "FinetuneArguments"),
-        "scratch": ("scratch.args", "ScratchArguments"),
-    }[side]
-    arguments = getattr(importlib.import_module(module), name)
+    arguments = sides.get(side).options()
     flags = CompareRunArguments(output_dir="x", profile="quick").side_flags(side)
     *_, parsed = parse_args((DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "u", *flags])
-    budget = PROFILES["quick"][side].budget
+    budget = get_profile("quick")[side].budget
     assert (parsed.min_steps, parsed.max_steps) == (budget.min_steps, budget.max_steps)
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from compare.run import launch
 from compare.run.command import CompareRunArguments, run_comparison
-from compare.run.profiles import PROFILES
+from compare.run.profiles import get_profile
 from compare.scoring.statistics import StatisticsArguments
 from compare.tune import sample_trials, trial_flags, trial_name
 from demo import report_view
@@ -100,9 +100,10 @@ def test_trials_are_chosen_on_validation_and_recorded(setup) -> None:
                 "--min-steps" not in flags and flags.count("--max-steps") == 1
             )  # the trial's budget, not the profile's
             assert flags[flags.index("--class-weight") + 1] == "balanced"
-        if PROFILES["quick"][side].flags:
+        if get_profile("quick")[side].flags:
             assert all(
-                flags[: len(PROFILES["quick"][side].flags)] == list(PROFILES["quick"][side].flags) for flags in calls
+                flags[: len(get_profile("quick")[side].flags)] == list(get_profile("quick")[side].flags)
+                for flags in calls
             )
     # Test scores are read for the chosen trials only: nothing else was ever loaded.
     assert loaded == [Path(results["runs"]["finetune"]), Path(results["runs"]["scratch"])]

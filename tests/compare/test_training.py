@@ -8,9 +8,11 @@ import pytest
 
 from compare.run import launch
 from compare.run.launch import data_flags, request_path, reusable, train_side
+from core import sides
 from core.args import DataArguments, parse_args
 from core.pairs import PairDataArguments
 from core.processes import ProcessError
+from core.sides import Side
 from tests.compare.fakes import fake_run, tiny_data
 
 
@@ -82,7 +84,8 @@ def test_a_run_trained_under_other_defaults_is_not_reused(tmp_path: Path, monkey
 
 def test_a_failing_side_raises_with_the_end_of_its_log(tmp_path: Path, monkeypatch) -> None:
     data = tiny_data(tmp_path / "data")
-    monkeypatch.setitem(launch.COMMANDS, "no_such_side", "no_such_side")  # a command that cannot start
+    missing = Side("no_such_side", "", "", "no_such_side", "no_such_side:Arguments", "no_such_side")
+    monkeypatch.setitem(sides.SIDES, missing.name, missing)  # a side whose command cannot start
     with pytest.raises(ProcessError, match=r"(?s)no_such_side.*failed \(exit 1\).*No module named no_such_side"):
         train_side("no_such_side", data, [], tmp_path / "runs" / "x")
     assert not (tmp_path / "runs" / "x").exists()

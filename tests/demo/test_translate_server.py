@@ -90,7 +90,7 @@ def server(loaded: app.Loaded) -> Any:
     demo.close()
 
 
-def test_the_api_answers_each_system_and_bad_input(server: Any, engine: Any) -> None:
+def test_the_api_answers_each_system_and_bad_input(server: Any, engine: Any, capfd) -> None:
     from gradio_client import Client
 
     model, url = server
@@ -116,10 +116,17 @@ def test_the_api_answers_each_system_and_bad_input(server: Any, engine: Any) -> 
     assert client.predict("gato", "deepl", 1, False, api_name="/translate")["error"].startswith(
         "Unknown system 'deepl'"
     )
-    for beam in (0, -2, 10**6):
+    for beam in (0, -2, 10**6, 2.5, "2", True, None):  # a whole number from 1 to MAX_BEAM, nothing else
         assert client.predict("gato", "all", beam, False, api_name="/translate") == {
             "error": f"The beam width must be a whole number from 1 (greedy decoding) to {translation.MAX_BEAM}, got {beam!r}."
         }
+    assert client.predict(42, "all", 1, False, api_name="/translate") == {
+        "error": "The text must be a string, got 42 (int)."
+    }
+    assert client.predict("gato", "all", 2, "yes", api_name="/translate") == {
+        "error": "mbr must be true or false, got 'yes'."
+    }
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_four_clients_send_a_hundred_requests_without_an_error(server: Any, engine: Any) -> None:

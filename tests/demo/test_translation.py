@@ -50,8 +50,9 @@ def test_bad_input_is_answered_with_a_message(translators: dict) -> None:
         assert list(answer) == ["error"], answer
         return answer["error"]
 
-    for empty in ("", "  \n\t", None, 42):
+    for empty in ("", "  \n\t", None):
         assert error(empty) == "Type or paste some Portuguese text to translate."
+    assert error(42) == "The text must be a string, got 42 (int)."
     assert error("a" * 101, max_chars=100).startswith("The text has 101 characters; this demo translates at most 100 ")
     assert "scratch" in translation.translate("a" * 100, "scratch", 1, translators, MISSING, max_chars=100)
     huge = "gato " * 20_000

@@ -6,27 +6,20 @@ import math
 
 import pytest
 
-from compare.tune.space import (
-    SEARCH_SPACE,
-    TRAINING_LENGTHS,
-    Choice,
-    LogUniform,
-    Uniform,
-    sample_trials,
-    search_space,
-    trial_flags,
-)
+from compare.tune.space import sample_trials, search_space, trial_flags, tuned_sides
+from core import sides
+from core.distributions import Choice, LogUniform, Uniform
 
 
-@pytest.mark.parametrize("side", sorted(SEARCH_SPACE))
+@pytest.mark.parametrize("side", tuned_sides())
 def test_trials_are_seeded_and_a_larger_n_keeps_the_first_ones(side):
     assert sample_trials(side, 5, seed=7) == sample_trials(side, 5, seed=7)
     assert sample_trials(side, 12, seed=7)[:5] == sample_trials(side, 5, seed=7)
     assert sample_trials(side, 5, seed=8) != sample_trials(side, 5, seed=7)
 
 
-@pytest.mark.parametrize("profile", sorted(TRAINING_LENGTHS))
-@pytest.mark.parametrize("side", sorted(SEARCH_SPACE))
+@pytest.mark.parametrize("profile", sides.PROFILES)
+@pytest.mark.parametrize("side", tuned_sides())
 def test_every_value_lies_in_its_distribution_and_every_choice_is_drawn(side, profile):
     trials = sample_trials(side, 300, seed=0, profile=profile)
     for name, distribution in search_space(side, profile).items():
@@ -41,9 +34,9 @@ def test_every_value_lies_in_its_distribution_and_every_choice_is_drawn(side, pr
 
 
 def test_the_quick_profile_drops_the_longest_training_length_and_keeps_the_rest_of_the_space():
-    for side in SEARCH_SPACE:
+    for side in tuned_sides():
         full, quick = search_space(side, "full"), search_space(side, "quick")
-        assert full == SEARCH_SPACE[side]
+        assert full == sides.get(side).search_space
         assert quick["max_steps"].values == full["max_steps"].values[:-1]
         assert {name: d for name, d in quick.items() if name != "max_steps"} == {
             name: d for name, d in full.items() if name != "max_steps"
@@ -62,7 +55,7 @@ def test_learning_rates_are_log_uniform():
     # Under a log-uniform law half the draws fall below the geometric mean of the bounds; under a uniform
     # law on [2e-5, 2e-4] only (sqrt(4e-9) - 2e-5) / 1.8e-4 = 24% would. With 1,000 draws the binomial
     # standard deviation of the share is 1.6 points, so 0.44..0.56 is a band of nearly 4 deviations.
-    space = SEARCH_SPACE["finetune"]["learning_rate"]
+    space = search_space("finetune")["learning_rate"]
     middle = math.sqrt(space.low * space.high)
     rates = [trial["learning_rate"] for trial in sample_trials("finetune", 1000, seed=1)]
     assert 0.44 < sum(rate < middle for rate in rates) / len(rates) < 0.56

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from scratch.translation.model import DecoderOnly, EncoderDecoder, TiedOutput, build_model, config_from_preset
+from scratch.translation.model import (
+    DEFAULT_PRESET,
+    DecoderOnly,
+    EncoderDecoder,
+    TiedOutput,
+    TranslationConfig,
+    build_model,
+    config_from_preset,
+)
 from tests.scratch.layer_checks import check_layer
 
 SOURCE = np.array([[5, 6, 7, 8, 3], [9, 10, 3, 0, 0]], np.int32)
@@ -16,6 +24,12 @@ TARGET = np.array([[2, 11, 12, 13], [2, 14, 15, 0]], np.int32)
 def _model(**overrides):
     tf.keras.utils.set_random_seed(0)
     return build_model(config_from_preset("tiny", **overrides))
+
+
+def test_a_config_built_with_no_arguments_is_the_default_preset():
+    assert DEFAULT_PRESET == "base"
+    assert TranslationConfig() == config_from_preset(DEFAULT_PRESET) == config_from_preset()
+    assert TranslationConfig() != config_from_preset("small")
 
 
 @pytest.mark.parametrize("arch", ["encoder-decoder", "decoder-only"])

@@ -1,0 +1,249 @@
+"""The sides of the comparison, each declared once: what trains it, what loads its runs, and how compare runs it.
+
+A side is one kind of model the suite trains and compares. Its entry in `SIDES` holds every fact about it that
+lives outside its own package: the command that trains it (`python -m <command>`), its model option class and
+the module that loads its runs for prediction (both named, imported only when used, so `--help` stays fast and
+compare never imports training code), the step budgets of `compare run`'s profiles, the `--tune` search space,
+how `compare bench` times it, and how the report and the app name it. `compare` (run, report, predict, tune,
+curve, bench) and the app iterate `SIDES`; adding a model to the comparison is one entry here beside its package.
+
+A run's `run.json` names its side by the command that wrote it (`side`) and its `task_kind`: the translation
+side, `python -m scratch` on a translation task, records `side: scratch` and `task_kind: translation`.
+
+    >>> [side.name for side in classifiers()]
+    ['finetune', 'scratch']
+    >>> of_run({"side": "scratch", "task_kind": "translation"}).name
+    'translation'
+    >>> get("finetune").profiles["quick"].side_flags()
+    ['--min-steps', '200', '--max-steps', '500', '--eval-steps', '100']
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.distributions import Choice, Distribution, LogUniform, Uniform
+
+CLASSIFICATION, TRANSLATION = "classification", "translation"  # run.json `task_kind` (absent: classification)
+PROFILES = ("full", "quick")  # `compare run --profile`: `full` is each side's defaults, `quick` a short budget
+
+# The suite asks whether fine-tuning a pretrained model beats training from scratch: these two sides are the
+# report's first pair, the learning curve's catch-up, and distillation's teacher and student.
+PRETRAINED, FROM_SCRATCH = "finetune", "scratch"
+STUDENT = f"{FROM_SCRATCH}-distilled"  # the model a pretrained run teaches (`compare run --distill`)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Optimizer steps a side trains for: early stopping may not stop before `min_steps`; training ends at `max_steps`."""
+
+    min_steps: int
+    max_steps: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.min_steps <= self.max_steps:
+            raise ValueError(f"a budget needs 0 <= min_steps <= max_steps; got {self.min_steps} and {self.max_steps}")
+
+    def flags(self) -> list[str]:
+        return ["--min-steps", str(self.min_steps), "--max-steps", str(self.max_steps)]
+
+
+@dataclass(frozen=True)
+class SideProfile:
+    """How a `compare run` profile trains one side (a budget, not an epoch count: see `compare.run.profiles`)."""
+
+    budget: Budget | None = None  # None: the side's own defaults decide how long it trains
+    flags: tuple[str, ...] = ()  # other model flags appended to `python -m <command>`
+    data: dict = field(default_factory=dict)  # DataArguments fields to override, e.g. max_train_samples
+    trial_lengths: Choice | None = None  # `--tune` trials' `max_steps` under this profile; None: the space's own
+
+    def side_flags(self, budget: bool = True) -> list[str]:
+        """The budget's flags (unless `budget` is False, as for tuning trials, which bring their own), then the rest."""
+        return [*(self.budget.flags() if budget and self.budget else []), *self.flags]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """How `compare bench` times a side's training: `python -m <command>.throughput`, rebuilt from a run's record.
+
+    Attributes:
+        steps: per bench profile, (timed steps per round, warm-up steps).
+        model_options: the run.json `hyperparameters` that shape the model or its batches, passed back as flags.
+        model_flag: the flag that takes run.json `model.name` (the pretrained checkpoint), if the side has one.
+    """
+
+    steps: Mapping[str, tuple[int, int]]
+    model_options: tuple[str, ...]
+    model_flag: str | None = None
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of the comparison.
+
+    Attributes:
+        name: how compare and the app call it: the default model name in a report, and `runs/<name>`.
+        title: how the report and the app title it ("Fine-tuned BERT").
+        phrase: how a sentence names it ("the fine-tuned model").
+        command: the module that trains it, `python -m <command>`; its runs record it as run.json `side`.
+        arguments: its model option class, `module:Class`, imported only when used.
+        predict: the module whose `load(run_dir, run)` returns a finished run's model (`core.classifier.Classifier`
+            for a classification side, `core.translator.Translator` for translation).
+        task_kind: `classification` or `translation`, as run.json `task_kind`.
+        profiles: per `compare run` profile (`PROFILES`), its budget, flags and data overrides.
+        search_space: `compare run --tune`'s distributions, by option name (empty: the side is not tuned).
+        bench: how `compare bench` times its training (None: not benchmarked).
+    """
+
+    name: str
+    title: str
+    phrase: str
+    command: str
+    arguments: str
+    predict: str
+    task_kind: str = CLASSIFICATION
+    profiles: Mapping[str, SideProfile] = field(default_factory=lambda: {name: SideProfile() for name in PROFILES})
+    search_space: Mapping[str, Distribution] = field(default_factory=dict)
+    bench: Benchmark | None = None
+
+    def __post_init__(self) -> None:
+        if set(self.profiles) != set(PROFILES):
+            raise ValueError(f"side {self.name!r} gives profiles {sorted(self.profiles)}; give {', '.join(PROFILES)}")
+
+    def options(self) -> type:
+        """The side's model option class (a dataclass the side's command parses its model flags into)."""
+        module, _, name = self.arguments.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def load(self, run_dir: str | Path, run: dict[str, Any]) -> Any:
+        """The model of the finished run in `run_dir` (its parsed run.json `run`), through the side's predict module."""
+        return importlib.import_module(self.predict).load(Path(run_dir), run)
+
+
+SIDES: dict[str, Side] = {
+    side.name: side
+    for side in (
+        Side(
+            name="finetune",
+            title="Fine-tuned BERT",
+            phrase="the fine-tuned model",
+            command="finetune",
+            arguments="finetune.args:FinetuneArguments",
+            predict="finetune.predict",
+            profiles={
+                "full": SideProfile(),
+                # The pretrained model needs far fewer steps than the from-scratch one; at least 200 so that a small
+                # train split still gets a few hundred (docs/results.md, "Step budgets"). A budget that ends inside
+                # the first epoch still validates, keeps its best point and draws a curve: every 100 steps.
+                "quick": SideProfile(
+                    budget=Budget(min_steps=200, max_steps=500),
+                    flags=("--eval-steps", "100"),
+                    trial_lengths=Choice((250, 500, 1000)),
+                ),
+            },
+            search_space={"learning_rate": LogUniform(2e-5, 2e-4), "max_steps": Choice((250, 500, 1000, 2000))},
+            bench=Benchmark(
+                steps={"quick": (3, 2), "full": (6, 3)}, model_options=("batch_size", "pooling"), model_flag="--model"
+            ),
+        ),
+        Side(
+            name="scratch",
+            title="From-scratch Transformer",
+            phrase="the from-scratch model",
+            command="scratch",
+            arguments="scratch.args:ScratchArguments",
+            predict="scratch.predict",
+            profiles={
+                "full": SideProfile(),
+                # An epoch count is unfair to the from-scratch model on small data: at least 800 steps, at most 2,000,
+                # validated every 250 steps (the budget may end inside the first epoch), and patience 3 so that one
+                # noisy validation does not end a run still climbing (docs/results.md, "Step budgets").
+                "quick": SideProfile(
+                    budget=Budget(min_steps=800, max_steps=2000),
+                    flags=("--patience", "3", "--eval-steps", "250"),
+                    trial_lengths=Choice((500, 1000, 2000)),
+                ),
+            },
+            search_space={
+                "learning_rate": LogUniform(1e-4, 3e-3),
+                "max_steps": Choice((500, 1000, 2000, 4000)),
+                "dropout": Uniform(0.0, 0.3),
+                "preset": Choice(("small", "base")),
+            },
+            bench=Benchmark(
+                steps={"quick": (20, 5), "full": (60, 10)},
+                model_options=(
+                    "preset",
+                    "num_layers",
+                    "d_model",
+                    "num_heads",
+                    "d_ff",
+                    "vocab_size",
+                    "dropout",
+                    "norm",
+                    "activation",
+                    "tokenizer",
+                    "causal",
+                    "batch_size",
+                ),
+            ),
+        ),
+        Side(
+            name="translation",
+            title="From-scratch Transformer translator",
+            phrase="the from-scratch translator",
+            command="scratch",
+            arguments="scratch.translation.args:TranslationArguments",
+            predict="core.translator",
+            task_kind=TRANSLATION,
+            profiles={
+                "full": SideProfile(flags=("--preset", "base")),  # the preset's own epoch budget, early stopping
+                # The `small` preset's epochs, within 1,500 optimizer steps (docs/results.md, "Translation, pt_en").
+                "quick": SideProfile(flags=("--preset", "small", "--max-steps", "1500")),
+            },
+        ),
+    )
+}
+
+
+def get(name: str) -> Side:
+    """The side called `name`; ValueError naming the known ones otherwise."""
+    try:
+        return SIDES[name]
+    except KeyError:
+        raise ValueError(f"unknown side {name!r}; the sides are {', '.join(SIDES)}") from None
+
+
+def classifiers() -> list[Side]:
+    """The classification sides, in declaration order: those `compare run`, `compare curve` and the app compare."""
+    return [side for side in SIDES.values() if side.task_kind == CLASSIFICATION]
+
+
+def classifier_names() -> list[str]:
+    """The names of `classifiers()`: the models `compare run` trains, in its report's order."""
+    return [side.name for side in classifiers()]
+
+
+def of_run(record: dict[str, Any]) -> Side:
+    """The side that wrote a run.json `record`, by its `side` (the command) and `task_kind`.
+
+    Raises:
+        ValueError: no side of that task kind records that name; the message lists those that do.
+    """
+    kind = record.get("task_kind") or CLASSIFICATION
+    found = [side for side in SIDES.values() if side.task_kind == kind]
+    for side in found:
+        if side.command == record.get("side"):
+            return side
+    known = ", ".join(dict.fromkeys(side.command for side in found))
+    raise ValueError(f"side {record.get('side')!r} is not one of {known}.")
+
+
+def run_title(record: dict[str, Any]) -> str:
+    """How the report titles the model of a run.json `record`: its side's title, "distilled" when a teacher taught it."""
+    title = of_run(record).title
+    return f"{title}, distilled" if record.get("distillation") else title

@@ -1,0 +1,203 @@
+"""A side is declared once: every declared side's modules exist, a run.json names its side, and a third side
+registered by a test alone is trained, reported, predicted with and served by compare and the app."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import importlib.util
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, f1_score
+
+from core import sides
+from core.sides import Side, SideProfile
+from tests.compare.fakes import tiny_data
+
+# The third side: its training command, its option class, its predict module and its registry entry, in one module
+# this test writes. Its model answers each test text from a fixed table of probabilities, kept in the run.
+FAKE_SIDE = '''
+"""A side that exists only for a test: `python -m fakeside <data options> --output-dir D` writes a finished run
+whose model answers each test text from a fixed probability table (`probs.json`); `load` serves it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from core.sides import Side
+
+
+@dataclass
+class FakeArguments:
+    accuracy: float = field(default=0.8, metadata={"help": "Share of the test texts the table gets right."})
+
+
+@dataclass
+class Output:
+    output_dir: str
+    overwrite: bool = False
+
+
+SIDE = Side(
+    name="fakeside",
+    title="Fixed-table classifier",
+    phrase="the fixed-table model",
+    command="fakeside",
+    arguments="fakeside:FakeArguments",
+    predict="fakeside",
+)
+
+
+class TableClassifier:
+    side = "fakeside"
+
+    def __init__(self, run_dir, run):
+        self.name, self.run, self.labels = self.side, run, list(run["data"]["labels"])
+        self.table = json.loads((Path(run_dir) / "probs.json").read_text(encoding="utf-8"))
+
+    def predict_proba(self, texts):
+        return np.array([self.table[text] for text in texts], dtype=np.float32)
+
+
+def load(run_dir, run):
+    return TableClassifier(run_dir, run)
+
+
+if __name__ == "__main__":
+    from core import sides
+    from core.args import DataArguments, parse_args
+    from core.data import load_task
+    from tests.compare.fakes import fake_run, noisy_probs
+
+    sides.SIDES[SIDE.name] = SIDE  # this process's registry, as the test's
+    data, out, args = parse_args((DataArguments, Output, FakeArguments), sys.argv[1:])
+    task = load_task(data)
+    probs = noisy_probs(task.label_ids("test"), len(task.labels), args.accuracy, seed=int(args.accuracy * 100))
+    run_dir = fake_run(Path(out.output_dir), "fakeside", data, hyperparameters={"accuracy": args.accuracy})
+    (run_dir / "probs.json").write_text(json.dumps(dict(zip(task.texts("test"), probs.tolist()))), encoding="utf-8")
+'''
+
+
+@pytest.fixture
+def fake_side(tmp_path: Path, monkeypatch) -> Side:
+    """The third side, registered for this test only (its module on the path of this process and of the commands
+    compare starts)."""
+    folder = tmp_path / "modules"
+    folder.mkdir()
+    (folder / "fakeside.py").write_text(textwrap.dedent(FAKE_SIDE), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.setenv("PYTHONPATH", str(folder))  # the suite's own root is added by core.processes
+    monkeypatch.delitem(sys.modules, "fakeside", raising=False)
+    side = importlib.import_module("fakeside").SIDE
+    monkeypatch.setitem(sides.SIDES, side.name, side)
+    return side
+
+
+def read_split(path: str) -> tuple[list[str], list[str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    return [row["text"] for row in rows], [row["label"] for row in rows]
+
+
+def test_compare_trains_reports_and_predicts_with_a_side_registered_by_a_test(tmp_path: Path, fake_side) -> None:
+    from compare.predict import main as predict_main
+    from compare.report.command import main as report_main
+    from compare.run.launch import train_side
+
+    data = tiny_data(tmp_path / "data")
+    runs = tmp_path / "runs"
+    first, reused = train_side("fakeside", data, ["--accuracy", "0.9"], runs / "fakeside")
+    assert not reused and train_side("fakeside", data, ["--accuracy", "0.9"], runs / "fakeside") == (first, True)
+    second, _ = train_side("fakeside", data, ["--accuracy", "0.6"], runs / "fakeside-low")
+    request = json.loads((runs / "fakeside.request.json").read_text(encoding="utf-8"))
+    assert request["side"] == "fakeside" and request["defaults"] == {"accuracy": 0.8}
+
+    out = tmp_path / "report"
+    names = ["fakeside", "fakeside-low"]
+    argv = ["--runs", str(first), str(second), "--names", *names, "--output-dir", str(out)]
+    assert report_main([*argv, "--latency-samples", "2", "--bootstrap-resamples", "200"]) == 0
+
+    # Scores computed here from the tables and the test file alone.
+    texts, gold_names = read_split(data.test_file)
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    labels = results["labels"]
+    gold = [labels.index(name) for name in gold_names]
+    tables = {name: json.loads((run / "probs.json").read_text()) for name, run in zip(names, (first, second))}
+    for name, table in tables.items():
+        predicted = np.argmax([table[text] for text in texts], axis=1)
+        model = results["models"][name]
+        assert model["title"] == "Fixed-table classifier"
+        assert model["accuracy"] == pytest.approx(accuracy_score(gold, predicted))
+        assert model["macro_f1"] == pytest.approx(f1_score(gold, predicted, labels=range(len(labels)), average="macro"))
+    assert results["models"]["fakeside"]["accuracy"] > results["models"]["fakeside-low"]["accuracy"] + 0.2
+    report_md = (out / "report.md").read_text(encoding="utf-8")
+    assert "Models: fakeside (Fixed-table classifier), fakeside-low (Fixed-table classifier)." in report_md
+    assert "Fixed-table classifier" in (out / "report.html").read_text(encoding="utf-8")
+
+    pd.DataFrame({"text": texts[:7], "id": range(7)}).to_csv(tmp_path / "in.csv", index=False)
+    argv = ["--runs", str(first), "--input", str(tmp_path / "in.csv"), "--output", str(tmp_path / "out.csv")]
+    assert predict_main(argv) == 0
+    labelled = pd.read_csv(tmp_path / "out.csv")
+    expected = np.array([tables["fakeside"][text] for text in texts[:7]])
+    assert list(labelled["fakeside_label"]) == [labels[i] for i in expected.argmax(axis=1)]
+    for k, label in enumerate(labels):
+        np.testing.assert_allclose(labelled[f"fakeside_p_{label}"], expected[:, k], atol=1e-6)
+
+
+def test_the_app_serves_and_titles_a_side_registered_by_a_test(tmp_path: Path, fake_side) -> None:
+    from compare.run.launch import train_side
+    from demo import prediction
+    from demo.sources import load_models
+
+    run, _ = train_side("fakeside", tiny_data(tmp_path / "data"), [], tmp_path / "runs" / "fakeside")
+    models, problems = load_models([run])
+    assert problems == [] and list(models) == ["fakeside"]
+    assert prediction.model_names(models) == ["finetune", "scratch", "fakeside"]
+    assert prediction.title("fakeside") == "Fixed-table classifier"
+    texts, _ = read_split(str(tmp_path / "data" / "test.csv"))
+    table = json.loads((run / "probs.json").read_text())
+    answer = prediction.classify(texts[0], "fakeside", models)
+    assert list(answer["fakeside"].values()) == pytest.approx(table[texts[0]])
+
+
+def test_every_declared_side_names_modules_that_exist() -> None:
+    for side in sides.SIDES.values():
+        for module in (side.command, side.arguments.partition(":")[0], side.predict):
+            assert importlib.util.find_spec(module) is not None, (side.name, module)
+        assert dataclasses.is_dataclass(side.options())
+        assert set(side.profiles) == set(sides.PROFILES)
+
+
+def test_a_run_names_its_side_by_command_and_task_kind() -> None:
+    assert sides.of_run({"side": "finetune"}).name == "finetune"
+    assert sides.of_run({"side": "scratch", "task_kind": None}).name == "scratch"
+    assert sides.of_run({"side": "scratch", "task_kind": "translation"}).name == "translation"
+    with pytest.raises(ValueError, match=r"^side 'finetune' is not one of scratch\.$"):
+        sides.of_run({"side": "finetune", "task_kind": "translation"})
+    with pytest.raises(ValueError, match=r"^side 'bert' is not one of finetune, scratch\.$"):
+        sides.of_run({"side": "bert"})
+    with pytest.raises(ValueError, match="unknown side 'bert'; the sides are finetune, scratch, translation"):
+        sides.get("bert")
+
+
+def test_titles_name_the_distilled_student() -> None:
+    assert sides.run_title({"side": "finetune"}) == "Fine-tuned BERT"
+    assert (
+        sides.run_title({"side": "scratch", "distillation": {"teacher": "t"}}) == "From-scratch Transformer, distilled"
+    )
+
+
+def test_a_side_must_give_every_profile() -> None:
+    with pytest.raises(ValueError, match=r"side 'x' gives profiles \['quick'\]; give full, quick"):
+        Side("x", "X", "the x model", "x", "x:A", "x", profiles={"quick": SideProfile()})
