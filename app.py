@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -100,21 +101,39 @@ def create_demo(args: AppArguments) -> gr.Blocks:
     )
 
 
+def quiet_requests() -> None:
+    """Keeps what is not news to a user out of the request log: Gradio's reading of a status constant that its
+    Starlette deprecates (a warning per queued request), and each request Gradio makes to itself at start."""
+    warnings.filterwarnings("ignore", "'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated", module="gradio")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
 def serve(demo: gr.Blocks, args: AppArguments, block: bool = True) -> gr.Blocks:
-    """Starts the server: a queue of `CONCURRENCY` workers, loopback by default, no share link unless asked."""
+    """Starts the server: a queue of `CONCURRENCY` workers, loopback by default, no share link unless asked.
+
+    Gradio's start-up lines (which advise `share=True` in `launch()`, where this app's flag is `--share`) give
+    way to one line of ours; `quiet_requests` keeps the request log to what the app says.
+    """
     from demo.page import CSS, THEME
 
+    quiet_requests()
     demo.queue(default_concurrency_limit=CONCURRENCY)
-    demo.launch(
+    _, url, share_url = demo.launch(
         server_name=args.host,
         server_port=args.port,
         share=args.share,
-        prevent_thread_lock=not block,
+        prevent_thread_lock=True,
         theme=THEME,
         css=CSS,
         footer_links=["api"],
-        quiet=not block,
+        quiet=True,
     )
+    if share_url:
+        logger.info("Serving the demo on %s and, for anyone with the link, on %s", url, share_url)
+    else:
+        logger.info("Serving the demo on %s (--share also opens a public link)", url)
+    if block:
+        demo.block_thread()
     return demo
 
 

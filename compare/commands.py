@@ -19,6 +19,11 @@ def _logging(verbose: bool) -> None:
     setup_logging()
 
 
+# What an interrupted command leaves that running it again uses (the others publish nothing unfinished).
+RUNS_KEPT = "the runs that had finished are kept, and the same command reuses them"
+NOTHING_KEPT = "nothing unfinished was kept"
+
+
 RUN = Command(
     prog="python -m compare run",
     description="Trains both models (or reuses their finished runs) on the same data, then writes the report.",
@@ -34,6 +39,7 @@ RUN = Command(
     "translation task, the from-scratch translator beside reference systems. The report (report.md, report.html, "
     "results.json) goes to --output-dir, the runs to its runs/ folder.",
     logging=_logging,
+    kept=RUNS_KEPT,
 )
 REPORT = Command(
     prog="python -m compare report",
@@ -41,6 +47,7 @@ REPORT = Command(
     arguments=(ReportArguments, StatisticsArguments),
     work="compare.report.command:report",
     logging=_logging,
+    kept=NOTHING_KEPT,
 )
 PREDICT = Command(
     prog="python -m compare predict",
@@ -48,6 +55,7 @@ PREDICT = Command(
     arguments=(PredictArguments,),
     work="compare.predict:predict_file",
     logging=_logging,
+    kept=NOTHING_KEPT,
 )
 CURVE = Command(
     prog="python -m compare curve",
@@ -55,6 +63,7 @@ CURVE = Command(
     arguments=(DataArguments, CurveArguments),
     work="compare.curve.command:build_curve",
     logging=_logging,
+    kept=RUNS_KEPT,
 )
 BENCH = Command(
     prog="python -m compare bench",
@@ -63,5 +72,6 @@ BENCH = Command(
     arguments=(DataArguments, BenchArguments),
     work="compare.bench.command:bench",
     logging=_logging,
+    kept=RUNS_KEPT,
 )
 COMMANDS = {"run": RUN, "report": REPORT, "predict": PREDICT, "curve": CURVE, "bench": BENCH}

@@ -98,7 +98,7 @@ def translate_file(args: PredictArguments, paths: list[Path], frame: pd.DataFram
         raise RunError(f"--names gives {len(names)} name(s) for {len(paths)} run(s); give one per run.")
     translations = {}
     for name, path in zip(names, paths):
-        translations[name] = load_translator(path).translate(texts, beam=args.beam)
+        translations[name] = load_translator(path).translate(texts, beam=args.beam, mbr=args.mbr)
         progress.stage("translated with %s", name)
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)

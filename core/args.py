@@ -8,15 +8,13 @@ option answer at once.
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from core.budget import CLASS_WEIGHTS, TrainingPlan, plan_training
 from core.errors import UserError
-from core.tasks import PAIR_TASKS, TASKS
+from core.tasks import DATA_DIR_ENV, PAIR_TASKS, TASKS, find_data_dir
 
-DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
 STRATEGIES = ("default", "mirrored", "multiworker")
 
 # The help of the data options both kinds of task take alike, so that a command taking both lists them once.
@@ -26,7 +24,10 @@ MAX_TRAIN_SAMPLES_HELP = "Train on a seeded subset of this many rows (stratified
 MAX_LENGTH_HELP = "Texts are cut to this many tokens (a translation's source and target each)."
 VERBOSE_HELP = "Also show TensorFlow's start-up notices and the libraries' warnings."
 SEED_HELP = "Seed for splitting, subsetting, initialisation and shuffling."
-DATA_DIR_HELP = f"Folder of local task mirrors (<dir>/<task>/train.csv or .tsv ...); default ${DATA_DIR_ENV}."
+DATA_DIR_HELP = (
+    f"Folder of local task mirrors (<dir>/<task>/train.csv or .tsv ...); default ${DATA_DIR_ENV}, else "
+    "../shared/data or ./data beside the project, else the Hugging Face hub."
+)
 
 
 @dataclass
@@ -72,7 +73,8 @@ class DataArguments:
 
 def check_data_source(args: Any, min_train_samples: int) -> None:
     """The checks every data-arguments class shares (classification's and translation's): one of --task or
-    --train-file, split files only with --train-file, the sizes in range; fills `data_dir` from $TEXTCLS_DATA_DIR."""
+    --train-file, split files only with --train-file, the sizes in range; fills `data_dir` when it is not given
+    (`core.tasks.find_data_dir`: $TEXTCLS_DATA_DIR, else a mirror folder beside the project)."""
     if (args.task is None) == (args.train_file is None):
         raise ValueError("Give exactly one of --task NAME or --train-file FILE.")
     if args.task is not None and (args.validation_file or args.test_file):
@@ -81,8 +83,8 @@ def check_data_source(args: Any, min_train_samples: int) -> None:
         raise ValueError(f"--max-train-samples must be at least {min_train_samples}, got {args.max_train_samples}.")
     if not 2 <= args.max_length <= 4096:
         raise ValueError(f"--max-length must be between 2 and 4096 tokens, got {args.max_length}.")
-    if args.data_dir is None and os.environ.get(DATA_DIR_ENV):
-        args.data_dir = os.environ[DATA_DIR_ENV]
+    if args.data_dir is None:
+        args.data_dir = find_data_dir()
 
 
 @dataclass
@@ -165,12 +167,12 @@ def check_budget(epochs: int | None, max_steps: int | None) -> None:
 
 @dataclass
 class BudgetArguments:
-    """How long a side trains and how its loss weighs the classes; both sides' options extend this.
+    """How long a model trains and how often it is validated: every trainer's options extend this.
 
     A budget is counted in optimizer steps; the epochs follow from the train size (`core.budget`).
     """
 
-    DEFAULT_EPOCHS: ClassVar[int] = 3  # a side's epochs when neither --epochs nor --max-steps is given
+    DEFAULT_EPOCHS: ClassVar[int] = 3  # a trainer's epochs when neither --epochs nor --max-steps is given
 
     epochs: int | None = field(
         default=None,
@@ -184,11 +186,11 @@ class BudgetArguments:
         metadata={"help": "Stop after this many optimizer steps in total, resumed steps included (mid-epoch)."},
     )
     min_steps: int = field(default=0, metadata={"help": "Early stopping may not stop before this many steps."})
-    class_weight: str = field(
-        default="none",
+    eval_steps: int | None = field(
+        default=None,
         metadata={
-            "help": "none, or balanced: weigh each class in the loss by its inverse frequency in train.",
-            "choices": CLASS_WEIGHTS,
+            "help": "Validate (log a history row, back up for --resume, consider early stopping) every N optimizer "
+            "steps instead of after every pass over the training data."
         },
     )
 
@@ -201,12 +203,30 @@ class BudgetArguments:
                 f"--min-steps {self.min_steps} is more than --max-steps {self.max_steps}; "
                 "the minimum must fit in the budget."
             )
-        if self.class_weight not in CLASS_WEIGHTS:
-            raise ValueError(f"--class-weight must be one of {', '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
+        if self.eval_steps is not None and self.eval_steps < 1:
+            raise ValueError(f"--eval-steps must be at least 1, got {self.eval_steps}.")
 
     def plan(self, steps_per_epoch: int) -> TrainingPlan:
         """The epochs and total optimizer steps of this budget on a train split of `steps_per_epoch` steps."""
         return plan_training(steps_per_epoch, self.DEFAULT_EPOCHS, self.max_steps, self.min_steps, self.epochs)
+
+
+@dataclass
+class ClassifierBudgetArguments(BudgetArguments):
+    """The budget options, and how a classifier's loss weighs the classes; both classification sides extend this."""
+
+    class_weight: str = field(
+        default="none",
+        metadata={
+            "help": "none, or balanced: weigh each class in the loss by its inverse frequency in train.",
+            "choices": CLASS_WEIGHTS,
+        },
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.class_weight not in CLASS_WEIGHTS:
+            raise ValueError(f"--class-weight must be one of {', '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
 
 
 class OptionsError(UserError):

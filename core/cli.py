@@ -21,6 +21,9 @@ Exit statuses, the same for every command:
 
 A `core.errors.UserError` gives status 2 and a `core.errors.WorkFailed` status 1 (`run_command`); any other
 exception is a bug and keeps its traceback.
+
+Ctrl-C (SIGINT) and SIGTERM end a command with one line saying what was kept and the command that resumes it or
+runs it again, and exit status 130 or 143 (`core.interrupts`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import importlib.util
 import json
 import logging
 import os
+import signal
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -42,6 +46,8 @@ from typing import Any
 
 from core.args import OptionsError
 from core.errors import UserError, WorkFailed
+from core.interrupts import command_line, interruptible, resume_argv, signal_of, signals_ignored
+from core.rundir import UnfinishedRun, kept_so_far, partial_path
 from core.tasks import PAIR_TASKS
 
 
@@ -189,7 +195,7 @@ class CommandParser(HfArgumentParser):
         """
         try:
             *parsed, unknown = self.parse_args_into_dataclasses(
-                args=command_line(argv), return_remaining_strings=True, look_for_args_file=False
+                args=expanded_argv(argv), return_remaining_strings=True, look_for_args_file=False
             )
         except OptionsError:
             raise
@@ -260,7 +266,7 @@ class TaskKindParser(CommandParser):
         Raises:
             OptionsError: an unknown option or bad value, or an option of the other kind, named.
         """
-        argv = command_line(argv)
+        argv = expanded_argv(argv)
         given = vars(self.parse_args(argv))
         kind = task_kind(given)
         other = TRANSLATION if kind == CLASSIFICATION else CLASSIFICATION
@@ -323,7 +329,7 @@ def default_prog() -> str:
     return f"python {os.path.basename(sys.argv[0])}"
 
 
-def command_line(argv: list[str]) -> list[str]:
+def expanded_argv(argv: list[str]) -> list[str]:
     """`argv` with a leading options file spelled out as flags before the rest, and underscores in option names
     read as dashes (`--max_length 64` is `--max-length 64`)."""
     argv = list(argv)
@@ -406,6 +412,7 @@ class Command:
             `UserError` for input it refuses before working, a `WorkFailed` for a failure while working.
         epilog: what its `--help` says after the options.
         logging: sets up logging, given whether `--verbose` was asked for.
+        kept: for a command that is not a training run, what an interruption leaves that running it again uses.
     """
 
     prog: str | None  # None: how this process was started (`default_prog`)
@@ -414,6 +421,12 @@ class Command:
     work: Work | dict[str, Work]
     epilog: str | None = None
     logging: Callable[[bool], None] | None = None
+    kept: str | None = None  # what an interrupted command that is not a training run leaves for its next run
+
+    def subcommand(self) -> list[str]:
+        """The words of `prog` after `python -m <package>`: `["export"]` for `python -m finetune export`."""
+        words = (self.prog or "").split()
+        return words[3:] if words[:2] == ["python", "-m"] else []
 
     def parser(self) -> CommandParser:
         if isinstance(self.arguments, dict):
@@ -447,20 +460,32 @@ def run_command(command: Command, argv: list[str] | None = None) -> int:
         0 when the work is done; 1 after printing `error: <message>` when it failed while working (`WorkFailed`).
     Raises:
         SystemExit: status 2 after printing `error: <message>` for a `UserError`: a refused command line, or input
-            the work refused before starting.
+            the work refused before starting (a refused unfinished run names the command that resumes it); 130
+            (SIGINT) or 143 (SIGTERM) after one line that says what was kept and how to go on (`interrupted_line`).
     """
-    try:
-        kind, parsed = command.parse(argv)
-        verbose = any(getattr(options, "verbose", False) for options in parsed)
-        (command.logging or setup_logging)(verbose)
-        quiet_tensorflow(verbose)
-        command.work_for(kind)(*parsed)
-    except UserError as error:
-        print_error(error)
-        raise SystemExit(EXIT_REFUSED) from None
-    except WorkFailed as error:
-        print_error(error)
-        return EXIT_FAILED
+    argv = sys.argv[1:] if argv is None else list(argv)
+    again = [*command.subcommand(), *argv]  # the words after `python -m <package>` that run it again
+    parsed: tuple[Any, ...] = ()
+    with interruptible():
+        try:
+            kind, parsed = command.parse(argv)
+            verbose = any(getattr(options, "verbose", False) for options in parsed)
+            (command.logging or setup_logging)(verbose)
+            quiet_tensorflow(verbose)
+            command.work_for(kind)(*parsed)
+        except UnfinishedRun as error:
+            print_error(error.message(command_line(resume_argv(again))))
+            raise SystemExit(EXIT_REFUSED) from None
+        except UserError as error:
+            print_error(error)
+            raise SystemExit(EXIT_REFUSED) from None
+        except WorkFailed as error:
+            print_error(error)
+            return EXIT_FAILED
+        except KeyboardInterrupt as interrupted:
+            with signals_ignored():
+                print_line(interrupted_line(signal_of(interrupted), again, parsed, command.kept))
+            raise SystemExit(128 + signal_of(interrupted)) from None
     return EXIT_OK
 
 
@@ -474,10 +499,31 @@ def working() -> Iterator[None]:
         raise WorkFailed(str(error)) from error
 
 
-def print_error(error: BaseException) -> None:
+def interrupted_line(signal_number: int, argv: list[str], parsed: tuple[Any, ...], kept: str | None = None) -> str:
+    """The one line a command ends with when a signal stops it: for a training run, what its unfinished run kept and
+    the command that resumes it (the same command line with `--resume`, without `--overwrite`); for another
+    command, `kept` (what it leaves that running it again uses) and the command to run again."""
+    name = signal.Signals(signal_number).name
+    run = next((options for options in parsed if hasattr(options, "output_dir") and hasattr(options, "resume")), None)
+    partial = partial_path(run.output_dir) if run is not None else None
+    if partial is not None and partial.is_dir():
+        return (
+            f"interrupted ({name}): the unfinished run is kept in {partial} ({kept_so_far(partial)}); "
+            f"resume it with: {command_line(resume_argv(argv))}"
+        )
+    if kept is not None:
+        return f"interrupted ({name}): {kept}; run the command again: {command_line(argv)}"
+    return f"interrupted ({name}) before anything was kept; run the command again: {command_line(argv)}"
+
+
+def print_error(error: BaseException | str) -> None:
     """The error as the single line `error: <message>` on stderr."""
-    message = " ".join(str(error).split())
-    sys.stderr.write(f"error: {message}\n")
+    print_line(f"error: {error}")
+
+
+def print_line(message: str) -> None:
+    """`message` on stderr as one line, however many lines or spaces it was written with."""
+    sys.stderr.write(" ".join(str(message).split()) + "\n")
     sys.stderr.flush()
 
 
@@ -486,21 +532,29 @@ def setup_logging(verbose: bool = False) -> None:
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
     if verbose:
         return
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # read when transformers first logs
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # for the child processes
+    from transformers.utils import logging as transformers_logging
+
+    # transformers read the variable when they were imported (the options parser imports them): set it now.
+    transformers_logging.set_verbosity_error()  # its TF classes' deprecation, "newly initialized" heads
     for name in ("datasets", "tensorflow", "absl", "h5py"):
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
-def quiet_tensorflow(verbose: bool = False) -> None:
-    """Imports TensorFlow with its start-up notices (oneDNN, CUDA drivers, CPU features, absl) kept off stderr.
+QUIET_TF_LOG_LEVEL = "3"  # TF_CPP_MIN_LOG_LEVEL without --verbose: TensorFlow's C++ logs at FATAL only
 
-    TensorFlow 2.21 prints those notices from C++ while it loads and when it first looks for devices, and
-    ignores a `TF_CPP_MIN_LOG_LEVEL` set from Python, so stderr is pointed at /dev/null for that moment only.
-    With `verbose` everything is shown. Call it before anything imports TensorFlow (a later call only quiets
-    the Python loggers); compare and the app may call it too.
+
+def quiet_tensorflow(verbose: bool = False) -> None:
+    """Imports TensorFlow with its C++ notices kept off stderr unless `verbose`.
+
+    `TF_CPP_MIN_LOG_LEVEL` is set to `QUIET_TF_LOG_LEVEL` before TensorFlow loads, for this process and the
+    processes it starts: it hides the lines TensorFlow logs while it runs (an error-level `E0000 ... oneDNN
+    supports DT_INT64` notice, grappler's `I0000` lines while a model is converted). The lines it prints while it
+    loads (oneDNN, CUDA drivers, CPU features) come before that setting applies, so stderr is pointed at
+    /dev/null for that moment only. With `verbose` everything is shown. Call it before anything imports
+    TensorFlow (a later call only quiets the Python loggers); compare and the app may call it too.
     """
-    if verbose:
-        os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0"
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0" if verbose else QUIET_TF_LOG_LEVEL
     if verbose or "tensorflow" in sys.modules:
         import tensorflow  # noqa: F401
     else:
@@ -512,6 +566,22 @@ def quiet_tensorflow(verbose: bool = False) -> None:
         from absl import logging as absl_logging
 
         absl_logging.set_verbosity(absl_logging.ERROR)
+
+
+def notices_shown() -> bool:
+    """Whether `quiet_tensorflow` let the libraries' notices through (`--verbose`), in this process and its children."""
+    return os.environ.get("TF_CPP_MIN_LOG_LEVEL") == "0"
+
+
+@contextlib.contextmanager
+def native_notices_silenced() -> Iterator[None]:
+    """Points stderr at /dev/null for the block unless `notices_shown()`: for C++ code that logs at INFO whatever
+    TensorFlow's level (the SentencePiece inside tensorflow-text)."""
+    if notices_shown():
+        yield
+        return
+    with _stderr_silenced():
+        yield
 
 
 @contextlib.contextmanager

@@ -10,7 +10,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+import os
 import re
+import socket
+import threading
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,13 +26,16 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from core.args import DataArguments
-from core.tables import DataError, read_table, read_text
-from core.tasks import get_task
+from core.tables import DataError, check_file, read_table, read_text
+from core.tasks import DATA_DIR_ENV, get_task, where_mirrors_were_sought
 
 logger = logging.getLogger(__name__)
 
 SPLITS = ("train", "validation", "test")
 HELD_OUT_FRACTION = 0.1
+HUB_CHECK_SECONDS = 5  # how long to wait for the hub to answer before calling it unreachable
+PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+LISTED_ROWS = 10  # rows named in a message about dropped rows; the rest are counted
 
 
 @dataclass
@@ -154,13 +161,21 @@ def _load_named_task(args: DataArguments) -> tuple[dict[str, RawSplit], list[str
         logger.info("No local mirror of %s under %s; loading it from the hub.", spec.name, args.data_dir)
     text_columns = args.text_column or list(spec.text_columns)
     label_column = args.label_column or spec.label_column
+    mirror = (
+        f"point --data-dir (or {DATA_DIR_ENV}) at a folder holding {spec.name}/train.csv, validation.csv, test.csv "
+        "(columns text,label) and labels.txt, or pass your files with --train-file"
+    )
+    unreachable = hub_unreachable()
+    if unreachable:
+        raise DataError(
+            f"No local mirror of task {spec.name!r} {where_mirrors_were_sought(args.data_dir)}, and the Hugging Face "
+            f"hub cannot be reached ({unreachable}). Without a network, {mirror}."
+        )
     try:
         hub = datasets.load_dataset(spec.hub_id, spec.hub_config)
     except Exception as error:  # noqa: BLE001 - any failure here means the same thing to the user
         raise DataError(
-            f"Could not load task {spec.name!r} from the hub ({spec.hub_id}): {error}. Without a network, "
-            f"point --data-dir (or TEXTCLS_DATA_DIR) at a folder holding {spec.name}/train.csv, "
-            f"validation.csv, test.csv (columns text,label) and labels.txt, or pass your files with --train-file."
+            f"Could not load task {spec.name!r} from the hub ({spec.hub_id}): {error}. Without a network, {mirror}."
         ) from error
     raw = {}
     for split in SPLITS:
@@ -168,6 +183,34 @@ def _load_named_task(args: DataArguments) -> tuple[dict[str, RawSplit], list[str
             frame = hub[split].to_pandas()
             raw[split] = _frame_to_split(frame, text_columns, label_column, f"hub:{spec.hub_id}/{split}")
     return raw, list(spec.labels), f"{spec.name} (hub {spec.hub_id})"
+
+
+def hub_unreachable(seconds: float = HUB_CHECK_SECONDS) -> str | None:
+    """Why the Hugging Face hub cannot be reached from here, found out within `seconds`; None when it answers.
+
+    Without this a machine with no network spends half a minute in `datasets`' retries before failing. None as
+    well when the hub is set offline (`datasets` then answers from its cache at once) or reached through a proxy
+    (which a direct connection says nothing about).
+    """
+    from huggingface_hub import constants
+
+    if datasets.config.HF_HUB_OFFLINE or any(os.environ.get(name) for name in PROXY_VARIABLES):
+        return None
+    endpoint = urllib.parse.urlsplit(constants.ENDPOINT)
+    host, port = endpoint.hostname, endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    outcome: list[str | None] = []
+
+    def connect() -> None:
+        try:
+            socket.create_connection((host, port), timeout=seconds).close()
+            outcome.append(None)
+        except OSError as error:
+            outcome.append(f"{host}: {error.strerror or error}")
+
+    probe = threading.Thread(target=connect, daemon=True)  # a name lookup may hang longer than any timeout given it
+    probe.start()
+    probe.join(seconds)
+    return outcome[0] if outcome else f"{host}: no answer within {seconds:g} s"
 
 
 def _load_files(args: DataArguments) -> tuple[dict[str, RawSplit], list[str] | None, str]:
@@ -181,8 +224,7 @@ def _load_files(args: DataArguments) -> tuple[dict[str, RawSplit], list[str] | N
 
 def read_labels_file(path: Path) -> list[str]:
     """Class names, one per line, in label-id order."""
-    if not path.is_file():
-        raise DataError(f"Labels file {path} does not exist.")
+    check_file(path, "Labels file")
     labels = [line.strip() for line in read_text(path).splitlines() if line.strip()]
     if len(labels) < 2:
         raise DataError(f"Labels file {path} names {len(labels)} class(es); a classifier needs at least 2.")
@@ -216,13 +258,27 @@ def _frame_to_split(frame: pd.DataFrame, text_columns: list[str], label_column: 
         else:
             dropped.append(row + 1)
     if dropped:
-        shown = ", ".join(map(str, dropped[:5])) + (" ..." if len(dropped) > 5 else "")
-        logger.warning("%s: dropped %d row(s) with empty or missing text (data rows %s).", origin, len(dropped), shown)
+        logger.warning(
+            "%s: dropped %d row(s) with empty or missing text (%s).", origin, len(dropped), rows_named(dropped)
+        )
     if not texts:
         raise DataError(f"{origin}: every row has empty or missing text in column(s) {', '.join(text_columns)}.")
     raw_labels = frame[label_column].to_numpy(dtype=object)
     labels = [_as_label(raw_labels[row]) for row in keep]
     return RawSplit(texts, labels, origin, [row + 1 for row in keep])
+
+
+def rows_named(rows: list[int]) -> str:
+    """Data rows (1-based, the header not counted) for a message: the first `LISTED_ROWS`, then how many more.
+
+    >>> rows_named([3, 9])
+    'data rows 3, 9'
+    >>> rows_named(list(range(1, 14)))
+    'data rows 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 3 more'
+    """
+    shown = ", ".join(map(str, rows[:LISTED_ROWS]))
+    more = f" and {len(rows) - LISTED_ROWS} more" if len(rows) > LISTED_ROWS else ""
+    return f"data row{'s' if len(rows) > 1 else ''} {shown}{more}"
 
 
 def as_text(value: object) -> str:

@@ -3,7 +3,7 @@
 For one short text, TensorFlow spends most of its milliseconds dispatching the graph's many small ops; ONNX
 Runtime runs the same arithmetic with fused attention, LayerNorm and GELU kernels in a fraction of the time
 (`python -m compare bench` measures both side by side). At the end of training each side converts its network
-with tf2onnx into the run's `model.onnx` (`convert`), scores the validation split through it and through
+with tf2onnx into the run's `model.onnx` (`convert`; the fine-tuned side in a process of its own, `finetune.onnx`), scores the validation split through it and through
 TensorFlow, and keeps the file only when the two agree (`keep_if_faithful`); the side's `predict.load` then
 serves the run through it (`Session`). `quantize` writes the export's int8 variant.
 """
@@ -21,6 +21,11 @@ import numpy as np
 ONNX_FILE = "model.onnx"
 OPSET = 17
 MAX_DIFFERENCE = 1e-4  # largest probability difference from TensorFlow at which the ONNX model is kept
+# For a process that only converts (`finetune.onnx`): protobuf's pure-Python messages. tf2onnx rewrites every node's
+# attributes after each of its optimizer passes, and protobuf's default (upb) messages keep each replaced copy in
+# their memory arena until the node is freed, so every pass added the weights' size again; Python messages free
+# them (docs/results.md, "Memory of the ONNX export").
+CONVERTER_ENVIRONMENT = {"PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION": "python"}
 
 logger = logging.getLogger(__name__)
 
@@ -60,8 +65,9 @@ QUANTIZATION = (
 def quantize(source: Path, target: Path) -> None:
     """ONNX Runtime's dynamic int8 quantization of `source`: weights per output channel, activations per call.
 
-    The 7-bit weight range (`reduce_range`) keeps the int8 products from saturating on CPUs without VNNI; on the
-    SST-2 model it lost 0.33 test points where the per-tensor, full-range default lost 0.77.
+    The 7-bit weight range (`reduce_range`) keeps the int8 products from saturating on CPUs without VNNI, and per
+    channel it costs less accuracy than the per-tensor, full-range default
+    (docs/results.md#serving-through-onnx-runtime-2026-12-01).
     """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 

@@ -11,6 +11,7 @@ import csv
 import functools
 import hashlib
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,12 +19,14 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from core.args import DATA_DIR_ENV, PairDataArguments
-from core.data import SPLITS, as_text, carve_missing_splits, leakage, log_leakage
-from core.tables import DataError, read_delimited, read_table
-from core.tasks import PAIR_TASKS
+from core.args import PairDataArguments
+from core.data import SPLITS, as_text, carve_missing_splits, leakage, log_leakage, rows_named
+from core.tables import DataError, check_file, read_delimited, read_table
+from core.tasks import DATA_DIR_ENV, PAIR_TASKS, where_mirrors_were_sought
 
 logger = logging.getLogger(__name__)
+
+CHUNK = 4096  # texts tokenised at a time when counting pieces
 
 
 def language_pair(options: dict, given: str | None = None) -> str | None:
@@ -73,6 +76,7 @@ class PairData:
     source: str
     columns: dict[str, str | None]
     carved: list[str] = field(default_factory=list)
+    truncated: dict[str, dict[str, int]] | None = None  # per split, what `count_cut` found
 
     @property
     def fingerprints(self) -> dict[str, str]:
@@ -85,8 +89,44 @@ class PairData:
             self.splits["train"].sources, {name: self.splits[name].sources for name in ("validation", "test")}
         )
 
+    def count_cut(self, pieces: Callable[[list[str]], Sequence[int]], max_length: int) -> dict[str, dict[str, int]]:
+        """Counts, per split, the sources and targets that `--max-length` cuts; logs them and keeps them for
+        `describe` (run.json `data.truncated`).
+
+        Args:
+            pieces: each text's number of subword pieces, by the run's tokenizer.
+            max_length: the most tokens a source or target keeps, its end (or start) id included, so a text of
+                more than `max_length - 1` pieces is cut.
+        Returns:
+            {split: {"sources": cut, "targets": cut, "longest_source": pieces, "longest_target": pieces}}.
+        """
+        self.truncated = {}
+        for name, split in self.splits.items():
+            counts: dict[str, int] = {}
+            for side, texts in (("source", split.sources), ("target", split.targets)):
+                lengths = np.concatenate(
+                    [np.asarray(pieces(texts[i : i + CHUNK]), np.int64) for i in range(0, len(texts), CHUNK)]
+                )
+                counts[f"{side}s"] = int(np.sum(lengths > max_length - 1))
+                counts[f"longest_{side}"] = int(lengths.max()) if len(lengths) else 0
+            self.truncated[name] = counts
+            if counts["sources"] or counts["targets"]:
+                logger.warning(
+                    "%s: %d of %d sources and %d of %d targets are longer than --max-length %d tokens and were cut "
+                    "(the longest source has %d pieces, the longest target %d).",
+                    name,
+                    counts["sources"],
+                    len(split),
+                    counts["targets"],
+                    len(split),
+                    max_length,
+                    counts["longest_source"],
+                    counts["longest_target"],
+                )
+        return self.truncated
+
     def describe(self, args: PairDataArguments) -> dict:
-        """The `data` section of run.json."""
+        """The `data` section of run.json (with `truncated` once `count_cut` has counted)."""
         return {
             "options": args.to_dict(),
             "source": self.source,
@@ -96,6 +136,7 @@ class PairData:
             "carved_from_train": list(self.carved),
             "fingerprints": self.fingerprints,
             "leakage": self.leakage,
+            **({"truncated": self.truncated} if self.truncated is not None else {}),
         }
 
 
@@ -109,8 +150,9 @@ def load_pairs(args: PairDataArguments) -> PairData:
         spec = PAIR_TASKS[args.task]
         if not args.data_dir:
             raise DataError(
-                f"Task {spec.name!r} is read from a local mirror: pass --data-dir (or set {DATA_DIR_ENV}) to a "
-                f"folder holding {spec.name}/train.tsv, validation.tsv and test.tsv."
+                f"Task {spec.name!r} is read from a local mirror, and none was found "
+                f"{where_mirrors_were_sought(args.data_dir)}; pass --data-dir (or set {DATA_DIR_ENV}) to a folder "
+                f"holding {spec.name}/train.tsv, validation.tsv and test.tsv."
             )
         folder = Path(args.data_dir) / spec.name
         if not (folder / "train.tsv").is_file():
@@ -151,18 +193,24 @@ def read_pairs(path: Path, source: str, target: str, domain: str | None = None) 
     targets = [as_text(v) for v in frame[target].to_numpy(dtype=object)]
     domains = None if domain is None else [as_text(v) for v in frame[domain].to_numpy(dtype=object)]
     keep = [row for row in range(len(frame)) if sources[row].strip() and targets[row].strip()]
-    dropped = len(frame) - len(keep)
+    dropped = [row + 1 for row in range(len(frame)) if not (sources[row].strip() and targets[row].strip())]
     if not keep:
         raise DataError(f"{path}: every one of its {len(frame)} rows has an empty {source!r} or {target!r}.")
     if dropped:
-        logger.warning("%s: dropped %d row(s) with an empty %r or %r.", path, dropped, source, target)
+        logger.warning(
+            "%s: dropped %d row(s) with an empty %r or %r (%s).",
+            path,
+            len(dropped),
+            source,
+            target,
+            rows_named(dropped),
+        )
     return PairSplit(sources, targets, domains).select(np.asarray(keep))
 
 
 def _read_tsv(path: Path) -> pd.DataFrame:
     """Tab-separated with no quoting: a field may begin with a quote character that is part of the text."""
-    if not path.is_file():
-        raise DataError(f"Data file {path} does not exist.")
+    check_file(path)
     if path.stat().st_size == 0:
         raise DataError(f"{path} is empty; it needs a header row and at least one sentence pair.")
     try:

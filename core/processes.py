@@ -4,7 +4,8 @@ One helper for every place that starts a process: the child gets the suite's env
 TensorFlow's start-up notices kept quiet unless the parent asked for them, this checkout importable), its
 output goes to a log file or streams to the terminal, and a failure raises `ProcessError` whose message
 carries the command's own `error:` line, or else the end of what it wrote, so the person reading it does
-not have to open the log.
+not have to open the log. An interruption (Ctrl-C, SIGTERM; `core.interrupts`) while a command runs is passed
+on to it, and the caller goes on only once the command has ended.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import collections
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -19,10 +21,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
+from core.cli import QUIET_TF_LOG_LEVEL
 from core.errors import WorkFailed
+from core.interrupts import signal_of, signals_ignored
 
 ROOT = Path(__file__).resolve().parents[1]
 TAIL_LINES = 20
+STOP_SECONDS = 60  # how long an interrupted command may take to end (saving what it keeps) before it is killed
 ERROR_LINE = re.compile(r"(^|:\s)error:\s", re.IGNORECASE)  # `error: ...` and argparse's `prog: error: ...`
 
 
@@ -48,7 +53,7 @@ def child_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {
         **os.environ,
         "TF_USE_LEGACY_KERAS": "1",
-        "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
+        "TF_CPP_MIN_LOG_LEVEL": os.environ.get("TF_CPP_MIN_LOG_LEVEL", QUIET_TF_LOG_LEVEL),
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         **(extra or {}),
     }
@@ -73,7 +78,7 @@ def run_command(
     Args:
         cmd: the command, e.g. `[sys.executable, "-m", "scratch", ...]`.
         log: a file that receives the command's output (stderr, and stdout unless captured); without one the
-            output streams to this process's stderr.
+            output streams to this process's stderr; `os.devnull` keeps it only for a failure's message.
         capture_stdout: return the command's stdout instead of logging it (for commands that print a result).
         env: extra environment variables.
         cwd: the working directory (default: the checkout).
@@ -81,6 +86,7 @@ def run_command(
         the captured stdout, or "" when not captured.
     Raises:
         ProcessError: the command exited with a non-zero code.
+        KeyboardInterrupt: this process was interrupted; the command got the same signal and has ended.
     """
     cmd = [str(part) for part in cmd]
     tail: collections.deque[str] = collections.deque(maxlen=1000)
@@ -97,19 +103,26 @@ def run_command(
             encoding="utf-8",
             errors="replace",
         )
-        reader = None
-        if capture_stdout:
-            reader = threading.Thread(target=lambda: stdout.append(process.stdout.read()), daemon=True)
-            reader.start()
-        _copy_lines(process.stderr if capture_stdout else process.stdout, sink, tail)
-        if reader is not None:
-            reader.join()
-        returncode = process.wait()
+        try:
+            reader = None
+            if capture_stdout:
+                reader = threading.Thread(target=lambda: stdout.append(process.stdout.read()), daemon=True)
+                reader.start()
+            _copy_lines(process.stderr if capture_stdout else process.stdout, sink, tail)
+            if reader is not None:
+                reader.join()
+            returncode = process.wait()
+        except KeyboardInterrupt as interrupted:
+            stop(process, signal_of(interrupted))
+            with signals_ignored():  # the command's closing lines (what it kept) still go to its log
+                _copy_lines(process.stderr if capture_stdout else process.stdout, sink, tail)
+            raise
     finally:
         if log:
             sink.close()
     if returncode != 0:
-        raise ProcessError(cmd, returncode, failure_detail(list(tail)), Path(log) if log else None)
+        kept = Path(log) if log and str(log) != os.devnull else None
+        raise ProcessError(cmd, returncode, failure_detail(list(tail)), kept)
     return "".join(stdout)
 
 
@@ -122,6 +135,22 @@ def start_command(cmd: Sequence[str], log: str | Path, env: dict[str, str] | Non
         return subprocess.Popen(
             [str(part) for part in cmd], stdout=handle, stderr=subprocess.STDOUT, env=child_environment(env), cwd=ROOT
         )
+
+
+def stop(process: subprocess.Popen, signal_number: int = signal.SIGTERM) -> None:
+    """Sends `signal_number` to a started command and waits for it to end (killing it after `STOP_SECONDS`).
+
+    A command started from a terminal got a Ctrl-C already; a second one is harmless to the suite's commands, which
+    ignore further signals once the first has them ending.
+    """
+    with signals_ignored():
+        if process.poll() is None:
+            process.send_signal(signal_number)
+        try:
+            process.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def exit_error(process: subprocess.Popen, log: str | Path) -> ProcessError:

@@ -2,10 +2,15 @@
 
 A run is written into `DIR.partial/` and renamed to `DIR` only once `run.json` is in place, so a
 directory named `DIR` is always a finished run and nothing half-written is ever loaded.
+
+`run.json` has one schema for every task kind (`REQUIRED`, and per kind `REQUIRED_NESTED`; docs/formats.md) and
+one writer, `write_run_json`; `read_run_json` reads and checks it (`core.classifier` and `core.translator` read
+through it). `core.record.run_record` builds the record a trainer writes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import logging
@@ -13,12 +18,12 @@ import os
 import platform
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from core import sides
 from core.errors import UserError
+from core.sides import CLASSIFICATION, TRANSLATION
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +33,7 @@ SAVED_MODEL_DIR = "saved_model"  # a TensorFlow SavedModel folder, in a translat
 SCHEMA_VERSION = 1
 REQUIRED = {
     "side": str,
+    "task_kind": str,
     "model": dict,
     "data": dict,
     "hyperparameters": dict,
@@ -35,12 +41,22 @@ REQUIRED = {
     "validation": dict,
     "environment": dict,
 }
+TRAINING = ("seconds", "epochs_run", "best_epoch", "history", "examples_per_second")  # `core.callbacks.fit`'s
 REQUIRED_NESTED = {
-    "model": ("name", "source", "params", "trainable_params"),
-    "data": ("labels", "splits", "fingerprints", "options"),
-    "training": ("seconds", "epochs_run", "best_epoch", "history", "examples_per_second"),
-    "validation": ("accuracy", "macro_f1"),
+    CLASSIFICATION: {
+        "model": ("name", "source", "params", "trainable_params"),
+        "data": ("labels", "splits", "fingerprints", "options"),
+        "training": TRAINING,
+        "validation": ("accuracy", "macro_f1"),
+    },
+    TRANSLATION: {
+        "model": ("name", "source", "arch", "params", "trainable_params"),
+        "data": ("splits", "fingerprints", "options", "columns"),
+        "training": TRAINING,
+        "validation": ("bleu", "chrf"),
+    },
 }
+ENVIRONMENT_PACKAGES = {CLASSIFICATION: (), TRANSLATION: ("tensorflow-text", "sentencepiece", "sacrebleu")}
 
 
 class RunError(UserError):
@@ -53,7 +69,11 @@ def partial_path(output_dir: str | Path) -> Path:
 
 
 def check_run_dir(output_dir: str | Path, overwrite: bool = False, resume: bool = False) -> None:
-    """Raises the `RunError` that `start_run` would, without touching anything: call it before slow work."""
+    """Raises the `RunError` that `start_run` would, without touching anything: call it before slow work.
+
+    An unfinished run in `DIR.partial/` is continued only with `resume` and discarded only with `overwrite`; without
+    either it is refused (`UnfinishedRun`), so that rerunning a command never loses hours of training silently.
+    """
     output_dir = Path(output_dir)
     if output_dir.exists() and not overwrite:
         if resume:
@@ -61,6 +81,42 @@ def check_run_dir(output_dir: str | Path, overwrite: bool = False, resume: bool 
         raise RunError(f"{output_dir} already exists. Pass --overwrite to replace it, or choose another --output-dir.")
     if resume and not partial_path(output_dir).is_dir():
         raise RunError(f"--resume: no unfinished run at {partial_path(output_dir)}; start without --resume.")
+    if not (resume or overwrite) and partial_path(output_dir).is_dir():
+        raise UnfinishedRun(output_dir)
+
+
+class UnfinishedRun(RunError):
+    """A new run into a directory whose `DIR.partial/` holds an unfinished run; `message(command)` names the
+    command that resumes it."""
+
+    def __init__(self, output_dir: str | Path) -> None:
+        self.partial = partial_path(output_dir)
+        super().__init__(self.message())
+
+    def message(self, resume_command: str | None = None) -> str:
+        how = f"resume it with: {resume_command}" if resume_command else "resume it with --resume"
+        return f"{self.partial} holds an unfinished run ({kept_so_far(self.partial)}); {how}, or pass --overwrite to start again."
+
+
+def kept_so_far(partial: str | Path) -> str:
+    """What an unfinished run directory holds, in words: "2 epochs finished, 120 steps" or "no epoch finished yet".
+
+    Read from its training log (one line per finished epoch, `core.training_log`); a redone epoch counts once.
+    """
+    from core.training_log import HISTORY_FILE  # (imports TensorFlow, which every training process has loaded)
+
+    epochs: dict[int, dict] = {}
+    path = Path(partial) / HISTORY_FILE
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(ValueError, TypeError, KeyError):
+                row = json.loads(line)
+                epochs[int(row["epoch"])] = row
+    if not epochs:
+        return "no epoch finished yet"
+    steps = epochs[max(epochs)].get("steps")
+    counted = f"{len(epochs)} epoch{'s' if len(epochs) != 1 else ''} finished"
+    return f"{counted}, {steps} steps" if isinstance(steps, int) else counted
 
 
 def start_run(
@@ -72,7 +128,8 @@ def start_run(
 ) -> Path:
     """Prepares `DIR.partial/` for writing and returns it.
 
-    Refuses an existing finished `DIR` unless `overwrite`; with `resume`, keeps what `DIR.partial/` holds.
+    Refuses an existing finished `DIR` unless `overwrite`; with `resume`, keeps what `DIR.partial/` holds, and
+    refuses an unfinished one unless `resume` or `overwrite` (`check_run_dir`).
     `keep` ({group: {name: value}}, e.g. the data's fingerprints and the model's shape) is what a resumed run
     must share with the run it continues: it is written to `DIR.partial/resume.json`, and `resume` with other
     values is refused, naming them. A non-chief worker of a multi-worker run trains like the chief but writes
@@ -85,8 +142,8 @@ def start_run(
     if resume:
         _check_resumable(partial, keep)
         logger.info("Resuming the unfinished run in %s", partial)
-    elif partial.exists():
-        logger.info("Discarding an earlier unfinished run in %s", partial)
+    elif partial.exists():  # --overwrite: check_run_dir refuses it otherwise
+        logger.info("--overwrite: discarding the unfinished run in %s", partial)
         shutil.rmtree(partial)
     partial.mkdir(parents=True, exist_ok=True)
     if keep is not None and not (partial / RESUME_FILE).is_file():
@@ -114,17 +171,18 @@ def _check_resumable(partial: Path, keep: dict[str, dict[str, Any]] | None) -> N
         )
 
 
-def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True, check: Any = None) -> Path:
-    """Checks `run.json` in `partial` and renames it to `output_dir`, replacing an older run there.
+def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True) -> Path:
+    """Checks `run.json` in `partial` (of whatever task kind it records) and renames it to `output_dir`, replacing an
+    older run there.
 
-    `check(partial)` validates the run (default `read_run_json`, a classification run). On a non-chief worker,
-    removes its temporary directory instead. `resume.json`, needed only while the run is unfinished, is removed.
+    On a non-chief worker, removes its temporary directory instead. `resume.json`, needed only while the run is
+    unfinished, is removed.
     """
     partial, output_dir = Path(partial), Path(output_dir)
     if not chief:
         shutil.rmtree(partial, ignore_errors=True)
         return output_dir
-    (check or read_run_json)(partial)
+    read_run_json(partial, kind=None)
     (partial / RESUME_FILE).unlink(missing_ok=True)
     replace_dir(partial, output_dir)
     logger.info("Run complete: %s", output_dir)
@@ -164,19 +222,26 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+def task_kind(record: dict[str, Any]) -> str:
+    """The record's task kind: `task_kind`, or classification for a run.json written before there were others."""
+    return record.get("task_kind", CLASSIFICATION)
+
+
 def write_run_json(run_dir: str | Path, record: dict[str, Any]) -> dict[str, Any]:
-    """Completes `record` (schema version, environment, time) and writes it as `run_dir/run.json`."""
-    record = {"schema_version": SCHEMA_VERSION, **record}
-    record.setdefault("environment", environment())
+    """The one writer of run.json: completes `record` (schema version, task kind, the environment with the kind's
+    packages, time), checks it against its kind's schema and writes it atomically as `run_dir/run.json`."""
+    kind = task_kind(record)
+    record = {"schema_version": SCHEMA_VERSION, "task_kind": kind, **record}
+    record.setdefault("environment", environment(ENVIRONMENT_PACKAGES.get(kind, ())))
     record.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
-    validate_run(record, Path(run_dir) / RUN_JSON)
+    validate_run(record, Path(run_dir) / RUN_JSON, kind)
     write_json(Path(run_dir) / RUN_JSON, record)
     return record
 
 
-def read_run_json(run_dir: str | Path, validate: Callable[[Any, Path], None] | None = None) -> dict[str, Any]:
-    """Reads and validates `run_dir/run.json` (by `validate`, default `validate_run`), with errors that say what
-    is missing and what to do."""
+def read_run_json(run_dir: str | Path, kind: str | None = CLASSIFICATION) -> dict[str, Any]:
+    """Reads and validates `run_dir/run.json` as a run of task `kind` (None: of the kind it records), with errors
+    that say what is missing and what to do."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         partial = partial_path(run_dir)
@@ -192,27 +257,34 @@ def read_run_json(run_dir: str | Path, validate: Callable[[Any, Path], None] | N
         record = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise RunError(f"{path} is not valid JSON ({error}); the run is damaged, train it again.") from None
-    (validate or validate_run)(record, path)
+    validate_run(record, path, kind)
     return record
 
 
-def validate_run(
-    record: Any,
-    path: Path,
-    required: dict[str, type] = REQUIRED,
-    required_nested: dict[str, tuple[str, ...]] = REQUIRED_NESTED,
-) -> None:
-    """Raises `RunError` naming what `record` (the run.json at `path`) lacks of `required` and `required_nested`."""
+def validate_run(record: Any, path: Path, kind: str | None = CLASSIFICATION) -> None:
+    """Raises `RunError` naming what `record` (the run.json at `path`) lacks of the schema of task `kind` (None: of
+    the kind it records), or that it records another kind."""
     if not isinstance(record, dict):
         raise RunError(f"{path} must hold a JSON object.")
+    found = task_kind(record)
+    if kind == TRANSLATION and found == CLASSIFICATION and record.get("side"):
+        raise RunError(
+            f"{path} is a classification run of the {record['side']} side, not a translation run; give a run "
+            "trained on a translation task."
+        )
+    if kind is not None and found != kind:
+        raise RunError(f"{path} is a {found!r} run, not a {kind} run.")
+    if found not in REQUIRED_NESTED:
+        raise RunError(f"{path}: task_kind {found!r} is not one of {', '.join(REQUIRED_NESTED)}.")
     if record.get("schema_version") != SCHEMA_VERSION:
         raise RunError(
             f"{path} has schema_version {record.get('schema_version')!r}; this suite reads {SCHEMA_VERSION}."
         )
-    for key, kind in required.items():
-        if not isinstance(record.get(key), kind):
-            raise RunError(f"{path} lacks {key!r} (a {kind.__name__}); the run is incomplete, train it again.")
-    for key, fields in required_nested.items():
+    required = {key: type_ for key, type_ in REQUIRED.items() if key != "task_kind"}  # absent: classification
+    for key, kind_of in required.items():
+        if not isinstance(record.get(key), kind_of):
+            raise RunError(f"{path} lacks {key!r} (a {kind_of.__name__}); the run is incomplete, train it again.")
+    for key, fields in REQUIRED_NESTED[found].items():
         missing = [f for f in fields if f not in record[key]]
         if missing:
             raise RunError(f"{path}: {key!r} lacks {', '.join(missing)}; the run is incomplete, train it again.")
@@ -232,8 +304,8 @@ def package_version(package: str) -> str | None:
         return None
 
 
-def environment() -> dict[str, Any]:
-    """Versions and machine facts recorded with every run and report."""
+def environment(packages: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Versions and machine facts recorded with every run and report, and the versions of `packages` too."""
     version = package_version
     return {
         "python": platform.python_version(),
@@ -243,6 +315,7 @@ def environment() -> dict[str, Any]:
         "platform": platform.platform(),
         "processor": platform.machine(),
         "cpu_count": os.cpu_count(),
+        **{package: version(package) for package in packages},
     }
 
 

@@ -22,10 +22,9 @@ def set_seed(seed: int) -> None:
 def prefetched(dataset: tf.data.Dataset, batches: int = 2) -> tf.data.Dataset:
     """`dataset` with `batches` prefetched and tf.data's autotuning off, for a training or evaluation input.
 
-    The autotuner's thread sleeps in doubling periods of 10 ms up to 60 s, and deleting an iterator can wait
-    for it to wake: Keras epochs then ended up to a minute late, at 20.5, 41.0, 81.9, 141.9, ... s after they
-    began (docs/results.md, "The input pipelines and tf.data's autotuner"). These pipelines have nothing for
-    it to tune.
+    The autotuner's thread sleeps in doubling periods of up to a minute, and deleting an iterator can wait for it
+    to wake, so Keras epochs ended late (docs/results.md#the-input-pipelines-and-tfdatas-autotuner-2026-12-01).
+    These pipelines have nothing for it to tune.
     """
     options = tf.data.Options()
     options.autotune.enabled = False

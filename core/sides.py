@@ -15,7 +15,7 @@ side, `python -m scratch` on a translation task, records `side: scratch` and `ta
     >>> of_run({"side": "scratch", "task_kind": "translation"}).name
     'translation'
     >>> get("finetune").profiles["quick"].side_flags()
-    ['--min-steps', '200', '--max-steps', '500']
+    ['--min-steps', '200', '--max-steps', '500', '--eval-steps', '100']
 """
 
 from __future__ import annotations
@@ -137,9 +137,12 @@ SIDES: dict[str, Side] = {
             profiles={
                 "full": SideProfile(),
                 # The pretrained model needs far fewer steps than the from-scratch one; at least 200 so that a small
-                # train split still gets a few hundred (docs/results.md, "Step budgets").
+                # train split still gets a few hundred (docs/results.md, "Step budgets"). A budget that ends inside
+                # the first epoch still validates, keeps its best point and draws a curve: every 100 steps.
                 "quick": SideProfile(
-                    budget=Budget(min_steps=200, max_steps=500), trial_lengths=Choice((250, 500, 1000))
+                    budget=Budget(min_steps=200, max_steps=500),
+                    flags=("--eval-steps", "100"),
+                    trial_lengths=Choice((250, 500, 1000)),
                 ),
             },
             search_space={"learning_rate": LogUniform(2e-5, 2e-4), "max_steps": Choice((250, 500, 1000, 2000))},
@@ -157,11 +160,11 @@ SIDES: dict[str, Side] = {
             profiles={
                 "full": SideProfile(),
                 # An epoch count is unfair to the from-scratch model on small data: at least 800 steps, at most 2,000,
-                # and patience 3 so that one noisy epoch does not end a run still climbing (docs/results.md,
-                # "Step budgets").
+                # validated every 250 steps (the budget may end inside the first epoch), and patience 3 so that one
+                # noisy validation does not end a run still climbing (docs/results.md, "Step budgets").
                 "quick": SideProfile(
                     budget=Budget(min_steps=800, max_steps=2000),
-                    flags=("--patience", "3"),
+                    flags=("--patience", "3", "--eval-steps", "250"),
                     trial_lengths=Choice((500, 1000, 2000)),
                 ),
             },

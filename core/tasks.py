@@ -1,9 +1,42 @@
 """Named tasks: where each public dataset lives on the hub (or, for translation, in the local mirror) and what its
-columns and labels are."""
+columns and labels are, and where the local mirrors are found (`find_data_dir`)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
+
+DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
+ROOT = Path(__file__).resolve().parents[1]  # the project's checkout
+# Where a mirror is looked for beside the project when $TEXTCLS_DATA_DIR is not set, relative to the checkout.
+MIRROR_FOLDERS = (Path("..") / "shared" / "data", Path("data"))
+
+
+def mirror_candidates(root: Path | None = None) -> list[Path]:
+    """The folders beside the project (`root`, default the checkout) that may hold the local task mirrors, in the
+    order they are tried."""
+    return [Path(os.path.normpath((root or ROOT) / folder)) for folder in MIRROR_FOLDERS]
+
+
+def find_data_dir(root: Path | None = None) -> str | None:
+    """The folder of local task mirrors (`<dir>/<task>/train.csv ...`), found without any option.
+
+    `$TEXTCLS_DATA_DIR` when set; else the first of `../shared/data` and `./data` beside the project (relative to
+    the checkout `root`, default `ROOT`, not to the working directory) that exists; else None, and named tasks come
+    from the hub.
+    """
+    if os.environ.get(DATA_DIR_ENV):
+        return os.environ[DATA_DIR_ENV]
+    return next((str(folder) for folder in mirror_candidates(root) if folder.is_dir()), None)
+
+
+def where_mirrors_were_sought(data_dir: str | None, root: Path | None = None) -> str:
+    """For a message: the folder searched for a task's mirror, or, with none, the places that were tried."""
+    if data_dir:
+        return f"under {data_dir}"
+    tried = " or ".join(str(folder) for folder in mirror_candidates(root))
+    return f"anywhere: --data-dir and ${DATA_DIR_ENV} are not set, and there is no {tried}"
 
 
 @dataclass(frozen=True)

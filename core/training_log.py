@@ -1,23 +1,28 @@
-"""The training log both sides keep: one `history.jsonl` per run, one line per finished epoch.
+"""The training log every run keeps: one `history.jsonl` per run, one line per validation.
 
-A line holds the epoch's metrics, its training wall seconds (validation excluded), the optimizer steps run
-so far and the examples the epoch trained on. The file lives in the unfinished run directory beside the
-`BackupAndRestore` backup, so a resumed run keeps the epochs finished before the interruption; an epoch
-redone after an interruption is written again and counts once (its last line wins). `training_summary`
-turns the file into run.json's `training` section.
+Training is validated after every pass over the training data, or with `--eval-steps N` every N optimizer steps;
+Keras calls each such period an epoch, and so does the log. A line holds the period's metrics, its training wall
+seconds (validation excluded), the optimizer steps run so far, the examples the period trained on and, on its
+last line, why training ended. The file lives in the unfinished run directory beside the `BackupAndRestore`
+backup, so a resumed run keeps the epochs finished before the interruption; an epoch redone after an
+interruption is written again and counts once (its last line wins). `training_summary` turns the file into
+run.json's `training` section.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import tensorflow as tf
 
 HISTORY_FILE = "history.jsonl"
-HISTORY_FIELDS = ("epoch", "loss", "accuracy", "val_loss", "val_accuracy", "train_seconds")
+METRICS = ("loss", "accuracy", "val_loss", "val_accuracy")  # every model logs these; a task may add `val_*` scores
+STOP_REASONS = ("budget", "early_stopping", "max_epochs")
 
 
 class TrainingLog(tf.keras.callbacks.Callback):
@@ -25,14 +30,20 @@ class TrainingLog(tf.keras.callbacks.Callback):
 
     Args:
         path: the history file, in the unfinished run directory.
-        batch_size: examples per optimizer step (global, over all replicas).
-        examples_per_epoch: rows of the train split; an epoch cut short counts a batch per step.
+        examples: `examples(first_step, last_step)`, the training examples between two optimizer step counts.
+        stop_reason: why training ends after the epoch that just finished, if it does (`budget` or
+            `early_stopping`; the last planned epoch ends with `max_epochs`); read after the callbacks that stop it.
     """
 
-    def __init__(self, path: str | Path, batch_size: int, examples_per_epoch: int) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        examples: Callable[[int, int], int],
+        stop_reason: Callable[[], str | None] = lambda: None,
+    ) -> None:
         super().__init__()
         self.path = Path(path)
-        self.batch_size, self.examples_per_epoch = batch_size, examples_per_epoch
+        self.examples, self.stop_reason = examples, stop_reason
         self._start, self._steps_before, self._train_seconds = 0.0, 0, None
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
@@ -48,12 +59,15 @@ class TrainingLog(tf.keras.callbacks.Callback):
         logs = logs or {}
         steps = self._steps()
         seconds = self._train_seconds if self._train_seconds is not None else time.perf_counter() - self._start
+        scores = [key for key in logs if key.startswith("val_") and key not in METRICS]
+        last = epoch + 1 >= self.params.get("epochs", math.inf)
         row = {
             "epoch": epoch + 1,
-            **{key: float(logs.get(key, float("nan"))) for key in ("loss", "accuracy", "val_loss", "val_accuracy")},
+            **{key: float(logs.get(key, float("nan"))) for key in (*METRICS, *scores)},
             "train_seconds": round(seconds, 3),
             "steps": steps,
-            "examples": min(self.examples_per_epoch, (steps - self._steps_before) * self.batch_size),
+            "examples": self.examples(self._steps_before, steps),
+            "stop_reason": self.stop_reason() or ("max_epochs" if last else None),
         }
         append_history(self.path, row)
 
@@ -61,29 +75,27 @@ class TrainingLog(tf.keras.callbacks.Callback):
         return int(self.model.optimizer.iterations.numpy())
 
 
+def pass_examples(rows: int, steps_per_pass: int, batch_size: int) -> Callable[[int, int], int]:
+    """`TrainingLog`'s example count for batches of `batch_size` over `rows` examples, `steps_per_pass` batches a pass.
+
+    A finished pass counts its rows; a pass cut short counts a batch per step, at most its rows.
+
+    >>> count = pass_examples(rows=40, steps_per_pass=3, batch_size=16)
+    >>> count(0, 3), count(3, 4), count(0, 7)
+    (40, 16, 96)
+    """
+
+    def seen(steps: int) -> int:
+        passes, rest = divmod(steps, steps_per_pass)
+        return passes * rows + min(rows, rest * batch_size)
+
+    return lambda first, last: seen(last) - seen(first)
+
+
 def append_history(path: str | Path, row: dict[str, Any]) -> None:
     """Adds one finished epoch's line to a history file."""
     with Path(path).open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(row) + "\n")
-
-
-class EpochScalars:
-    """TensorBoard event files for a training loop of its own, laid out as Keras's `TensorBoard` callback lays
-    them out: `<log_dir>/train` and `<log_dir>/validation`, one `epoch_<metric>` scalar per epoch (step: the
-    epoch counted from 0), so `tensorboard --logdir` shows every run alike."""
-
-    def __init__(self, log_dir: str | Path) -> None:
-        self.writers = {
-            name: tf.summary.create_file_writer(str(Path(log_dir) / name)) for name in ("train", "validation")
-        }
-
-    def write(self, epoch: int, train: dict[str, float], validation: dict[str, float]) -> None:
-        """`epoch` counted from 1; each dict maps a metric name (`loss`, `accuracy`, ...) to its value."""
-        for name, values in (("train", train), ("validation", validation)):
-            with self.writers[name].as_default():
-                for metric, value in values.items():
-                    tf.summary.scalar(f"epoch_{metric}", value, step=epoch - 1)
-            self.writers[name].flush()
 
 
 def read_history(path: str | Path) -> list[dict[str, Any]]:
@@ -96,20 +108,22 @@ def read_history(path: str | Path) -> list[dict[str, Any]]:
     return [latest[epoch] for epoch in sorted(latest)]
 
 
-def best_epoch(history: list[dict[str, Any]]) -> int:
-    """The first epoch with the highest validation accuracy (the one early stopping restores), or 0."""
+def best_epoch(history: list[dict[str, Any]], monitor: str = "val_accuracy", mode: str = "max") -> int:
+    """The first epoch with the best `monitor` (highest with `mode` max, lowest with min), the one early stopping
+    restores, or 0 for no epochs."""
     if not history:
         return 0
-    return int(max(history, key=lambda row: (row["val_accuracy"], -row["epoch"]))["epoch"])
+    sign = 1 if mode == "max" else -1
+    return int(max(history, key=lambda row: (sign * row[monitor], -row["epoch"]))["epoch"])
 
 
-def training_summary(path: str | Path) -> dict[str, Any]:
+def training_summary(path: str | Path, monitor: str = "val_accuracy", mode: str = "max") -> dict[str, Any]:
     """run.json's `training` section from a history file.
 
     Returns:
-        `seconds` (the epochs' training seconds, summed), `epochs_run`, `best_epoch`, `steps` (optimizer
-        steps in total), `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}] and
-        `examples_per_second` (examples trained on over training seconds).
+        `seconds` (the epochs' training seconds, summed), `epochs_run`, `best_epoch` (by `monitor` and `mode`),
+        `steps` (optimizer steps in total), `stop_reason` (the last epoch's, `max_epochs` when none was logged),
+        `history` (the file's rows) and `examples_per_second` (examples trained on over training seconds).
     """
     history = read_history(path)
     seconds = sum(row["train_seconds"] for row in history)
@@ -117,8 +131,9 @@ def training_summary(path: str | Path) -> dict[str, Any]:
     return {
         "seconds": round(seconds, 3),
         "epochs_run": len(history),
-        "best_epoch": best_epoch(history),
+        "best_epoch": best_epoch(history, monitor, mode),
         "steps": history[-1]["steps"] if history else 0,
-        "history": [{key: row[key] for key in HISTORY_FIELDS} for row in history],
+        "stop_reason": (history[-1].get("stop_reason") if history else None) or "max_epochs",
+        "history": history,
         "examples_per_second": round(examples / seconds, 3) if seconds else 0.0,
     }

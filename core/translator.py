@@ -1,7 +1,8 @@
 """Loads a finished translation run into a `Translator`, through its `saved_model/` alone (no side's code).
 
 A translation run's `run.json` has `task_kind: "translation"` and `validation` {`bleu`, `chrf`} on sacrebleu's
-0-100 scale; its `saved_model/` exposes `translate`, `translate_beam` and `attention` (see docs/formats.md).
+0-100 scale; its `saved_model/` exposes `translate`, `translate_beam`, `translate_nbest` and `attention` (see
+docs/formats.md).
 """
 
 from __future__ import annotations
@@ -13,27 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json, validate_run
+from core.cli import native_notices_silenced
+from core.mbr import consensus
+from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json
 from core.sides import TRANSLATION as TASK_KIND
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
-REQUIRED = {
-    "side": str,
-    "task_kind": str,
-    "model": dict,
-    "data": dict,
-    "hyperparameters": dict,
-    "training": dict,
-    "validation": dict,
-    "environment": dict,
-}
-REQUIRED_NESTED = {
-    "model": ("name", "source", "arch", "params", "trainable_params"),
-    "data": ("splits", "fingerprints", "options", "columns"),
-    "training": ("seconds", "epochs_run", "best_epoch", "history", "examples_per_second", "stop_reason"),
-    "validation": ("bleu", "chrf"),
-}
+# The decoding the translation report and the app's Translate tab use unless told otherwise: the best-scoring of
+# greedy, beam 4 and beam 4 with minimum-Bayes-risk selection that still translates 50 sentences a second
+# (docs/results.md, "Decoding: greedy, beam search and MBR").
+DEFAULT_BEAM = 4
+DEFAULT_MBR = True
 
 
 def is_translation_run(run_dir: str | Path) -> bool:
@@ -45,21 +37,9 @@ def is_translation_run(run_dir: str | Path) -> bool:
         return False
 
 
-def validate_translation_run(record: Any, path: Path) -> None:
-    """Raises `RunError` naming what `record` (the run.json at `path`) lacks."""
-    if isinstance(record, dict) and record.get("task_kind") != TASK_KIND and record.get("side"):
-        raise RunError(
-            f"{path} is a classification run of the {record['side']} side, not a translation run; give a run "
-            "trained on a translation task."
-        )
-    validate_run(record, path, REQUIRED, REQUIRED_NESTED)
-    if record["task_kind"] != TASK_KIND:
-        raise RunError(f"{path} is a {record['task_kind']!r} run, not a translation run.")
-
-
 def read_translation_run(run_dir: str | Path) -> dict[str, Any]:
-    """Reads and validates `run_dir/run.json` of a translation run."""
-    return read_run_json(run_dir, validate_translation_run)
+    """Reads and validates `run_dir/run.json` of a translation run (its schema: `core.rundir`)."""
+    return read_run_json(run_dir, TASK_KIND)
 
 
 class Translator:
@@ -83,15 +63,21 @@ class Translator:
         if not saved.is_dir():
             raise RunError(f"{self.path} has no {SAVED_MODEL_DIR}/; the run is incomplete, train it again.")
         self._tf = tf
-        self._module = tf.saved_model.load(str(saved))
+        with native_notices_silenced():  # its SentencePiece model loads here, logging at INFO
+            self._module = tf.saved_model.load(str(saved))
 
-    def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
-        """Translations of `texts`, greedy (`beam=1`) or by beam search, in the order given."""
-        if beam < 1:
-            raise ValueError(f"beam must be at least 1 (1 is greedy decoding), got {beam}.")
+    def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64, mbr: bool = False) -> list[str]:
+        """Translations of `texts`, greedy (`beam=1`) or by beam search, in the order given; with `mbr`, each is
+        the one of the beam's finished hypotheses the others agree with most by chrF++ (`core.mbr`)."""
+        check_decoding(beam, mbr)
         if beam > 1 and self.run["model"]["arch"] != "encoder-decoder":
             raise ValueError(f"{self.name} is a {self.run['model']['arch']} model; beam search needs encoder-decoder.")
-        return translate_batches(self._module, texts, beam, batch_size)
+        if mbr and not hasattr(self._module, "translate_nbest"):
+            raise RunError(
+                f"{self.path / SAVED_MODEL_DIR} has no translate_nbest function: it was exported before minimum-Bayes-"
+                "risk selection existed. Translate it without --mbr, or train the run again."
+            )
+        return translate_batches(self._module, texts, beam, batch_size, mbr)
 
     def attention(self, text: str) -> tuple[list[str], list[str], np.ndarray]:
         """One sentence's source pieces, output pieces and cross-attention (layers, heads, target, source)."""
@@ -102,17 +88,41 @@ class Translator:
         return pieces("source_tokens"), pieces("target_tokens"), result["weights"].numpy()
 
 
-def translate_batches(module: Any, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
-    """Translations of `texts` in order through `module`'s `translate` (greedy) or `translate_beam`, the export's
-    functions (a loaded `saved_model/` or the training's live module), decoded in batches of similar length."""
+def check_decoding(beam: int, mbr: bool) -> None:
+    """Refuses a beam width below 1, and minimum-Bayes-risk selection without hypotheses to choose among."""
+    if beam < 1:
+        raise ValueError(f"beam must be at least 1 (1 is greedy decoding), got {beam}.")
+    if mbr and beam < 2:
+        raise ValueError(f"--mbr chooses among a beam search's hypotheses: give a beam of 2 or more, got {beam}.")
+
+
+def describe_decoding(beam: int, mbr: bool) -> str:
+    """`greedy`, `beam 4` or `beam 4 + MBR`: how translations were made, as reports print it."""
+    return "greedy" if beam == 1 else f"beam {beam}" + (" + MBR" if mbr else "")
+
+
+def translate_batches(
+    module: Any, texts: list[str], beam: int = 1, batch_size: int = 64, mbr: bool = False
+) -> list[str]:
+    """Translations of `texts` in order through `module`'s `translate` (greedy), `translate_beam` or, with `mbr`,
+    `translate_nbest` and `core.mbr.consensus`: the export's functions (a loaded `saved_model/` or the training's
+    live module), decoded in batches of similar length."""
     import tensorflow as tf
 
+    check_decoding(beam, mbr)
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out: list[str] = [""] * len(texts)
+    width = tf.constant(beam, tf.int32)
     for start in range(0, len(order), batch_size):
         rows = order[start : start + batch_size]
         batch = tf.constant([texts[i] for i in rows], tf.string)
-        result = module.translate(batch) if beam == 1 else module.translate_beam(batch, tf.constant(beam, tf.int32))
+        if mbr:
+            found = module.translate_nbest(batch, width)
+            for i, candidates, scores in zip(rows, found["translations"].numpy(), found["scores"].numpy()):
+                kept = [c.decode("utf-8") for c, score in zip(candidates, scores) if np.isfinite(score)]
+                out[i] = kept[consensus(kept)]
+            continue
+        result = module.translate(batch) if beam == 1 else module.translate_beam(batch, width)
         for i, text in zip(rows, result.numpy()):
             out[i] = text.decode("utf-8")
     return out

@@ -11,6 +11,10 @@ from typing import Any
 
 import gradio as gr
 
+from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
+from compare.render.curve import FIGURE as CURVE_FIGURE
+from compare.render.tuning import FIGURE as TUNING_FIGURE
+from compare.translation import figures as translation_figures
 from core.translator import TASK_KIND
 from demo import report_view
 from demo.prediction import (
@@ -45,6 +49,8 @@ CSS = """
 .label-panel {min-height: 220px;}
 #report table {font-size: 0.92em;}
 #report th, #report td {word-break: normal !important; overflow-wrap: normal !important; hyphens: none;}
+.reference textarea, .reference input {border: none !important; box-shadow: none !important;
+  background: transparent !important; padding-left: 0 !important; font-weight: 600;}
 """
 
 
@@ -163,11 +169,6 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                     info=f"At most {max_chars:,} characters.",
                     elem_id="text",
                 )
-                gold = gr.Textbox(
-                    label="Gold label (test split)",
-                    interactive=False,
-                    visible=any(e.gold is not None for e in examples),
-                )
                 choice = gr.Radio(
                     model_choices(models),
                     value=BOTH if len(models) != 1 else next(iter(models)),
@@ -188,6 +189,13 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                         for name in names
                     ]
                 latency = gr.Markdown(elem_id="latency")
+                gold = gr.Textbox(  # filled by the examples below: a reference beside the answers, not an input
+                    label="Gold label (test split)",
+                    interactive=False,
+                    visible=any(e.gold is not None for e in examples),
+                    elem_id="gold",
+                    elem_classes="reference",
+                )
                 with gr.Accordion("API response (JSON)", open=False):
                     answer = gr.JSON(label="classify", elem_id="answer")
         if examples:
@@ -209,7 +217,17 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                 found = gr.State(None)
         latencies = gr.State({})
 
-    event = gr.on([button.click, text.submit], run_classify, [text, choice], [answer, latencies], api_name="classify")
+    # Unprocessed, so that whatever a client sends (an unknown model, a number for text) reaches `classify`,
+    # which answers it with {"error": ...}, instead of failing in Gradio's own checks with a traceback.
+    event = gr.on(
+        [button.click, text.submit],
+        run_classify,
+        [text, choice],
+        [answer, latencies],
+        api_name="classify",
+        preprocess=False,
+    )
+    text.input(None, None, gold, js="() => ''")  # an edited text no longer has the example's gold label
     event.then(show_results, [answer, latencies], [*panels, latency, status], api_visibility="private")
     if probes:
         event.then(run_explain, [text, choice, layer, head], [found, heatmap], api_visibility="private")
@@ -218,48 +236,56 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
 
 
 def _report_tab(report: Report | None, models: dict[str, Any], translators: dict[str, Any]) -> None:
+    """The report's sections, each heading once; a figure sits in the section that reads it, the others at the end."""
+    figures = {path.name: path for path in report.figures} if report is not None else {}
     if report is None:
         gr.Markdown(
             f"No report to show. `{CREATE_COMMAND}` trains both models and writes one to `reports/<task>/` "
             f"(`{TRANSLATE_COMMAND}` a translation report); `python app.py --report DIR` shows another."
         )
     elif report.is_translation:
-        _section("Translation quality", report_view.translation_scores, report.results, elem_id="translation-scores")
+        scores = figures.pop(translation_figures.SCORES, None)
+        _section("Translation quality", report_view.translation_scores, report.results, "translation-scores", scores)
         _section("Differences", report_view.translation_comparisons, report.results, optional=True)
-        _section("By domain", report_view.translation_domains, report.results, optional=True)
+        domains = figures.pop(translation_figures.PER_DOMAIN, None)
+        _section("By domain", report_view.translation_domains, report.results, figure=domains, optional=True)
     else:
         _section("Verdict", report_view.verdict, report.results, elem_id="verdict")
         _section("Headline", report_view.headline, report.results)
         _section("Diagnosis", report_view.diagnosis, report.results, optional=True)
         _section("Distillation", report_view.distillation, report.results, optional=True)
-        _section("Training time", report_view.training_time, report.results, optional=True)
-        _section("Tuning", report_view.tuning, report.results, optional=True)
+        curves = figures.pop(TRAINING_CURVES, None)
+        _section("Training time", report_view.training_time, report.results, figure=curves, optional=True)
+        tuning = figures.pop(TUNING_FIGURE, None)
+        _section("Tuning", report_view.tuning, report.results, figure=tuning, optional=True)
     runs = report_view.report_runs(report, models, translators)
     translation_runs = {name: run for name, run in runs.items() if run.get("task_kind") == TASK_KIND}
     classification_runs = {name: run for name, run in runs.items() if name not in translation_runs}
     if classification_runs:
-        gr.Markdown(f"## The runs\n\n{report_view.runs_table(classification_runs)}")
+        _section("The runs", report_view.runs_table, classification_runs)
     if translation_runs:
-        gr.Markdown(f"## The translation runs\n\n{report_view.translation_runs_table(translation_runs)}")
+        _section("The translation runs", report_view.translation_runs_table, translation_runs)
     if report is not None and report.curve:
-        _section("Learning curve", report_view.curve_summary, report.curve)
+        _section("Learning curve", report_view.curve_summary, report.curve, figure=figures.pop(CURVE_FIGURE, None))
     if report is not None and (report.directory / "report.html").is_file():
         gr.DownloadButton("Download the full report (HTML)", str(report.directory / "report.html"), size="sm")
-    if report is not None and report.figures:
+    if figures:
         gr.Markdown("## Figures")
-        for start in range(0, len(report.figures), 2):
-            with gr.Row():
-                for path in report.figures[start : start + 2]:
-                    with gr.Column():  # the caption sits above the figure, never over its own title
-                        gr.Markdown(f"**{report_view.figure_title(path.name)}**")
-                        gr.Image(str(path), show_label=False, interactive=False, format="png", height=360)
+        for path in figures.values():
+            gr.Markdown(f"### {report_view.figure_title(path.name, report.is_translation)}")
+            _figure(path)
 
 
 def _section(
-    title: str, render: Any, content: dict[str, Any], elem_id: str | None = None, optional: bool = False
+    title: str,
+    render: Any,
+    content: dict[str, Any],
+    elem_id: str | None = None,
+    figure: Path | None = None,
+    optional: bool = False,
 ) -> None:
-    """A heading and what `render` makes of `content`, or what is missing from a file another version wrote;
-    an `optional` section that renders to nothing (a report without tuning, say) is left out."""
+    """A heading, what `render` makes of `content` (or what is missing from a file another version wrote) and the
+    `figure` that goes with it; an `optional` section with nothing to show (a report without tuning) is left out."""
     try:
         text = render(content)
     except (KeyError, TypeError, ValueError) as error:
@@ -268,5 +294,19 @@ def _section(
             f"The report's files lack {error}, which this version shows; recreate them with `{CREATE_COMMAND}` "
             "or `python -m compare report`."
         )
-    if text or not optional:
+    if text or figure is not None or not optional:
+        text = text.removeprefix(f"### {title}\n\n")  # a table named as its section: the heading once
         gr.Markdown(f"## {title}\n\n{text}", elem_id=elem_id)
+    if figure is not None:
+        _figure(figure)
+
+
+def _figure(path: Path) -> None:
+    """A report figure across the page's width (the report draws it for that width), never cropped or squeezed."""
+    gr.Image(
+        str(path),
+        show_label=False,
+        interactive=False,
+        format="png",
+        buttons=["fullscreen", "download"],
+    )

@@ -9,6 +9,7 @@ server starts, so that the first latency a user sees is a real one, not graph tr
 from __future__ import annotations
 
 import logging
+import reprlib
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -59,7 +60,9 @@ def warm_up(models: dict[str, Any]) -> list[str]:
 
 def check_text(text: Any, max_chars: int, empty: str = "Type or paste some text to classify.") -> str | None:
     """The message for input the models should not see (`empty` for no text), or None when the text is fine."""
-    if not isinstance(text, str) or not text.strip():
+    if text is not None and not isinstance(text, str):  # a client's mistake: the page always sends a string
+        return f"The text must be a string, got {reprlib.repr(text)} ({type(text).__name__})."
+    if text is None or not text.strip():
         return empty
     if len(text) > max_chars:
         return (
@@ -93,7 +96,7 @@ def classify_timed(
         return {"error": problem}, {}
     names = model_names(models)
     if choice != BOTH and choice not in names:
-        return {"error": f"Unknown model {choice!r}; choose one of {', '.join([BOTH, *names])}."}, {}
+        return {"error": f"Unknown model {reprlib.repr(choice)}; choose one of {', '.join([BOTH, *names])}."}, {}
     loaded = [name for name in names if name in models]
     wanted = (loaded if len(loaded) > 1 else names) if choice == BOTH else [choice]  # both: every loaded model
     missing = [name for name in wanted if name not in models]

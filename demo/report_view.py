@@ -8,16 +8,16 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from compare.render import tables
+from compare.render import figures, tables
 from compare.render.curve import curve_summary
 from compare.render.diagnosis import diagnosis_tables, training_curve_table
 from compare.render.distillation import distillation_tables
-from compare.render.figures import figure_title
 from compare.render.format import count, pct, seconds
 from compare.render.markdown import markdown_table
 from compare.render.tables import Table
 from compare.render.tuning import tuning_tables
 from compare.report.locate import recorded_runs
+from compare.translation import figures as translation_figures
 from compare.translation import render as translation
 from compare.translation.render import score
 from core.rundir import read_run_json
@@ -76,6 +76,12 @@ def training_time(results: dict[str, Any]) -> str:
 def tuning(results: dict[str, Any]) -> str:
     """The tuning tables of `compare run --tune N` (expected best of n trials, every trial); "" without tuning."""
     return "\n".join(markdown_table(table) for table in tuning_tables(results))
+
+
+def figure_title(name: str, translation: bool = False) -> str:
+    """A figure's caption as its report gives it: a translation report's own titles, else the classification
+    report's (or the file name in words)."""
+    return (translation_figures.TITLES.get(name) if translation else None) or figures.figure_title(name)
 
 
 def data_cells(data: dict[str, Any]) -> tuple[str, str]:

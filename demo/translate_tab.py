@@ -7,6 +7,7 @@ from typing import Any
 
 import gradio as gr
 
+from core.translator import DEFAULT_BEAM, DEFAULT_MBR
 from demo.prediction import DEFAULT_MAX_CHARS
 from demo.sources import TranslationExample
 from demo.translation import (
@@ -72,9 +73,9 @@ def translate_tab(
     probe = cross_attention(attender, WARM_UP_SENTENCE, max_chars)
     layers, heads = probe[2].shape[:2] if probe else (0, 0)
 
-    def run_translate(text: str, system: str, beam: int) -> tuple[dict[str, Any], dict[str, float]]:
+    def run_translate(text: str, system: str, beam: int, mbr: bool) -> tuple[dict[str, Any], dict[str, float]]:
         """Translates `text` with `system` (a name, or all): {system: translation} or {"error": message}."""
-        return translate_timed(text, system, beam, translators, reference, max_chars)
+        return translate_timed(text, system, beam, translators, reference, max_chars, mbr)
 
     def render(result: dict[str, Any], latencies: dict[str, float], beam: Any) -> tuple[Any, ...]:
         return render_translations(result, latencies, beam, translators, reference)
@@ -99,8 +100,6 @@ def translate_tab(
                     info=f"At most {min(max_chars, MAX_CHARS):,} characters; translated sentence by sentence.",
                     elem_id="pt-text",
                 )
-                gold = gr.Textbox(label="Reference translation (test split)", interactive=False, visible=bool(examples))
-                scores = gr.Textbox(label="Sentence chrF++ in the report", interactive=False, visible=bool(examples))
                 system = gr.Dropdown(  # a custom value reaches `translate`, which answers it with a message
                     [("All, side by side", ALL)]
                     + [
@@ -113,11 +112,17 @@ def translate_tab(
                     elem_id="system",
                 )
                 beam = gr.Number(
-                    value=1,
+                    value=DEFAULT_BEAM,
                     precision=0,
                     label="Beam width",
                     info=f"1 is greedy decoding, up to {MAX_BEAM} beam search; decoder-only runs decode greedily only.",
                     elem_id="beam",
+                )
+                mbr = gr.Checkbox(
+                    value=DEFAULT_MBR,
+                    label="Minimum Bayes risk",
+                    info="With a beam: the hypothesis the beam's others agree with most by chrF++, not the likeliest.",
+                    elem_id="mbr",
                 )
                 button = gr.Button("Translate", variant="primary", elem_id="translate")
             with gr.Column(scale=7):
@@ -129,6 +134,13 @@ def translate_tab(
                     for name in names
                 ]
                 latency = gr.Markdown(elem_id="translate-latency")
+                with gr.Row(visible=bool(examples)):  # filled by the test sentences below: references, not inputs
+                    gold = gr.Textbox(
+                        label="Reference translation (test split)", interactive=False, elem_classes="reference"
+                    )
+                    scores = gr.Textbox(
+                        label="Sentence chrF++ in the report", interactive=False, elem_classes="reference"
+                    )
                 with gr.Accordion("API response (JSON)", open=False):
                     answer = gr.JSON(label="translate", elem_id="translate-answer")
         if examples:
@@ -146,9 +158,15 @@ def translate_tab(
                 found = gr.State(None)
         latencies = gr.State({})
 
-    event = gr.on(
-        [button.click, text.submit], run_translate, [text, system, beam], [answer, latencies], api_name="translate"
+    event = gr.on(  # unprocessed, as /classify: `translate` answers any value a client sends (beam 2.5, "2")
+        [button.click, text.submit],
+        run_translate,
+        [text, system, beam, mbr],
+        [answer, latencies],
+        api_name="translate",
+        preprocess=False,
     )
+    text.input(None, None, [gold, scores], js="() => ['', '']")  # an edited text has no reference of its own
     event.then(render, [answer, latencies, beam], [*outputs, latency, status], api_visibility="private")
     if attender is not None:
         event.then(run_attention, [text, system, layer, head], [found, heatmap], api_visibility="private")

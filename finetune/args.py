@@ -6,16 +6,17 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from core.args import BudgetArguments
+from core.args import ClassifierBudgetArguments
 
 POOLINGS = ("cls", "mean")  # finetune.modeling builds the mean-pooled model
 
 
 @dataclass
-class FinetuneArguments(BudgetArguments):
-    """Which pretrained checkpoint to start from and how to train it (the budget options: `BudgetArguments`).
+class FinetuneArguments(ClassifierBudgetArguments):
+    """Which pretrained checkpoint to start from and how to train it (the budget options: `ClassifierBudgetArguments`).
 
-    The defaults are the settings measured to reach the quality targets with the packaged model.
+    The defaults are the settings that reached the quality targets with the packaged model
+    (docs/results.md#each-side-with-its-defaults).
     """
 
     DEFAULT_EPOCHS: ClassVar[int] = 3

@@ -108,9 +108,10 @@ class FinetunedServing(tf.Module):
         model: the transformers TF sequence-classification model.
         tokenizer: its Hugging Face fast tokenizer (a WordPiece one).
         max_length: texts are cut to this many tokens, special tokens included.
+        run_dir: the finished run the model was loaded from (its `model.onnx`, or its saved model to convert).
     """
 
-    def __init__(self, model: tf.keras.Model, tokenizer, max_length: int, run_dir: Path | None = None):
+    def __init__(self, model: tf.keras.Model, tokenizer, max_length: int, run_dir: Path):
         super().__init__(name="finetuned_classifier")
         self._untracked = Untracked(model)
         self._untracked.tokenizer = tokenizer
@@ -131,14 +132,14 @@ class FinetunedServing(tf.Module):
         """`model.onnx`, `model_int8.onnx` and `tokenizer.json` into `directory`; returns export.json's `onnx`."""
         from core.export import ONNX_FILES, TOKENIZER_FILE
         from core.onnx import ONNX_FILE, QUANTIZATION, quantize
-        from finetune.onnx import convert_model
+        from finetune.onnx import convert_saved
 
-        run_dir, tokenizer = self._untracked.run_dir, self._untracked.tokenizer
+        run_dir, tokenizer = Path(self._untracked.run_dir), self._untracked.tokenizer
         float_path = Path(directory) / ONNX_FILES["float"]
-        if run_dir is not None and (Path(run_dir) / ONNX_FILE).is_file():
-            shutil.copyfile(Path(run_dir) / ONNX_FILE, float_path)
-        else:
-            convert_model(self.model, float_path)
+        if (run_dir / ONNX_FILE).is_file():
+            shutil.copyfile(run_dir / ONNX_FILE, float_path)
+        else:  # a run trained with --no-onnx, or whose ONNX model did not reproduce it
+            convert_saved(run_dir, float_path)
         quantize(float_path, Path(directory) / ONNX_FILES["int8"])
         tokenizer.backend_tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
         return {

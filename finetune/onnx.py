@@ -1,14 +1,26 @@
-"""The fine-tuned classifier in ONNX (`core.onnx`): token ids and attention mask in, probabilities out."""
+"""The fine-tuned classifier in ONNX (`core.onnx`): token ids and attention mask in, probabilities out.
+
+The conversion runs in a process of its own, `python -m finetune.onnx MODEL_DIR OUTPUT` on the model that
+`save_pretrained` wrote (`convert_saved`): tf2onnx's passes over a BERT graph take memory many times the model's
+size, which a training process, holding its model, optimizer state and datasets, would add to its own. The run's
+process keeps its model and checks the file against it (`write_checked`).
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
-from core.onnx import Session, convert, keep_if_faithful
+from core.cli import notices_shown
+from core.onnx import CONVERTER_ENVIRONMENT, Session, convert, keep_if_faithful
+from core.processes import run_command
 
 
 def convert_model(model: tf.keras.Model, path: Path) -> float:
@@ -29,6 +41,22 @@ def convert_model(model: tf.keras.Model, path: Path) -> float:
     return convert(probabilities, spec, path)
 
 
+def convert_saved(model_dir: Path, path: Path, dtype_policy: str = "float32") -> float:
+    """Converts the `save_pretrained` classifier in `model_dir` to ONNX at `path` in a child process; returns the
+    seconds it took.
+
+    Args:
+        dtype_policy: the Keras dtype policy the model computes in (`mixed_float16` for a run trained so).
+    Raises:
+        core.processes.ProcessError: the conversion failed; the message ends with what the converter said.
+    """
+    start = time.perf_counter()
+    cmd = [sys.executable, "-m", "finetune.onnx", model_dir, path, "--dtype-policy", dtype_policy]
+    # Its output (TensorFlow and tf2onnx notices) only with --verbose; a failure's last lines are in the ProcessError.
+    run_command(cmd, log=None if notices_shown() else os.devnull, env=CONVERTER_ENVIRONMENT)
+    return time.perf_counter() - start
+
+
 class OnnxForward:
     """`model.onnx` as the classifier's forward pass: (ids, mask) int32 (B, T) -> probabilities (B, K)."""
 
@@ -42,7 +70,8 @@ class OnnxForward:
 
 
 def write_checked(classifier, texts: list[str], reference: np.ndarray, run_dir: Path) -> dict[str, Any]:
-    """The run's `model.onnx`, kept when it reproduces `reference` (TensorFlow's probabilities of `texts`)."""
+    """The run's `model.onnx`, converted from the model saved in `run_dir`, kept when it reproduces `reference`
+    (TensorFlow's probabilities of `texts`)."""
     from finetune.predict import FinetunedClassifier
 
     def predict(path: Path) -> np.ndarray:
@@ -51,4 +80,27 @@ def write_checked(classifier, texts: list[str], reference: np.ndarray, run_dir: 
         )
         return onnx.predict_proba(texts)
 
-    return keep_if_faithful(run_dir, lambda path: convert_model(classifier.model, path), reference, predict)
+    policy = classifier.model.dtype_policy.name
+    return keep_if_faithful(run_dir, lambda path: convert_saved(run_dir, path, policy), reference, predict)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m finetune.onnx MODEL_DIR OUTPUT [--dtype-policy P]`: what `convert_saved` starts."""
+    parser = argparse.ArgumentParser(
+        prog="python -m finetune.onnx",
+        description="Convert a save_pretrained TF sequence classifier to ONNX (probabilities out).",
+        allow_abbrev=False,
+    )
+    parser.add_argument("model_dir", type=Path, help="A directory written by save_pretrained.")
+    parser.add_argument("output", type=Path, help="The ONNX file to write.")
+    parser.add_argument("--dtype-policy", default="float32", help="The Keras dtype policy the model computes in.")
+    args = parser.parse_args(argv)
+    from finetune.predict import load_model
+
+    tf.keras.mixed_precision.set_global_policy(args.dtype_policy)
+    convert_model(load_model(args.model_dir), args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

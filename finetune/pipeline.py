@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import tensorflow as tf
 
+from core.batching import length_buckets
 from core.budget import bucketed_steps
 from core.runtime import prefetched
 
@@ -90,16 +91,8 @@ def train_dataset(
     rows = _rows(encoded)
     dataset = tf.data.Dataset.from_tensor_slices((rows, labels.astype(np.int32)))
     dataset = dataset.shuffle(len(encoded.ids), seed=seed, reshuffle_each_iteration=True).map(_with_mask)
-    boundaries = _boundaries(max_length)
-    dataset = dataset.bucket_by_sequence_length(
-        element_length_func=lambda ids, mask, label: tf.shape(ids)[0],
-        bucket_boundaries=boundaries,
-        bucket_batch_sizes=[batch_size] * (len(boundaries) + 1),
-        padding_values=(pad_id, 0, 0),
-    )
-    steps = steps_per_epoch(encoded.lengths, batch_size, max_length)
-    dataset = dataset.map(_features).apply(tf.data.experimental.assert_cardinality(steps))
-    return prefetched(dataset)
+    dataset = length_buckets(dataset, encoded.lengths, _boundaries(max_length), batch_size, (pad_id, 0, 0))
+    return prefetched(dataset.map(_features))
 
 
 def eval_dataset(encoded: Encoded, labels: np.ndarray, batch_size: int, pad_id: int) -> tf.data.Dataset:

@@ -1,29 +1,27 @@
 """One fine-tuning run, from the parsed options to a finished run directory.
 
 The run directory (`docs/formats.md`): the `save_pretrained` model and tokenizer, `run.json`, the model
-card `README.md`, the training log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
-`seconds` (the epochs' training time, validation excluded), `epochs_run`, `best_epoch`, `steps` (optimizer
-steps run, resumed ones included), `budget` {`min_steps`, `max_steps`}, `stop_reason` (`early_stopping`,
-`budget` or `max_epochs`), `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}],
-`examples_per_second`, `truncated` (texts cut per split) and, with `--class-weight balanced`, `class_weights` (per label id);
-`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch`, `total_steps`,
-`class_weight`, `min_steps` and `max_steps`; `validation` holds accuracy and macro-F1 of the restored
-best epoch (`core.metrics`).
+card `README.md`, the training log `history.jsonl` and TensorBoard `logs/`. run.json's `training` is the shared
+loop's (`core.callbacks.fit`, the same for every kind of run) plus `truncated` (texts cut per split) and, with
+`--class-weight balanced`, `class_weights` (per label id); `hyperparameters` holds the options with the planned
+`epochs`, `steps_per_epoch` and `total_steps`; `validation` holds accuracy and macro-F1 of the restored best
+epoch (`core.metrics`).
 """
 
 from __future__ import annotations
 
 import logging
-import shutil
 from pathlib import Path
 from typing import Any
 
 import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
-from core.callbacks import BACKUP_DIR, fit
+from core.budget import TrainingPlan
+from core.callbacks import fit_classifier, remove_training_state
 from core.data import TaskData, load_task
 from core.metrics import classification_scores
+from core.record import RunContext, run_record
 from core.rundir import finish_run, start_run, write_run_json
 from core.runtime import is_chief, make_strategy, set_seed
 from finetune.args import FinetuneArguments
@@ -32,7 +30,7 @@ from finetune.checkpoint import Checkpoint, CheckpointError, resolve_checkpoint,
 from finetune.onnx import write_checked
 from finetune.pipeline import Encoded, encode, eval_dataset, steps_per_epoch, train_dataset
 from finetune.predict import FinetunedClassifier
-from finetune.train import build_model, count_params
+from finetune.train import build_model
 
 logger = logging.getLogger(__name__)
 
@@ -58,9 +56,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     if args.mixed_precision:
         tf.keras.mixed_precision.set_global_policy("mixed_float16")
     try:
-        model, training, hyperparameters = _fit(
-            task, checkpoint, tokenizer, data_args, run_args, args, strategy, run_dir
-        )
+        model, training, plan = _fit(task, checkpoint, tokenizer, data_args, args, strategy, run_dir)
     finally:
         tf.keras.mixed_precision.set_global_policy("float32")
 
@@ -75,26 +71,22 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
         serving = write_checked(classifier, task.texts("validation"), probabilities, run_dir)
     else:
         serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
-    shutil.rmtree(run_dir / BACKUP_DIR, ignore_errors=True)
-    params, trainable = count_params(model)
-    record = write_run_json(
-        run_dir,
-        {
-            "side": "finetune",
-            "model": {
-                "name": args.model,
-                "source": checkpoint.source,
-                "architecture": type(model).__name__,
-                "params": params,
-                "trainable_params": trainable,
-            },
-            "data": task.describe(data_args),
-            "hyperparameters": hyperparameters,
-            "training": training,
-            "validation": validation,
-            "serving": serving,
-        },
+    remove_training_state(run_dir)
+    context = RunContext(
+        side="finetune",
+        model=model,
+        model_fields={"name": args.model, "source": checkpoint.source, "architecture": type(model).__name__},
+        data=task,
+        data_args=data_args,
+        run_args=run_args,
+        options={k: v for k, v in args.to_dict().items() if k != "model"},  # --model is model.name
+        plan=plan,
+        replicas=strategy.num_replicas_in_sync,
+        training=training,
+        validation=validation,
+        sections={"serving": serving},
     )
+    record = write_run_json(run_dir, run_record(context))
     write_card(run_dir, record)
     return finish_run(run_dir, run_args.output_dir, chief=chief)
 
@@ -116,11 +108,10 @@ def _fit(
     checkpoint: Checkpoint,
     tokenizer,
     data_args: DataArguments,
-    run_args: RunArguments,
     args: FinetuneArguments,
     strategy: tf.distribute.Strategy,
     run_dir: Path,
-) -> tuple[tf.keras.Model, dict[str, Any], dict[str, Any]]:
+) -> tuple[tf.keras.Model, dict[str, Any], TrainingPlan]:
     encoded: dict[str, Encoded] = {}
     for split in ("train", "validation"):
         encoded[split] = encode(tokenizer, task.texts(split), data_args.max_length)
@@ -143,16 +134,6 @@ def _fit(
     plan = args.plan(steps_per_epoch(lengths, args.batch_size, data_args.max_length))
     with strategy.scope():
         model = build_model(checkpoint, task.labels, args, plan.total_steps)
-    training = fit(model, train, validation, run_dir, args, plan, task.label_ids("train"), len(task.labels))
+    training = fit_classifier(model, train, validation, run_dir, args, plan, task.label_ids("train"), len(task.labels))
     training["truncated"] = {split: enc.truncated for split, enc in encoded.items()}
-    hyperparameters = {
-        **{k: v for k, v in args.to_dict().items() if k != "model"},
-        "epochs": plan.epochs,  # what --epochs, or the budget, gave
-        "max_length": data_args.max_length,
-        "seed": data_args.seed,
-        "steps_per_epoch": plan.steps_per_epoch,
-        "total_steps": plan.total_steps,
-        "strategy": run_args.strategy,
-        "replicas": strategy.num_replicas_in_sync,
-    }
-    return model, training, hyperparameters
+    return model, training, plan

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import math
 
-import numpy as np
 import tensorflow as tf
 
 from finetune.args import FinetuneArguments
@@ -41,9 +40,3 @@ def build_model(checkpoint: Checkpoint, labels: list[str], args: FinetuneArgumen
         metrics=[tf.keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
     )
     return model
-
-
-def count_params(model: tf.keras.Model) -> tuple[int, int]:
-    """(all parameters, trainable parameters)."""
-    trainable = int(sum(np.prod(w.shape) for w in model.trainable_weights))
-    return int(model.count_params()), trainable

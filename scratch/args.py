@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from core.args import BudgetArguments
+from core.args import ClassifierBudgetArguments
 from scratch.config import (
     ACTIVATIONS,
     DEFAULT_PRESET,
@@ -57,8 +57,8 @@ class ShapeArguments:
 
 
 @dataclass
-class ScratchArguments(BudgetArguments, ShapeArguments):
-    """Model and training options (the budget options: `BudgetArguments`). Model fields left unset come from `--preset`."""
+class ScratchArguments(ClassifierBudgetArguments, ShapeArguments):
+    """Model and training options (the budget options: `ClassifierBudgetArguments`). Model fields left unset come from `--preset`."""
 
     DEFAULT_EPOCHS: ClassVar[int] = 8
     _argument_group_name = "model and training options"

@@ -20,7 +20,8 @@ WORD_RESERVED = (PAD, WORD_UNKNOWN)  # ids 0 and 1 of a word vocabulary
 
 @dataclass
 class ModelConfig:
-    """Shape of the network. `vocab_size` is the requested word vocabulary (WordPiece brings its own)."""
+    """Shape of the network. `vocab_size` is the requested word vocabulary (WordPiece brings its own). The defaults
+    are the default preset, `small`."""
 
     num_labels: int = 2
     vocab_size: int = 20000
@@ -28,7 +29,7 @@ class ModelConfig:
     d_model: int = 128
     num_heads: int = 4
     d_ff: int = 512
-    dropout: float = 0.1
+    dropout: float = 0.2
     activation: str = "gelu"
     norm: str = "post"
     causal: bool = False
@@ -91,10 +92,10 @@ def check_block_options(norm: str, activation: str) -> None:
         raise ValueError(f"--activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}.")
 
 
-# Presets are data: the fields they set, everything else from ModelConfig's defaults.
+# Presets are data: the fields they change from ModelConfig's defaults, which are the `small` preset itself.
 PRESETS: dict[str, dict] = {
     "tiny": {"vocab_size": 1000, "num_layers": 2, "d_model": 32, "num_heads": 2, "d_ff": 64, "dropout": 0.0},
-    "small": {"vocab_size": 20000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 512, "dropout": 0.2},
+    "small": {},
     "base": {"vocab_size": 30000, "num_layers": 4, "d_model": 256, "num_heads": 8, "d_ff": 1024, "dropout": 0.1},
 }
 DEFAULT_PRESET = "small"

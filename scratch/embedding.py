@@ -43,7 +43,8 @@ class TokenAndPositionEmbedding(tf.keras.layers.Layer):
         super().build(input_shape)
 
     def call(self, token_ids: tf.Tensor, training: bool | None = None, start: int | tf.Tensor = 0) -> tf.Tensor:
-        """`start`: the position of the first id (a cached decoding step embeds one id at its position)."""
+        """`start`: the position of the first id, for every row or one per row (B,) (a cached decoding step embeds
+        one id at its position)."""
         x = self.token_embedding(token_ids) * tf.cast(math.sqrt(self.d_model), self.compute_dtype)  # (B, T, C)
         x = self.position_encoding(x, start=start)  # (B, T, C)
         return self.dropout_layer(x, training=training)

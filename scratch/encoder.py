@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from scratch.attention import MultiHeadAttention, attend_cached
+from scratch.attention import MultiHeadAttention
 from scratch.config import check_block_options
 
 
@@ -95,37 +95,23 @@ class TransformerEncoderBlock(tf.keras.layers.Layer):
         keep = attention_mask(padding_mask, tf.shape(inputs)[1], self.causal)  # (B, T, T) or None
 
         def self_attend(query):
-            return self.attention(query, attention_mask=keep, training=training, return_attention_scores=True)
+            return self.attention(query, query, attention_mask=keep, training=training, return_attention_scores=True)
 
         x, weights = self._sublayers(inputs, self_attend, training)
         return (x, weights) if return_attention_scores else x
 
-    def _sublayers(self, x: tf.Tensor, self_attend, training: bool | None) -> tuple[tf.Tensor, tf.Tensor]:
-        """The two residual sub-layers in `norm` order; `self_attend(query)` returns (output, weights)."""
+    def _sublayers(self, x: tf.Tensor, self_attend, training: bool | None) -> tuple[tf.Tensor, object]:
+        """The two residual sub-layers in `norm` order. `self_attend(query)` returns (output, extra), `extra`
+        being the attention weights or the updated key/value cache; it is returned beside the output."""
         if self.norm == "pre":
-            attended, weights = self_attend(self.attention_norm(x))
+            attended, extra = self_attend(self.attention_norm(x))
             x = x + self.attention_dropout(attended, training=training)  # (B, T, C)
             x = x + self._feed_forward(self.ff_norm(x), training)  # (B, T, C)
         else:
-            attended, weights = self_attend(x)
+            attended, extra = self_attend(x)
             x = self.attention_norm(x + self.attention_dropout(attended, training=training))  # (B, T, C)
             x = self.ff_norm(x + self._feed_forward(x, training))  # (B, T, C)
-        return x, weights
-
-    def step(
-        self, x: tf.Tensor, position: tf.Tensor, cache: tuple[tf.Tensor, tf.Tensor]
-    ) -> tuple[tf.Tensor, tuple[tf.Tensor, tf.Tensor]]:
-        """A causal block on position `position` alone, in inference mode: x (B, 1, C) and the key/value cache
-        of the earlier positions, two (B, H, Tmax, D) -> (B, 1, C) output and the cache with this position in."""
-        written = []
-
-        def self_attend(query):
-            output, weights, updated = attend_cached(self.attention, query, position, cache)
-            written.append(updated)
-            return output, weights
-
-        y, _ = self._sublayers(x, self_attend, training=False)
-        return y, written[0]
+        return x, extra
 
     def compute_mask(self, inputs, mask=None):
         return mask

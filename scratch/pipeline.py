@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
+from core.batching import length_buckets
 from core.budget import bucketed_steps
 from core.classifier import predict_in_batches
 from core.runtime import prefetched
@@ -73,14 +74,7 @@ def grouped_batches(
     dataset = dataset.map(lambda row, length, target: (row[:length], target))  # (T_i,), (K,)
     if shuffle_seed is not None:
         dataset = dataset.shuffle(len(ids), seed=shuffle_seed, reshuffle_each_iteration=True)
-    bounds = bucket_boundaries(max_length)
-    dataset = dataset.bucket_by_sequence_length(
-        lambda row, _: tf.shape(row)[0], bounds, [batch_size] * (len(bounds) + 1), pad_to_bucket_boundary=False
-    )
-    # A known epoch length lets Keras end each epoch without a last, failing call to the train step, which
-    # would still advance the optimizer's step count (and so the schedule and the step budget) by one.
-    dataset = dataset.apply(tf.data.experimental.assert_cardinality(steps_per_epoch(ids, batch_size, max_length)))
-    return prefetched(dataset)
+    return prefetched(length_buckets(dataset, lengths, bucket_boundaries(max_length), batch_size))
 
 
 def predict_logits(classifier: tf.keras.Model, ids: list[np.ndarray], batch_size: int = 64) -> np.ndarray:

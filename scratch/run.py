@@ -8,30 +8,25 @@ the data before the run directory is made, the transfer set (train and its augme
 teacher) replaces the train split, and the distillation loss the cross-entropy.
 
 The run directory (`docs/formats.md`): `model.keras`, `run.json`, the model card `README.md`, the training
-log `history.jsonl` and TensorBoard `logs/`. run.json's `training` holds
-`seconds` (the epochs' training time, validation excluded), `epochs_run`, `best_epoch`, `steps` (optimizer
-steps run, resumed ones included), `budget` {`min_steps`, `max_steps`}, `stop_reason` (`early_stopping`,
-`budget` or `max_epochs`), `history` [{epoch, loss, accuracy, val_loss, val_accuracy, train_seconds}],
-`examples_per_second` and, with `--class-weight balanced`, `class_weights` (per label id);
-`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch`, `total_steps`,
-`class_weight`, `min_steps` and `max_steps`; `validation` holds accuracy and macro-F1 of the restored
-best epoch (`core.metrics`).
+log `history.jsonl` and TensorBoard `logs/`. run.json's `training` is the shared loop's (`core.callbacks.fit`,
+the same for every kind of run) plus, with `--class-weight balanced`, `class_weights` (per label id);
+`hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch` and `total_steps`;
+`validation` holds accuracy and macro-F1 of the restored best epoch (`core.metrics`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import shutil
 from pathlib import Path
 
 import numpy as np
-import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
-from core.callbacks import BACKUP_DIR, fit
+from core.callbacks import fit_classifier, remove_training_state
 from core.data import TaskData, load_task
 from core.metrics import classification_scores
+from core.record import RunContext, run_record
 from core.rundir import finish_run, start_run, write_run_json
 from core.runtime import is_chief, make_strategy, set_seed
 from scratch.args import ScratchArguments
@@ -82,7 +77,9 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
         else:
             compile_classifier(classifier, args, warmup_steps)
     labels = distillation.transfer.gold if distillation else data.label_ids("train")
-    training = fit(classifier, train_batches, validation_batches, partial, args, plan, labels, len(data.labels))
+    training = fit_classifier(
+        classifier, train_batches, validation_batches, partial, args, plan, labels, len(data.labels)
+    )
 
     predicted = predict_logits(classifier, validation_ids, args.batch_size).argmax(axis=1)
     validation = classification_scores(data.label_ids("validation"), predicted, len(data.labels))
@@ -93,27 +90,27 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
         serving = write_checked(end_to_end, data.labels, data.texts("validation"), partial)
     else:
         serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
-    record = run_record(  # with the warmup the ratio gave and the epochs the budget gave
-        data,
-        data_args,
-        run_args,
-        dataclasses.replace(args, warmup_steps=warmup_steps, epochs=plan.epochs),
-        config,
-        classifier,
-        len(tokenizer.vocabulary),
-        training,
-        validation,
-        {
-            "replicas": strategy.num_replicas_in_sync,
-            "steps_per_epoch": plan.steps_per_epoch,
-            "total_steps": plan.total_steps,
+    context = RunContext(
+        side="scratch",
+        model=classifier,
+        model_fields=model_fields(config, len(tokenizer.vocabulary), data_args.max_length),
+        data=data,
+        data_args=data_args,
+        run_args=run_args,
+        options={  # with the warmup the ratio gave
+            **dataclasses.replace(args, warmup_steps=warmup_steps).to_dict(),
+            "optimizer": "AdamW",
+            "schedule": "warmup then 1/sqrt(step)",
         },
+        plan=plan,
+        replicas=strategy.num_replicas_in_sync,
+        training=training,
+        validation=validation,
+        sections={"serving": serving, **({"distillation": distillation.record()} if distillation else {})},
     )
-    record["serving"] = serving
-    if distillation:
-        record["distillation"] = distillation.record()
+    record = run_record(context)
     write_card(partial, write_run_json(partial, record))
-    shutil.rmtree(partial / BACKUP_DIR, ignore_errors=True)
+    remove_training_state(partial)
     return finish_run(partial, run_args.output_dir, chief=chief)
 
 
@@ -122,42 +119,14 @@ def one_hot(data: TaskData, split: str) -> np.ndarray:
     return np.eye(len(data.labels), dtype=np.float32)[data.label_ids(split)]
 
 
-def run_record(
-    data: TaskData,
-    data_args: DataArguments,
-    run_args: RunArguments,
-    args: ScratchArguments,
-    config: ModelConfig,
-    classifier: tf.keras.Model,
-    vocab_size: int,
-    training: dict,
-    validation: dict,
-    plan: dict,
-) -> dict:
-    """The run.json record (core.rundir adds schema version, environment and time)."""
-    params = int(classifier.count_params())
-    trainable = int(sum(np.prod(w.shape) for w in classifier.trainable_weights))
+def model_fields(config: ModelConfig, vocab_size: int, max_length: int) -> dict:
+    """run.json `model`'s description of the network: its name, source, file and configuration."""
     norm = "pre-LN" if config.norm == "pre" else "post-LN"
     kind = "causal decoder" if config.causal else "encoder"
     return {
-        "side": "scratch",
-        "model": {
-            "name": f"Transformer {kind}, {config.num_layers} layers, d_model {config.d_model}, "
-            f"{config.num_heads} heads, {norm}, {config.tokenizer} tokens",
-            "source": "random initialisation (trained from scratch)",
-            "params": params,
-            "trainable_params": trainable,
-            "file": MODEL_FILE,
-            "config": {**config.to_dict(), "tokenizer_vocab_size": vocab_size, "max_length": data_args.max_length},
-        },
-        "data": data.describe(data_args),
-        "hyperparameters": {
-            **args.to_dict(),
-            "strategy": run_args.strategy,
-            **plan,
-            "optimizer": "AdamW",
-            "schedule": "warmup then 1/sqrt(step)",
-        },
-        "training": training,
-        "validation": validation,
+        "name": f"Transformer {kind}, {config.num_layers} layers, d_model {config.d_model}, "
+        f"{config.num_heads} heads, {norm}, {config.tokenizer} tokens",
+        "source": "random initialisation (trained from scratch)",
+        "file": MODEL_FILE,
+        "config": {**config.to_dict(), "tokenizer_vocab_size": vocab_size, "max_length": max_length},
     }

@@ -32,11 +32,11 @@ NEGATIVE = ["a dull mess", "boring and far too long", "i hated it", "terrible ac
 
 
 def mirror_dir(holding: str = "sst2/train.csv") -> Path | None:
-    """The local dataset mirror holding `holding`: $TEXTCLS_DATA_DIR, else ../shared/data beside the checkout."""
-    for candidate in (os.environ.get("TEXTCLS_DATA_DIR"), ROOT.parent / "shared" / "data"):
-        if candidate and (Path(candidate) / holding).is_file():
-            return Path(candidate)
-    return None
+    """The local dataset mirror, found as the commands find it (`core.tasks.find_data_dir`), if it holds `holding`."""
+    from core.tasks import find_data_dir
+
+    found = find_data_dir()
+    return Path(found) if found and (Path(found) / holding).is_file() else None
 
 
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], T]) -> T:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,9 @@ from compare.render.format import ci, pct
 from demo import page, prediction, sources
 from tests.demo.fakes import FakeClassifier, FakeScratch
 
-# Gradio 6.17 reads a status constant that its pinned Starlette deprecates, once per queued request.
+# Gradio 6.17 reads a status constant that its pinned Starlette deprecates, once per queued request: `app.serve`
+# filters it out, but pytest restores the warning filters after each test, and the module's server outlives the
+# test that started it. The request log itself is tested on `python app.py` below.
 pytestmark = pytest.mark.filterwarnings("ignore:'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated")
 
 
@@ -192,8 +196,9 @@ def test_translation_runs_on_the_command_line_get_a_translate_tab(tmp_path: Path
     assert loaded.problems == [] and list(loaded.models) == ["scratch"]
     assert list(loaded.translators) == ["pt-en", "pt-en-gpt"] and loaded_runs == [runs / "pt-en", runs / "pt-en-gpt"]
     warm = translation.WARM_UP_SENTENCE
-    assert loaded.translators["pt-en"].calls == [([warm], 1), ([warm], 2)]  # greedy and beam search traced
-    assert loaded.translators["pt-en-gpt"].calls == [([warm], 1)]  # a decoder-only model takes beam 1 only
+    # greedy, beam search and beam search with minimum-Bayes-risk selection traced
+    assert loaded.translators["pt-en"].calls == [([warm], 1, False), ([warm], 2, False), ([warm], 2, True)]
+    assert loaded.translators["pt-en-gpt"].calls == [([warm], 1, False)]  # a decoder-only model takes beam 1 only
     text = page_text(app.create_demo(app.AppArguments(runs=[str(runs)], max_chars=300)))
     assert '"Translate"' in text and '"Classify"' not in text
     assert "At most 300 characters; translated sentence by sentence." in text
@@ -238,6 +243,55 @@ def test_the_api_answers_every_model_choice_and_bad_input(server: Any) -> None:
     assert client.predict(" \n ", "scratch", api_name="/classify") == {"error": "Type or paste some text to classify."}
     huge = client.predict("z" * 100_000, "both", api_name="/classify")
     assert huge["error"].startswith("The text has 100,000 characters; this demo accepts at most 5,000.")
+
+
+def test_bad_input_is_answered_with_an_error_and_logs_no_traceback(server: Any, capfd, caplog) -> None:
+    from gradio_client import Client
+
+    _, url = server
+    client = Client(url, verbose=False)
+    choices = "both, finetune, scratch"
+    for text, model, message in (
+        ("a great film", "bert", f"Unknown model 'bert'; choose one of {choices}."),
+        ("a great film", 3, f"Unknown model 3; choose one of {choices}."),
+        ("a great film", "x" * 10_000, f"Unknown model 'xxxxxxxxxxxx...xxxxxxxxxxxxx'; choose one of {choices}."),
+        (42, "both", "The text must be a string, got 42 (int)."),
+        (["a", "great", "film"], "scratch", "The text must be a string, got ['a', 'great', 'film'] (list)."),
+        (None, "both", "Type or paste some text to classify."),
+    ):
+        assert client.predict(text, model, api_name="/classify") == {"error": message}, (text, model)
+    assert "Traceback" not in capfd.readouterr().err
+    assert [record.getMessage() for record in caplog.records if record.exc_info] == []
+
+
+@pytest.mark.slow  # starting `python app.py` takes about 20 s here
+def test_the_request_log_holds_the_apps_own_lines_only(tmp_path: Path) -> None:
+    """`python app.py` itself: no traceback for bad input, no warning per request, no advice to set `share=True`
+    in a `launch()` the user never calls."""
+    from gradio_client import Client
+
+    from compare.bench.app_load import wait_until_serving
+    from core.processes import start_command
+    from tests.demo.fakes import write_report
+
+    report = write_report(tmp_path / "report", runs={})  # no runs to load: the page says how to make them
+    port, log = free_port(), tmp_path / "app.log"
+    url = f"http://127.0.0.1:{port}/"
+    process = start_command([sys.executable, app.__file__, "--report", report, "--port", port], log)
+    try:
+        wait_until_serving(url, process, log, timeout=120)
+        client = Client(url, verbose=False)
+        for _ in range(3):
+            assert "not loaded" in client.predict("a great film", "both", api_name="/classify")["error"]
+        assert client.predict("a great film", "bert", api_name="/classify")["error"].startswith("Unknown model")
+        assert client.predict(42, "both", api_name="/classify") == {"error": "The text must be a string, got 42 (int)."}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    text = log.read_text()
+    assert f"Serving the demo on {url} (--share also opens a public link)" in text
+    assert "Traceback" not in text and "share=True" not in text and "HTTP Request" not in text, text
+    assert not re.search(r"\w+Warning: ", text), text
 
 
 def test_concurrent_clients_each_get_the_answer_for_their_own_text(server: Any) -> None:

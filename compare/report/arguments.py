@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.args import VERBOSE_HELP
+from core.translator import check_decoding
 
 INPUTS = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 OUTPUTS = (".csv", ".jsonl")
@@ -47,6 +48,12 @@ class PredictArguments:
         default=None, metadata={"help": "A name per run (default: its side; a translation run's directory name)."}
     )
     beam: int = field(default=1, metadata={"help": "Translation runs: beam width (1: greedy)."})
+    mbr: bool = field(
+        default=False,
+        metadata={
+            "help": "Translation runs: choose among the beam's hypotheses by chrF++ consensus (minimum Bayes risk)."
+        },
+    )
     verbose: bool = field(default=False, metadata={"help": VERBOSE_HELP})
 
     def __post_init__(self) -> None:
@@ -54,5 +61,4 @@ class PredictArguments:
             raise ValueError(f"--input {self.input}: unsupported file type; use one of {', '.join(INPUTS)}.")
         if Path(self.output).suffix.lower() not in OUTPUTS:
             raise ValueError(f"--output {self.output}: write .csv or .jsonl.")
-        if self.beam < 1:
-            raise ValueError(f"--beam must be at least 1 (1 is greedy decoding), got {self.beam}.")
+        check_decoding(self.beam, self.mbr)

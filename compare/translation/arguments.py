@@ -23,6 +23,7 @@ from compare.run.arguments import (
 from compare.run.profiles import give_way
 from core.args import VERBOSE_HELP, PairDataArguments
 from core.sides import PROFILES, get
+from core.translator import DEFAULT_BEAM, DEFAULT_MBR
 
 SIDE = "translation"  # the side that trains every variant (core.sides)
 DECODER_ONLY = "scratch-decoder-only"
@@ -86,8 +87,19 @@ class TranslationReportArguments:
 
     _argument_group_name = "report options"
 
-    beam: int = field(default=4, metadata={"help": "Beam width of the beam-search speed measurement (1: skip it)."})
-    beam_sentences: int = field(default=200, metadata={"help": "Test sentences the beam-search speed is timed on."})
+    beam: int = field(
+        default=DEFAULT_BEAM,
+        metadata={
+            "help": "Beam width the scored translations are decoded with (1: greedy; decoder-only runs: greedy)."
+        },
+    )
+    mbr: bool = field(
+        default=DEFAULT_MBR,
+        metadata={
+            "help": "Choose each translation among the beam's hypotheses by their chrF++ consensus (minimum Bayes "
+            "risk); --no-mbr keeps the beam's most likely. Nothing to choose with --beam 1."
+        },
+    )
     latency_samples: int = field(default=50, metadata={"help": "Single sentences translated one by one and timed."})
     examples: int = field(default=15, metadata={"help": "Rows of the table of sentences where systems differ most."})
     language_pair: str | None = field(
@@ -99,6 +111,6 @@ class TranslationReportArguments:
     )
 
     def __post_init__(self) -> None:
-        for name in ("beam", "beam_sentences", "latency_samples", "examples"):
+        for name in ("beam", "latency_samples", "examples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")

@@ -41,9 +41,12 @@ def scores_table(results: dict) -> Table:
     for name, r in results["references"].items():
         muted.add(len(rows))
         rows.append([name, score(r["bleu"], r["bleu_ci"]), score(r["chrf"], r["chrf_ci"]), _ref_note(r)])
+    greedy = [name for name, m in results["models"].items() if m.get("decoding", "greedy") == "greedy"]
+    decoded = results["settings"]["decoding"]
+    exceptions = f" ({', '.join(greedy)}: greedy)" if greedy and decoded != "greedy" else ""
     note = (
-        f"Corpus sacreBLEU and chrF++ (0-100) on the {results['n']:,} {results['split']} sentences, greedy decoding; "
-        "intervals: 95% percentile bootstrap over sentences. Reference rows in italics."
+        f"Corpus sacreBLEU and chrF++ (0-100) on the {results['n']:,} {results['split']} sentences, {decoded} "
+        f"decoding{exceptions}; intervals: 95% percentile bootstrap over sentences. Reference rows in italics."
     )
     return Table("Scores", ["system", "BLEU [95% CI]", "chrF++ [95% CI]", "what"], rows, muted, note)
 
@@ -77,7 +80,7 @@ def comparisons_table(results: dict) -> Table:
 
 
 def cost_table(results: dict) -> Table:
-    beam = results["settings"]["beam"]
+    decoding = results["settings"]["decoding"]
     rows, muted = [], set()
     entries = {**results["models"], **results["references"]}
     for name, m in entries.items():
@@ -103,14 +106,13 @@ def cost_table(results: dict) -> Table:
         "size on disk",
         "training",
         "sentences/s greedy",
-        f"sentences/s beam {beam}",
+        f"sentences/s {decoding}",
         "one sentence p50 / p95",
     ]
     note = (
-        f"Greedy speed over the whole split in batches of 64; beam over the first {results['settings']['beam_sentences']} "
-        f"sentences; latency over {results['settings']['latency_samples']} sentences spread over the split, one at a "
-        "time. bergamot translates one sentence per call: its latency is over every sentence (the first, which "
-        "loads the model, left out) and its rate one over its mean."
+        f"Speeds over the whole split in batches of 64; greedy latency over {results['settings']['latency_samples']} "
+        "sentences spread over the split, one at a time. bergamot translates one sentence per call: its latency is "
+        "over every sentence (the first, which loads the model, left out) and its rate one over its mean."
     )
     return Table("Cost", header, rows, muted, note)
 

@@ -29,7 +29,7 @@ from compare.translation.scoring import largest_differences, score_systems
 from compare.translation.timing import translate_timed
 from core.pairs import PairSplit, language_pair
 from core.rundir import environment, write_json
-from core.translator import TASK_KIND, Translator, load
+from core.translator import TASK_KIND, Translator, describe_decoding, load
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +66,7 @@ def build_translation_report(
     for run in compared:
         translator = loader(run.path)
         outputs[run.name], speed = translate_timed(
-            translator, split.sources, options.beam, options.beam_sentences, options.latency_samples
+            translator, split.sources, options.beam, options.mbr, options.latency_samples
         )
         teacher = (run.run.get("distillation") or {}).get("teacher")
         costs[run.name] = {
@@ -75,7 +75,8 @@ def build_translation_report(
             "arch": run.run["model"]["arch"],
             "teacher": teacher,
         }
-        progress.stage("translated with %s: %.0f sentences/s greedy", run.name, speed["throughput_per_s"])
+        progress.stage("translated with %s (%s): %.0f sentences/s greedy", run.name, speed["decoding"],
+                       speed["throughput_per_s"])  # fmt: skip
         del translator
     refs = [
         references.bergamot(split.sources, pair, bergamot_factory),
@@ -100,10 +101,10 @@ def build_translation_report(
             "bootstrap_seed": stats.bootstrap_seed,
             "confidence": CONFIDENCE,
             "beam": options.beam,
-            "beam_sentences": min(options.beam_sentences, len(split)),
+            "mbr": options.mbr and options.beam > 1,
             "latency_samples": options.latency_samples,
             "examples": options.examples,
-            "decoding": "greedy",
+            "decoding": describe_decoding(options.beam, options.mbr),
         },
         "data": {
             "source": source,

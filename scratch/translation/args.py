@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.args import check_budget
+from core.args import BudgetArguments
 from scratch.args import ShapeArguments, check_optimizer_options
 from scratch.config import ACTIVATIONS
 from scratch.translation.config import (
@@ -19,7 +19,7 @@ from scratch.translation.config import (
 )
 
 # Training budgets that go with each preset; a flag given on the command line wins. `base` keeps the average of the
-# last 5 epochs if it is better (its time on pt_en: docs/results.md).
+# last 5 epochs if it scores better; what each preset costs and reaches on pt_en is in docs/results.md.
 PRESET_TRAINING: dict[str, dict[str, Any]] = {
     "tiny": {
         "epochs": 30,
@@ -56,8 +56,9 @@ EARLY_STOPPING = ("chrf", "loss")
 
 
 @dataclass
-class TranslationArguments(ShapeArguments):
-    """Model, training and decoding options. Fields left unset come from `--preset`."""
+class TranslationArguments(BudgetArguments, ShapeArguments):
+    """Model, training and decoding options (the budget options: `BudgetArguments`). Fields left unset come from
+    `--preset`; the preset's epochs count as a given `--epochs` (with `--max-steps`, an upper bound)."""
 
     _argument_group_name = "model and training options"
 
@@ -77,7 +78,6 @@ class TranslationArguments(ShapeArguments):
         default=True,
         metadata={"help": "Give the output projection its own weights (by default it shares the embedding table)."},
     )
-    epochs: int | None = field(default=None, metadata={"help": "Most epochs to train; early stopping may end sooner."})
     max_tokens: int | None = field(
         default=None, metadata={"help": "Tokens per batch (padded source or target, whichever is longer)."}
     )
@@ -96,7 +96,6 @@ class TranslationArguments(ShapeArguments):
     patience: int | None = field(
         default=None, metadata={"help": "Stop after this many epochs without a better score (the preset's)."}
     )
-    max_steps: int | None = field(default=None, metadata={"help": "Stop after this many optimizer steps in total."})
     average_last: int | None = field(
         default=None,
         metadata={
@@ -142,8 +141,8 @@ class TranslationArguments(ShapeArguments):
         for name, value in PRESET_TRAINING.get(self.preset, {}).items():
             if getattr(self, name) is None:
                 setattr(self, name, value)
+        super().__post_init__()
         self.model_config()  # fails now, with the bad value named, rather than after loading data
-        check_budget(self.epochs, self.max_steps)
         for name in ("max_tokens", "warmup_steps", "patience", "average_last"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")

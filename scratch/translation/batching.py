@@ -7,6 +7,8 @@ nothing is padded to a global maximum.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import sentencepiece as spm
 import tensorflow as tf
@@ -73,27 +75,6 @@ def token_batches(lengths: np.ndarray, max_tokens: int, rng: np.random.Generator
     return batches
 
 
-def ragged(rows: list[np.ndarray]) -> tf.RaggedTensor:
-    """Rows of ids -> a (N, None) int32 RaggedTensor."""
-    values = np.concatenate(rows).astype(np.int32) if rows else np.zeros([0], np.int32)
-    return tf.RaggedTensor.from_row_lengths(values, np.asarray([len(r) for r in rows], np.int64))
-
-
-def encoder_decoder_tables(sources: list[np.ndarray], targets: list[np.ndarray]):
-    """((source, target input), labels) of every pair, as (N, None) tables: the target behind the start id."""
-    inputs = [np.concatenate([[BOS_ID], t]) for t in targets]
-    labels = [np.concatenate([t, [EOS_ID]]) for t in targets]
-    return (ragged(sources), ragged(inputs)), ragged(labels)
-
-
-def decoder_only_tables(sources: list[np.ndarray], targets: list[np.ndarray]):
-    """(sequence input, labels) of every pair, as (N, None) tables: `source, start id, target`, labels 0 over
-    the source."""
-    inputs = [np.concatenate([s, [BOS_ID], t]) for s, t in zip(sources, targets)]
-    labels = [np.concatenate([np.zeros(len(s), np.int32), t, [EOS_ID]]) for s, t in zip(sources, targets)]
-    return ragged(inputs), ragged(labels)
-
-
 def pair_lengths(arch: str, sources: list[np.ndarray], targets: list[np.ndarray]) -> np.ndarray:
     """The padded width each pair needs in a batch of `arch`."""
     if arch == "decoder-only":
@@ -101,25 +82,106 @@ def pair_lengths(arch: str, sources: list[np.ndarray], targets: list[np.ndarray]
     return np.asarray([max(len(s), len(t) + 1) for s, t in zip(sources, targets)])
 
 
-def make_dataset(
-    arch: str,
-    sources: list[np.ndarray],
-    targets: list[np.ndarray],
-    max_tokens: int,
-    rng: np.random.Generator | None = None,
-) -> tuple[tf.data.Dataset, list[int]]:
-    """The batches of one pass over the pairs as a `tf.data.Dataset`, and the row count of each.
+def padded(rows: list[np.ndarray]) -> np.ndarray:
+    """Rows of ids -> (N, longest) int32, padded with 0."""
+    out = np.zeros([len(rows), max(map(len, rows))], np.int32)
+    for i, row in enumerate(rows):
+        out[i, : len(row)] = row
+    return out
 
-    Each element gathers its batch's rows and pads them with 0 to the longest, inside the input graph: no
-    Python runs while Keras iterates.
+
+def pad_batch(arch: str, sources: list[np.ndarray], targets: list[np.ndarray], rows: np.ndarray):
+    """The model's input and labels for pairs `rows`: encoder-decoder ((source (B, S), target behind the start id
+    (B, T)), labels (B, T)); decoder-only (`source, start id, target` (B, L), labels (B, L) with 0 over the source)."""
+    if arch == "decoder-only":
+        inputs = [np.concatenate([sources[i], [BOS_ID], targets[i]]) for i in rows]
+        labels = [np.concatenate([np.zeros(len(sources[i]), np.int32), targets[i], [EOS_ID]]) for i in rows]
+        return padded(inputs), padded(labels)
+    source = padded([sources[i] for i in rows])
+    target_in = padded([np.concatenate([[BOS_ID], targets[i]]) for i in rows])
+    return (source, target_in), padded([np.concatenate([targets[i], [EOS_ID]]) for i in rows])
+
+
+def batch_signature(arch: str):
+    """The `tf.TensorSpec` structure of `pad_batch`'s batches."""
+    ids = tf.TensorSpec([None, None], tf.int32)
+    return (ids, ids) if arch == "decoder-only" else ((ids, ids), ids)
+
+
+def evaluation_dataset(arch: str, sources: list[np.ndarray], targets: list[np.ndarray], max_tokens: int):
+    """One pass over the pairs in length order (the least padding), as a `tf.data.Dataset` of `pad_batch` batches."""
+    batches = token_batches(pair_lengths(arch, sources, targets), max_tokens)
+    dataset = tf.data.Dataset.from_generator(
+        lambda: (pad_batch(arch, sources, targets, rows) for rows in batches), output_signature=batch_signature(arch)
+    )
+    return prefetched(dataset.apply(tf.data.experimental.assert_cardinality(len(batches))))
+
+
+class TokenBatchStream(tf.keras.callbacks.Callback):
+    """The training batches: an endless stream of passes over the training pairs, each pass drawn anew from
+    (seed, pass) (its segmentations, with subword sampling, its ties and its batch order), so that the stream's
+    batch number s is the same whenever it is drawn.
+
+    Step s of training trains on batch s: as a callback, the stream learns at the first epoch how many steps the
+    (restored) run has taken and starts there, so a resumed run continues with the batch the interruption left.
+
+    Args:
+        arch: the model's arch (`pad_batch`).
+        pass_pairs: `pass_pairs(n)`, the tokenised (sources, targets) of pass n (from 1).
+        max_tokens: the token budget of a batch (`token_batches`).
+        seed: the run's seed.
     """
-    batches = token_batches(pair_lengths(arch, sources, targets), max_tokens, rng)
-    tables = (decoder_only_tables if arch == "decoder-only" else encoder_decoder_tables)(sources, targets)
-    sizes = [len(b) for b in batches]
-    index = ragged(batches)  # (batches, None) row numbers
 
-    def gather(batch: tf.Tensor):
-        return tf.nest.map_structure(lambda table: tf.gather(table, batch).to_tensor(), tables)
+    def __init__(
+        self,
+        arch: str,
+        pass_pairs: Callable[[int], tuple[list[np.ndarray], list[np.ndarray]]],
+        max_tokens: int,
+        seed: int,
+    ) -> None:
+        super().__init__()
+        self.arch, self.pass_pairs, self.max_tokens, self.seed = arch, pass_pairs, max_tokens, seed
+        self.start: int | None = None
+        self.rows: dict[int, int] = {}  # step -> pairs in its batch, as drawn
+        self._drawn: tuple[int, tuple, list[np.ndarray]] | None = None
 
-    dataset = tf.data.Dataset.from_tensor_slices(index).map(gather)
-    return prefetched(dataset), sizes
+    def draw(self, number: int) -> tuple[tuple[list[np.ndarray], list[np.ndarray]], list[np.ndarray]]:
+        """Pass `number`'s pairs and its batches (row indices), the last pass drawn kept."""
+        if self._drawn is None or self._drawn[0] != number:
+            pairs = self.pass_pairs(number)
+            rng = np.random.default_rng([self.seed, number])
+            self._drawn = (number, pairs, token_batches(pair_lengths(self.arch, *pairs), self.max_tokens, rng))
+        return self._drawn[1], self._drawn[2]
+
+    @property
+    def steps_per_pass(self) -> int:
+        """The first pass's batches (without subword sampling, every pass's)."""
+        return len(self.draw(1)[1])
+
+    def dataset(self) -> tf.data.Dataset:
+        """The stream as an endless `tf.data.Dataset` of `pad_batch` batches."""
+        dataset = tf.data.Dataset.from_generator(self._batches, output_signature=batch_signature(self.arch))
+        return prefetched(dataset.apply(tf.data.experimental.assert_cardinality(tf.data.INFINITE_CARDINALITY)))
+
+    def _batches(self):
+        if self.start is None:
+            raise RuntimeError("the training stream was read before training began")
+        number, offset, step = 1, self.start, self.start
+        while offset >= len(self.draw(number)[1]):
+            offset -= len(self.draw(number)[1])
+            number += 1
+        while True:
+            (sources, targets), batches = self.draw(number)
+            for rows in batches[offset:]:
+                self.rows[step] = len(rows)
+                step += 1
+                yield pad_batch(self.arch, sources, targets, rows)
+            number, offset = number + 1, 0
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        if self.start is None:  # BackupAndRestore has restored the step count by now
+            self.start = int(self.model.optimizer.iterations.numpy())
+
+    def examples(self, first: int, last: int) -> int:
+        """The pairs of the batches of steps `first` to `last` (the training log's `examples`)."""
+        return sum(self.rows[step] for step in range(first, last))

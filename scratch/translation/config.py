@@ -2,8 +2,8 @@
 
 The command line's options (`scratch.translation.args`) build and check a `TranslationConfig` before TensorFlow
 loads; `scratch.translation.model` builds the network from it. Presets are data: `tiny` for tests, `small` for a
-short run on a CPU, `base` twice as wide (d_model 256, d_ff 1,024, 8 heads) with dropout. The tutorial's shape (the
-config's defaults: 4 layers, d_model 128, d_ff 512, 8 heads) is reachable by flags.
+short run on a CPU, `base` twice as wide (d_model 256, d_ff 1,024, 8 heads) with dropout, the default. The
+tutorial's shape (4 layers, d_model 128, d_ff 512, 8 heads) is reachable by flags.
 """
 
 from __future__ import annotations
@@ -26,14 +26,15 @@ ARCHS = ("encoder-decoder", "decoder-only")
 
 @dataclass
 class TranslationConfig:
-    """The shape of a translation model; `vocab_size` is the tokenizer's, reserved ids included."""
+    """The shape of a translation model; `vocab_size` is the tokenizer's, reserved ids included. The defaults are
+    the default preset's (`base`)."""
 
-    vocab_size: int = 8000
+    vocab_size: int = 3000
     arch: str = "encoder-decoder"
-    num_layers: int = 4
-    d_model: int = 128
+    num_layers: int = 2
+    d_model: int = 256
     num_heads: int = 8
-    d_ff: int = 512
+    d_ff: int = 1024
     dropout: float = 0.1
     norm: str = "post"
     activation: str = "relu"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from scratch.attention import MultiHeadAttention, attend, attend_cached, project_keys_values
+from scratch.attention import MultiHeadAttention, cache_mask
 from scratch.config import check_block_options
 from scratch.encoder import attention_mask
 
@@ -75,20 +75,27 @@ class TransformerDecoderBlock(tf.keras.layers.Layer):
         super().build(input_shape)
 
     def _sublayers(self, x, self_attend, cross_attend, training):
-        """The block's three residual sub-layers in `norm` order; the attentions are passed in as functions."""
+        """The block's three residual sub-layers in `norm` order. `self_attend(query)` returns (output, cache),
+        the cache None outside decoding; `cross_attend(query)` returns (output, weights).
+
+        Returns:
+            (B, Tt, C) output, the self-attention cache and the cross-attention weights.
+        """
         drop = lambda y: self.dropout_layer(y, training=training)  # noqa: E731
         feed_forward = lambda y: drop(self.ff_output(drop(self.ff_inner(y))))  # noqa: E731
         if self.norm == "pre":
-            x = x + drop(self_attend(self.self_norm(x)))  # (B, Tt, C)
+            attended, cache = self_attend(self.self_norm(x))
+            x = x + drop(attended)  # (B, Tt, C)
             attended, weights = cross_attend(self.cross_norm(x))
             x = x + drop(attended)
             x = x + feed_forward(self.ff_norm(x))
         else:
-            x = self.self_norm(x + drop(self_attend(x)))
+            attended, cache = self_attend(x)
+            x = self.self_norm(x + drop(attended))
             attended, weights = cross_attend(x)
             x = self.cross_norm(x + drop(attended))
             x = self.ff_norm(x + feed_forward(x))
-        return x, weights
+        return x, cache, weights
 
     def call(
         self,
@@ -105,52 +112,54 @@ class TransformerDecoderBlock(tf.keras.layers.Layer):
         cross = None if memory_mask is None else tf.cast(memory_mask, tf.bool)[:, None, :]  # (B, 1, Ts)
 
         def self_attend(query):
-            return self.self_attention(query, attention_mask=causal, training=training)
+            return self.self_attention(query, query, attention_mask=causal, training=training), None
 
         def cross_attend(query):
             return self.cross_attention(
-                query, value=memory, attention_mask=cross, training=training, return_attention_scores=True
+                query, memory, attention_mask=cross, training=training, return_attention_scores=True
             )
 
-        x, weights = self._sublayers(inputs, self_attend, cross_attend, training)
+        x, _, weights = self._sublayers(inputs, self_attend, cross_attend, training)
         return (x, weights) if return_attention_scores else x
 
     def memory_cache(self, memory: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-        """Cross-attention keys and values of the encoder output, computed once per source batch."""
-        return project_keys_values(self.cross_attention, memory)
+        """Cross-attention keys and values of the encoder output (B, Ts, C), two (B, H, Ts, D), computed once per
+        source batch."""
+        return self.cross_attention.key_value_cache(memory)
 
     def step(
         self,
         x: tf.Tensor,
-        position: tf.Tensor,
+        position: tf.Tensor | int,
         cache: tuple[tf.Tensor, tf.Tensor],
         memory_cache: tuple[tf.Tensor, tf.Tensor],
         memory_mask: tf.Tensor,
     ) -> tuple[tf.Tensor, tuple[tf.Tensor, tf.Tensor], tf.Tensor]:
-        """Decodes position `position` alone, in inference mode.
+        """Decodes Tq consecutive target positions from `position` on (usually one), in inference mode.
 
         Args:
-            x: (B, 1, C) the position's input vector.
-            position: scalar int, where this position sits in the target.
-            cache: self-attention keys and values, two (B, H, Tmax, D); rows past `position` are unused.
+            x: (B, Tq, C) the positions' input vectors.
+            position: int scalar, or (B,) one per row: where the first of them sits in the target.
+            cache: self-attention keys and values, two (B, H, Tmax, D); slots from `position` on are unused.
             memory_cache: `memory_cache(memory)`.
             memory_mask: bool (B, Ts), True at real source tokens.
 
         Returns:
-            (B, 1, C) output, the cache with this position written in, cross-attention weights (B, H, 1, Ts).
+            (B, Tq, C) output, the cache with these positions written in, cross-attention weights (B, H, Tq, Ts).
         """
-        written = []
+        keep = cache_mask(position, tf.shape(x)[1], tf.shape(cache[0])[2])  # (1 or B, Tq, Tmax)
+        cross = tf.cast(memory_mask, tf.bool)[:, None, :]  # (B, 1, Ts)
 
         def self_attend(query):
-            output, _, updated = attend_cached(self.self_attention, query, position, cache)
-            written.append(updated)
-            return output
+            return self.self_attention(query, query, attention_mask=keep, cache=cache, cache_update_index=position)
 
         def cross_attend(query):
-            return attend(self.cross_attention, query, *memory_cache, tf.cast(memory_mask, tf.bool)[:, None, None, :])
+            output, weights, _ = self.cross_attention(
+                query, None, attention_mask=cross, cache=memory_cache, return_attention_scores=True
+            )
+            return output, weights
 
-        y, weights = self._sublayers(x, self_attend, cross_attend, training=False)
-        return y, written[0], weights
+        return self._sublayers(x, self_attend, cross_attend, training=False)
 
     def compute_mask(self, inputs, mask=None):
         return mask

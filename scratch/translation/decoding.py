@@ -1,11 +1,26 @@
-"""Batched decoding: greedy with a key/value cache (and without, for checking), beam search, decoder-only greedy.
+"""Batched decoding: one loop over output positions, in which a search (greedy or beam) chooses the next tokens.
 
-Every function takes source ids (B, Ts) as `tokenizer.encode_source` makes them and returns output ids
-(B, T): the tokens up to and including each sentence's end id, then padding. A sentence stops at its end id
-or after `output_limits` tokens, whichever comes first. All are written for `tf.function` (AutoGraph loops).
+`decode(model, source, max_length, search)` takes source ids (B, Ts) as `tokenizer.encode_source` makes them and
+returns the search's `Hypotheses`: K output id sequences per sentence (B, K, T), best first, each the tokens up
+to and including its end id, then padding, and their scores (B, K). A hypothesis stops at its end id or after
+its sentence's `output_limits` tokens, whichever comes first. Written for `tf.function` (an AutoGraph loop): the
+exported translator runs it.
+
+The loop is the standard sequence beam search (tensor2tensor's, fairseq's), of which greedy is width 1. Each
+sentence keeps K alive hypotheses, all of the same length, and K finished ones. At every position the search
+proposes candidates among the alive hypotheses' extensions by summed log-probability (`Greedy`: the best one;
+`BeamSearch`: the best 2K, so that K remain after those that end are taken out). A candidate that ends (its end
+id, among the best K) joins the finished hypotheses with its score divided by the GNMT length penalty
+((5 + length) / 6) ** alpha, and the finished keep the K best of those scores; the best K candidates that did
+not end stay alive. So a short hypothesis that ends early no longer takes an alive one's place, and finished
+hypotheses of different lengths are ranked with the penalty as they are pruned. A sentence is done once K of
+its hypotheses have finished (or at its length limit, where its alive ones finish as they are).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import tensorflow as tf
 
@@ -14,7 +29,58 @@ from scratch.translation.tokenizer import BOS_ID, EOS_ID, PAD_ID
 
 LENGTH_RATIO = 1.5  # an output may run to 1.5 times its source, plus LENGTH_EXTRA tokens
 LENGTH_EXTRA = 10
-NEG = -1e9
+NEG_INF = float("-inf")
+
+
+class Hypotheses(NamedTuple):
+    """A search's outputs: `ids` (B, K, T) and `scores` (B, K), each sentence's best first.
+
+    A score is the summed log-probability divided by the length penalty; -inf marks an empty slot (a
+    vocabulary too small to give K hypotheses).
+    """
+
+    ids: tf.Tensor
+    scores: tf.Tensor
+
+    @property
+    def best(self) -> tf.Tensor:
+        """(B, T) each sentence's best output."""
+        return self.ids[:, 0]
+
+
+@dataclass(frozen=True)
+class Greedy:
+    """The most likely next token: one hypothesis per sentence, finished by the first end id it picks."""
+
+    width = 1
+    length_penalty = 0.0  # one hypothesis: there is nothing to rank
+
+    def candidates(self, scores: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        """(B, K*V) summed log-probabilities of every extension -> the proposed ones' scores and indices (B, 1)."""
+        return tf.math.top_k(scores, k=1)
+
+
+@dataclass(frozen=True)
+class BeamSearch:
+    """The `width` best hypotheses by summed log-probability, finished ones ranked with the length penalty.
+
+    Args:
+        width: K, an int or an int32 scalar tensor (the exported translator's argument).
+        length_penalty: alpha of GNMT's ((5 + length) / 6) ** alpha; larger values favour longer outputs.
+    """
+
+    width: Any
+    length_penalty: float = DEFAULT_LENGTH_PENALTY
+
+    def candidates(self, scores: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        """(B, K*V) -> the best 2K extensions' scores and indices (B, 2K): K of them at least do not end."""
+        return tf.math.top_k(scores, k=2 * self.width)
+
+
+def length_penalty(length: tf.Tensor, alpha: float) -> tf.Tensor:
+    """GNMT's ((5 + length) / 6) ** alpha (Wu et al. 2016), which a finished hypothesis's log-probability is
+    divided by."""
+    return tf.pow((5.0 + tf.cast(length, tf.float32)) / 6.0, alpha)
 
 
 def output_limits(source: tf.Tensor, max_length: int) -> tuple[tf.Tensor, tf.Tensor]:
@@ -25,123 +91,81 @@ def output_limits(source: tf.Tensor, max_length: int) -> tuple[tf.Tensor, tf.Ten
     return limits, tf.reduce_max(limits)
 
 
-def greedy_decode(model, source: tf.Tensor, max_length: int) -> tf.Tensor:
-    """Greedy decoding of an `EncoderDecoder`, one position per step against the key/value caches."""
-    memory, source_mask = model.encode(source, training=False)
-    limits, steps = output_limits(source, max_length)
-    cache = model.start_cache(memory, source_mask, steps)
-    token = tf.fill([tf.shape(source)[0]], BOS_ID)  # (B,)
-    done = tf.zeros_like(token, tf.bool)
-    outputs = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
-    for t in tf.range(steps):
-        logits, cache = model.step(token, t, cache)  # (B, V)
-        token = tf.where(done, PAD_ID, tf.argmax(logits, axis=-1, output_type=tf.int32))
-        outputs = outputs.write(t, token)
-        done = done | tf.equal(token, EOS_ID) | (t + 1 >= limits)
-        if tf.reduce_all(done):
-            break
-    return tf.transpose(outputs.stack())  # (B, T)
+def _pad_to(ids: tf.Tensor, length: tf.Tensor) -> tf.Tensor:
+    """(B, N, t) ids padded with PAD_ID to (B, N, length)."""
+    return tf.pad(ids, [[0, 0], [0, 0], [0, length - tf.shape(ids)[2]]], constant_values=PAD_ID)
 
 
-def greedy_decode_uncached(model, source: tf.Tensor, max_length: int) -> tf.Tensor:
-    """Greedy decoding that reruns the whole decoder over the prefix at every step (the cache's reference)."""
-    memory, source_mask = model.encode(source, training=False)
-    limits, steps = output_limits(source, max_length)
-    target = tf.fill([tf.shape(source)[0], 1], BOS_ID)  # (B, 1)
-    done = tf.zeros([tf.shape(source)[0]], tf.bool)
-    for t in tf.range(steps):
-        tf.autograph.experimental.set_loop_options(shape_invariants=[(target, tf.TensorShape([None, None]))])
-        logits = model.decode(target, memory, source_mask, training=False)[:, -1]  # (B, V)
-        token = tf.where(done, PAD_ID, tf.argmax(logits, axis=-1, output_type=tf.int32))
-        target = tf.concat([target, token[:, None]], axis=1)
-        done = done | tf.equal(token, EOS_ID) | (t + 1 >= limits)
-        if tf.reduce_all(done):
-            break
-    return target[:, 1:]
+def decode(model, source: tf.Tensor, max_length: int, search: Greedy | BeamSearch = Greedy()) -> Hypotheses:
+    """Decodes `source` (B, Ts) with `model` and `search`; see the module docstring.
 
-
-def beam_search(
-    model, source: tf.Tensor, max_length: int, beam: tf.Tensor | int, length_penalty: float = DEFAULT_LENGTH_PENALTY
-) -> tf.Tensor:
-    """Beam search of an `EncoderDecoder` with the key/value cache; the best beam by GNMT length penalty.
-
-    A finished beam stays in the beam, extended only by padding at no cost; at the end each beam's summed
-    log-probability is divided by ((5 + length) / 6) ** length_penalty and the best is returned.
+    Args:
+        model: what `start_decoding(source, length)` and `step(token_ids, positions, cache, context)` can be
+            asked of: an `EncoderDecoder`, a `DecoderOnly`, or `Uncached(model)`.
+        max_length: the most output tokens of any sentence.
     """
-    batch, beam = tf.shape(source)[0], tf.convert_to_tensor(beam, tf.int32)
-    memory, source_mask = model.encode(source, training=False)
-    limits, steps = output_limits(source, max_length)
-    memory, source_mask = tf.repeat(memory, beam, axis=0), tf.repeat(source_mask, beam, axis=0)  # (B*K, ...)
-    limits = tf.repeat(limits, beam)  # (B*K,)
-    cache = model.start_cache(memory, source_mask, steps)
-    token = tf.fill([batch * beam], BOS_ID)
-    done = tf.zeros_like(token, tf.bool)
-    lengths = tf.zeros_like(token)
-    scores = tf.concat([tf.zeros([batch, 1]), tf.fill([batch, beam - 1], NEG)], axis=1)  # (B, K): one live beam
-    sequences = tf.zeros([batch * beam, 0], tf.int32)
+    batch, width = tf.shape(source)[0], tf.convert_to_tensor(search.width, tf.int32)
+    limits, steps = output_limits(source, max_length)  # (B,), ()
+    cache, context, first = model.start_decoding(source, steps)
+    rows = lambda x: tf.repeat(x, width, axis=0)  # noqa: E731 - (B, ...) -> (B*K, ...), each sentence K times
+    cache, context, first = tf.nest.map_structure(rows, (cache, context, first))
+    one_alive = tf.concat([tf.zeros([batch, 1]), tf.fill([batch, width - 1], NEG_INF)], axis=1)  # (B, K)
+    alive_ids, alive_scores = tf.zeros([batch, width, 0], tf.int32), one_alive
+    finished_ids, finished_scores = tf.zeros([batch, width, 0], tf.int32), tf.fill([batch, width], NEG_INF)
+    done = tf.zeros([batch], tf.bool)
+    token = tf.fill([batch * width], BOS_ID)  # (B*K,)
     for t in tf.range(steps):
-        tf.autograph.experimental.set_loop_options(
-            shape_invariants=[(sequences, tf.TensorShape([None, None])), (scores, tf.TensorShape([None, None]))]
+        tf.autograph.experimental.set_loop_options(  # sequences grow; a width given as a tensor is unknown
+            shape_invariants=[
+                (x, tf.nest.map_structure(lambda y: tf.TensorShape([None] * y.shape.rank), x))
+                for x in (alive_ids, alive_scores, finished_ids, finished_scores, token, done, cache)
+            ]
         )
-        logits, cache = model.step(token, t, cache)  # (B*K, V)
-        log_probs = tf.nn.log_softmax(tf.cast(logits, tf.float32))
+        logits, cache = model.step(token, first + t, cache, context)  # (B*K, V)
+        log_probs = tf.nn.log_softmax(tf.cast(logits, tf.float32))  # (B*K, V)
         vocab = tf.shape(log_probs)[1]
-        pad_only = tf.where(tf.range(vocab) == PAD_ID, 0.0, NEG)[None]  # (1, V)
-        log_probs = tf.where(done[:, None], pad_only, log_probs)
-        total = tf.reshape(tf.reshape(scores, [-1, 1]) + log_probs, [batch, beam * vocab])  # (B, K*V)
-        scores, best = tf.math.top_k(total, k=beam)  # (B, K)
-        origin = tf.reshape(tf.range(batch)[:, None] * beam + best // vocab, [-1])  # (B*K,) rows they extend
-        token = tf.reshape(best % vocab, [-1])
-        cache = {**cache, "self": [(tf.gather(k, origin), tf.gather(v, origin)) for k, v in cache["self"]]}
-        sequences = tf.concat([tf.gather(sequences, origin), token[:, None]], axis=1)
-        done, lengths = tf.gather(done, origin), tf.gather(lengths, origin)
-        lengths += tf.cast(~done, tf.int32)
-        done = done | tf.equal(token, EOS_ID) | (t + 1 >= limits)
+        totals = tf.reshape(tf.reshape(alive_scores, [-1, 1]) + log_probs, [batch, width * vocab])  # (B, K*V)
+        scores, indices = search.candidates(totals)  # (B, M), best first
+        origin, token_ids = indices // vocab, indices % vocab  # (B, M): the alive hypothesis extended, by what
+        ids = tf.concat([tf.gather(alive_ids, origin, batch_dims=1), token_ids[:, :, None]], axis=2)  # (B, M, t+1)
+        ends = tf.equal(token_ids, EOS_ID)  # (B, M)
+        at_limit = (t + 1 >= limits)[:, None]  # (B, 1): every hypothesis ends here
+        among_best = tf.range(tf.shape(scores)[1])[None, :] < width  # (B, M)
+        finishing = (ends | at_limit) & among_best & ~done[:, None] & (scores > NEG_INF)  # (B, M)
+        penalised = scores / length_penalty(t + 1, search.length_penalty)
+        candidates = tf.where(finishing, penalised, NEG_INF)  # (B, M)
+        pooled_ids = tf.concat([_pad_to(finished_ids, t + 1), ids], axis=1)  # (B, K+M, t+1)
+        finished_scores, kept = tf.math.top_k(tf.concat([finished_scores, candidates], axis=1), k=width)  # (B, K)
+        finished_ids = tf.gather(pooled_ids, kept, batch_dims=1)  # (B, K, t+1)
+        alive_scores, kept = tf.math.top_k(tf.where(ends, NEG_INF, scores), k=width)  # (B, K)
+        alive_ids = tf.gather(ids, kept, batch_dims=1)  # (B, K, t+1)
+        token = tf.reshape(tf.gather(token_ids, kept, batch_dims=1), [-1])  # (B*K,)
+        if not (isinstance(search.width, int) and search.width == 1):  # one hypothesis a sentence stays in its row
+            parents = tf.reshape(tf.range(batch)[:, None] * width + tf.gather(origin, kept, batch_dims=1), [-1])
+            cache = tf.nest.map_structure(lambda x, rows=parents: tf.gather(x, rows), cache)  # rows (B*K,)
+        found = tf.reduce_sum(tf.cast(finished_scores > NEG_INF, tf.int32), axis=1)  # (B,)
+        done = done | (found >= width) | at_limit[:, 0]
         if tf.reduce_all(done):
             break
-    penalty = tf.pow((5.0 + tf.cast(lengths, tf.float32)) / 6.0, length_penalty)  # (B*K,)
-    normalised = scores / tf.reshape(penalty, [batch, beam])  # (B, K)
-    pick = tf.range(batch) * beam + tf.argmax(normalised, axis=1, output_type=tf.int32)
-    return tf.gather(sequences, pick)
+    return Hypotheses(finished_ids, finished_scores)
 
 
-def decoder_only_prompt(source: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-    """(B, Ts) source ids -> prompts (B, P) `source, start id` right-padded, and their lengths (B,)."""
-    lengths = tf.reduce_sum(tf.cast(tf.not_equal(source, PAD_ID), tf.int32), axis=1)  # (B,)
-    ragged = tf.RaggedTensor.from_tensor(source, lengths=lengths)
-    starts = tf.RaggedTensor.from_tensor(tf.fill([tf.shape(source)[0], 1], BOS_ID))
-    return tf.concat([ragged, starts], axis=1).to_tensor(PAD_ID), lengths + 1
+class Uncached:
+    """An `EncoderDecoder` decoded by rerunning its whole decoder over the prefix at every step, with no key/value
+    cache: the reference the cached steps are checked and timed against."""
 
+    def __init__(self, model):
+        self.model = model
 
-def decoder_only_greedy(model, source: tf.Tensor, max_length: int) -> tf.Tensor:
-    """Greedy decoding of a `DecoderOnly` model, one position per step against its key/value caches.
+    def start_decoding(self, source: tf.Tensor, length: tf.Tensor) -> tuple[tf.Tensor, dict, tf.Tensor]:
+        memory, source_mask = self.model.encode(source, training=False)
+        prefix = tf.zeros([tf.shape(source)[0], 0], tf.int32)  # (B, 0): the tokens fed so far
+        return prefix, {"memory": memory, "source_mask": source_mask}, tf.zeros_like(source[:, 0])
 
-    Every row runs through the same positions: while a position is inside a row's prompt (source, start id)
-    the row is fed its prompt token, and from its start id on, its own previous output. No position is ever
-    padding, so the causal mask alone is right for every row.
-    """
-    prompt, prompt_lengths = decoder_only_prompt(source)  # (B, P), (B,)
-    limits, steps = output_limits(source, max_length)
-    first = prompt_lengths - 1  # each row's start id, whose next-token logits give its first output
-    positions = tf.reduce_max(first + limits)
-    prompt = tf.pad(prompt, [[0, 0], [0, positions + 1 - tf.shape(prompt)[1]]])  # a column for every position
-    cache = model.start_cache(tf.shape(source)[0], positions)
-    token = prompt[:, 0]  # (B,)
-    done = tf.zeros_like(token, tf.bool)
-    outputs = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
-    for p in tf.range(positions):
-        logits, cache = model.step(token, p, cache)  # (B, V)
-        generating = p >= first  # (B,)
-        chosen = tf.where(done | ~generating, PAD_ID, tf.argmax(logits, axis=-1, output_type=tf.int32))
-        outputs = outputs.write(p, chosen)
-        done = done | (generating & (tf.equal(chosen, EOS_ID) | (p - first + 1 >= limits)))
-        token = tf.where(p + 1 < prompt_lengths, tf.gather(prompt, p + 1, axis=1), chosen)
-        if tf.reduce_all(done):
-            break
-    written = tf.transpose(outputs.stack())  # (B, positions run)
-    width = tf.reduce_max(first) + steps  # every row's outputs, and padding after them
-    written = tf.pad(written, [[0, 0], [0, width - tf.shape(written)[1]]])
-    return tf.gather(written, first[:, None] + tf.range(steps)[None], batch_dims=1)  # (B, steps)
+    def step(self, token_ids, positions, prefix, context) -> tuple[tf.Tensor, tf.Tensor]:
+        prefix = tf.concat([prefix, token_ids[:, None]], axis=1)  # (N, t+1)
+        logits = self.model.decode(prefix, context["memory"], context["source_mask"], training=False)
+        return logits[:, -1], prefix
 
 
 def cross_attention(model, source: tf.Tensor, output: tf.Tensor) -> tf.Tensor:

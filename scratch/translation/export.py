@@ -4,6 +4,9 @@ Load it with `import tensorflow_text` then `tf.saved_model.load(RUN/saved_model)
 Its functions (see docs/formats.md):
 - `translate(texts)`: (B,) tf.string -> (B,) tf.string, greedy with the key/value cache (also `serving_default`);
 - `translate_beam(texts, beam)`: the same by beam search of width `beam` (encoder-decoder only);
+- `translate_nbest(texts, beam)`: beam search's `beam` best translations of each text, `translations` (B, beam)
+  tf.string, best first, and their length-penalised log-probabilities `scores` (B, beam) float32, -inf where a
+  slot holds none (encoder-decoder only): what minimum-Bayes-risk selection chooses among;
 - `attention(text)`: one sentence's `source_tokens` (Ts,), `target_tokens` (Tt,) and cross-attention
   `weights` (layers, heads, Tt, Ts) (encoder-decoder only).
 """
@@ -57,9 +60,15 @@ class TranslationModule(tf.Module):
         return encode_source(self.tokenizer, texts, self.max_length)
 
     def decode_ids(self, source: tf.Tensor) -> tf.Tensor:
+        """Greedy output ids (B, T) of source ids (B, Ts)."""
+        return decoding.decode(self.model, source, self.max_length, decoding.Greedy()).best
+
+    def beam_search(self, texts: tf.Tensor, beam: tf.Tensor) -> decoding.Hypotheses:
+        tf.debugging.assert_positive(beam, message="beam must be at least 1")
         if self.arch == "decoder-only":
-            return decoding.decoder_only_greedy(self.model, source, self.max_length)
-        return decoding.greedy_decode(self.model, source, self.max_length)
+            tf.debugging.assert_equal(beam, 1, message="beam search needs the encoder-decoder architecture")
+        search = decoding.BeamSearch(beam, self.length_penalty)
+        return decoding.decode(self.model, self.encode(texts), self.max_length, search)
 
     @tf.function(input_signature=[STRINGS])
     def translate(self, texts: tf.Tensor) -> tf.Tensor:
@@ -67,14 +76,14 @@ class TranslationModule(tf.Module):
 
     @tf.function(input_signature=[STRINGS, tf.TensorSpec([], tf.int32)])
     def translate_beam(self, texts: tf.Tensor, beam: tf.Tensor) -> tf.Tensor:
-        tf.debugging.assert_positive(beam, message="beam must be at least 1")
-        source = self.encode(texts)
-        if self.arch == "decoder-only":
-            tf.debugging.assert_equal(beam, 1, message="beam search needs the encoder-decoder architecture")
-            return self.tokenizer.detokenize(self.decode_ids(source))
-        return self.tokenizer.detokenize(
-            decoding.beam_search(self.model, source, self.max_length, beam, self.length_penalty)
-        )
+        return self.tokenizer.detokenize(self.beam_search(texts, beam).best)
+
+    @tf.function(input_signature=[STRINGS, tf.TensorSpec([], tf.int32)])
+    def translate_nbest(self, texts: tf.Tensor, beam: tf.Tensor) -> dict[str, tf.Tensor]:
+        found = self.beam_search(texts, beam)
+        shape = tf.shape(found.ids)  # (B, K, T)
+        texts = self.tokenizer.detokenize(tf.reshape(found.ids, [shape[0] * shape[1], shape[2]]))  # (B*K,)
+        return {"translations": tf.reshape(texts, shape[:2]), "scores": found.scores}
 
     @tf.function(input_signature=[tf.TensorSpec([], tf.string)])
     def attention(self, text: tf.Tensor) -> dict[str, tf.Tensor]:

@@ -2,6 +2,9 @@
 
 Both share one embedding table for every token of the joint vocabulary and, by default, use it again
 (transposed) as the output projection. Their shape is a `scratch.translation.config.TranslationConfig`.
+
+Both decode through `scratch.translation.decoding`: `start_decoding` makes the key/value caches of a source batch,
+`step` feeds one token per row and returns the next token's logits with the caches updated.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ import tensorflow as tf
 
 from scratch.embedding import TokenAndPositionEmbedding
 from scratch.encoder import TransformerEncoderBlock
+from scratch.translation.causal_block import CausalSelfAttentionBlock
 from scratch.translation.config import TranslationConfig
 from scratch.translation.decoder import TransformerDecoderBlock
 from scratch.translation.losses import masked_accuracy, masked_loss
+from scratch.translation.tokenizer import PAD_ID
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
@@ -116,6 +121,12 @@ class TranslationModel(tf.keras.Model):
         """A one-sentence batch that creates every weight when the model is called on it."""
         raise NotImplementedError
 
+    def _empty_cache(self, batch: tf.Tensor, slots: tf.Tensor, dtype: tf.DType) -> tuple[tf.Tensor, tf.Tensor]:
+        """One block's key/value cache with nothing written yet: keys and values, two (B, H, slots, D)."""
+        c = self.config
+        empty = tf.zeros([batch, c.num_heads, slots, c.d_model // c.num_heads], dtype)
+        return empty, empty
+
     def build_from_config(self, config):
         self(self.dummy_inputs())  # two inputs: Keras's recorded input shape cannot rebuild the model
 
@@ -176,27 +187,30 @@ class EncoderDecoder(TranslationModel):
         logits = self.logits(x)
         return (logits, tf.stack(weights)) if return_attention else logits
 
-    def start_cache(self, memory: tf.Tensor, source_mask: tf.Tensor, max_length: tf.Tensor) -> dict:
-        """Empty self-attention caches for `max_length` positions and the cross-attention projections."""
-        batch = tf.shape(memory)[0]
-        c = self.config
-        empty = tf.zeros([batch, c.num_heads, max_length, c.d_model // c.num_heads], memory.dtype)
-        return {
-            "self": [(empty, empty) for _ in self.decoder_blocks],
-            "memory": [block.memory_cache(memory) for block in self.decoder_blocks],
-            "source_mask": source_mask,
-        }
+    def start_decoding(self, source: tf.Tensor, length: tf.Tensor) -> tuple[list, dict, tf.Tensor]:
+        """What decoding `source` (B, Ts) for up to `length` output tokens starts from.
 
-    def step(self, token_ids: tf.Tensor, position: tf.Tensor, cache: dict) -> tuple[tf.Tensor, dict]:
-        """One decoding step: (B,) ids at `position` -> (B, V) logits of the next token and the updated cache."""
-        x = self.embedding(token_ids[:, None], training=False, start=position)  # (B, 1, C)
+        Returns:
+            The self-attention caches, one (keys, values) pair of (B, H, length, D) per block, empty (they follow
+            the hypotheses); the context, fixed per sentence: the cross-attention keys and values of the encoder
+            output and the source mask; and each row's first output position (B,), 0.
+        """
+        memory, source_mask = self.encode(source, training=False)
+        empty = self._empty_cache(tf.shape(source)[0], length, memory.dtype)
+        context = {"memory": [block.memory_cache(memory) for block in self.decoder_blocks], "source_mask": source_mask}
+        return [empty for _ in self.decoder_blocks], context, tf.zeros_like(source[:, 0])
+
+    def step(self, token_ids: tf.Tensor, positions: tf.Tensor, cache: list, context: dict) -> tuple[tf.Tensor, list]:
+        """One decoding step: (N,) ids at `positions` (N,) -> (N, V) logits of the next token and the updated
+        caches."""
+        x = self.embedding(token_ids[:, None], training=False, start=positions)  # (N, 1, C)
         updated = []
-        for block, layer_cache, memory_cache in zip(self.decoder_blocks, cache["self"], cache["memory"]):
-            x, layer_cache, _ = block.step(x, position, layer_cache, memory_cache, cache["source_mask"])
+        for block, layer_cache, memory_cache in zip(self.decoder_blocks, cache, context["memory"]):
+            x, layer_cache, _ = block.step(x, positions, layer_cache, memory_cache, context["source_mask"])
             updated.append(layer_cache)
         if self.decoder_norm is not None:
             x = self.decoder_norm(x)
-        return self.logits(x)[:, 0], {**cache, "self": updated}
+        return self.logits(x)[:, 0], updated
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
@@ -205,7 +219,7 @@ class DecoderOnly(TranslationModel):
 
     def __init__(self, config: TranslationConfig | dict, **kwargs):
         super().__init__(config, **kwargs)
-        self.blocks = self._blocks(TransformerEncoderBlock, "decoder", causal=True)
+        self.blocks = self._blocks(CausalSelfAttentionBlock, "decoder")
         self.final_norm = self._final_norm("final_norm")
 
     def dummy_inputs(self):
@@ -220,18 +234,32 @@ class DecoderOnly(TranslationModel):
             x = self.final_norm(x)
         return self.logits(x)  # (B, T, V)
 
-    def start_cache(self, batch: tf.Tensor, max_length: tf.Tensor) -> list:
-        """Empty key/value caches, one pair of (B, H, max_length, D) per block."""
-        c = self.config
-        empty = tf.zeros([batch, c.num_heads, max_length, c.d_model // c.num_heads], self.embedding.compute_dtype)
-        return [(empty, empty) for _ in self.blocks]
+    def start_decoding(self, source: tf.Tensor, length: tf.Tensor) -> tuple[list, dict, tf.Tensor]:
+        """What decoding `source` (B, Ts) for up to `length` output tokens starts from: the source run through
+        the blocks in one pass, which fills the key/value caches, one pair of (B, H, Ts + length, D) per block.
 
-    def step(self, token_ids: tf.Tensor, position: tf.Tensor, cache: list) -> tuple[tf.Tensor, list]:
-        """One position: (B,) ids at `position` -> (B, V) logits of the next token and the updated caches."""
-        x = self.embedding(token_ids[:, None], training=False, start=position)  # (B, 1, C)
+        A row's output starts after its source, with the start id at its source length. The slots of a shorter
+        row's padding are written too, but each is overwritten by that row's own token before any query sees it.
+
+        Returns:
+            The caches, an empty context, and each row's first output position (B,): its source length.
+        """
+        lengths = tf.reduce_sum(tf.cast(tf.not_equal(source, PAD_ID), tf.int32), axis=1)  # (B,)
+        x = self.embedding(source, training=False)  # (B, Ts, C)
+        empty = self._empty_cache(tf.shape(source)[0], tf.shape(source)[1] + length, x.dtype)
+        cache = []
+        for block in self.blocks:
+            x, layer_cache = block.step(x, 0, empty)  # causal: a real position never sees the padding after it
+            cache.append(layer_cache)
+        return cache, {}, lengths
+
+    def step(self, token_ids: tf.Tensor, positions: tf.Tensor, cache: list, context: dict) -> tuple[tf.Tensor, list]:
+        """One position per row: (N,) ids at `positions` (N,) -> (N, V) logits of the next token and the updated
+        caches."""
+        x = self.embedding(token_ids[:, None], training=False, start=positions)  # (N, 1, C)
         updated = []
         for block, layer_cache in zip(self.blocks, cache):
-            x, layer_cache = block.step(x, position, layer_cache)
+            x, layer_cache = block.step(x, positions, layer_cache)
             updated.append(layer_cache)
         if self.final_norm is not None:
             x = self.final_norm(x)

@@ -18,6 +18,7 @@ import sentencepiece as spm
 import tensorflow as tf
 import tensorflow_text as tf_text
 
+from core.cli import native_notices_silenced
 from core.errors import UserError
 from scratch.translation.config import BYTE_PIECES, MIN_VOCAB_SIZE, RESERVED
 
@@ -104,7 +105,8 @@ class SubwordTokenizer(tf.Module):
     def __init__(self, model_proto: bytes, name: str | None = None):
         super().__init__(name=name)
         self.model_proto = model_proto
-        self.sentencepiece = tf_text.SentencepieceTokenizer(model_proto, add_bos=False, add_eos=False)
+        with native_notices_silenced():  # the model loads here, logging "precompiled_charsmap is empty" at INFO
+            self.sentencepiece = tf_text.SentencepieceTokenizer(model_proto, add_bos=False, add_eos=False)
         self.vocab_size = int(self.sentencepiece.vocab_size())
 
     def tokenize(self, texts: tf.Tensor) -> tf.RaggedTensor:

@@ -13,8 +13,11 @@ from core.sides import Budget
 
 def test_profiles_are_step_budgets_on_the_whole_train_split() -> None:
     args = {name: CompareRunArguments(output_dir="x", profile=name) for name in PROFILES}
-    assert args["quick"].side_flags("finetune") == ["--min-steps", "200", "--max-steps", "500"]
-    assert args["quick"].side_flags("scratch") == ["--min-steps", "800", "--max-steps", "2000", "--patience", "3"]
+    assert args["quick"].side_flags("finetune") == ["--min-steps", "200", "--max-steps", "500", "--eval-steps", "100"]
+    assert args["quick"].side_flags("scratch") == [
+        *("--min-steps", "800", "--max-steps", "2000"),
+        *("--patience", "3", "--eval-steps", "250"),
+    ]
     assert args["full"].side_flags("finetune") == [] and args["full"].side_flags("scratch") == []
     data = DataArguments(task="sst2", seed=42)
     for profile in PROFILES:

@@ -6,6 +6,7 @@ command lines.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,6 +17,26 @@ Case = Callable[[Path], tuple[dict, str]]  # tmp_path -> (DataArguments fields, 
 
 def missing_file(tmp: Path) -> tuple[dict, str]:
     return {"train_file": str(tmp / "nope.csv")}, r"nope\.csv does not exist"
+
+
+def directory_as_data_file(tmp: Path) -> tuple[dict, str]:
+    (tmp / "data").mkdir()
+    return {"train_file": str(tmp / "data")}, r"Data file \S+data is a directory, not a file; give the file itself\."
+
+
+def broken_jsonl_line(tmp: Path) -> tuple[dict, str]:
+    path = tmp / "train.jsonl"
+    lines = [json.dumps({"text": text, "label": label}) for text, label in separable_rows(20)]
+    lines[6] = '{"text": "a great film" "label": "positive"}'  # the comma after column 24 is missing
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"train_file": str(path)}, r"train\.jsonl, line 7, column 25: not valid JSON \(Expecting ',' delimiter\)"
+
+
+def unclosed_quote_in_csv(tmp: Path) -> tuple[dict, str]:
+    rows = "".join(f"{text},{label}\n" for text, label in separable_rows(20))
+    path = tmp / "train.csv"
+    path.write_text('text,label\na dull mess,negative\nsuperb acting,positive\n"i loved it,positive\n' + rows)
+    return {"train_file": str(path)}, r"train\.csv, line 4: a quoted field that begins on this line is never closed"
 
 
 def unknown_task(tmp: Path) -> tuple[dict, str]:
@@ -125,6 +146,9 @@ CASES: dict[str, Case] = {
     case.__name__: case
     for case in (
         missing_file,
+        directory_as_data_file,
+        broken_jsonl_line,
+        unclosed_quote_in_csv,
         unknown_task,
         unquoted_separator_in_the_first_row,
         unknown_column,

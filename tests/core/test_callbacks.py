@@ -1,37 +1,54 @@
-"""Early stopping across an interruption: the best epoch's weights survive a crash between a new best epoch's
-end and its backup, and a resumed run restores them."""
+"""The shared training loop's callbacks: early stopping across an interruption (the best epoch's weights survive a
+crash between a new best epoch's end and its backup, and a resumed run restores them, also with nothing left to
+train), weight averaging of the last epochs, and `fit`'s evaluation periods with `--eval-steps`."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
-from core.callbacks import EarlyStopping
-from core.training_log import HISTORY_FILE
+from core.budget import TrainingPlan
+from core.callbacks import AverageLast, EarlyStopping, fit, remove_training_state, resumed_end
+from core.training_log import HISTORY_FILE, pass_examples, read_history
+
+STEPS = 5  # optimizer steps an epoch in these tests
 
 
-def started(run_dir: Path, patience: int, net: tf.keras.Model | None = None) -> EarlyStopping:
-    """Early stopping at the start of `fit`, on `net` (a new small model by default)."""
-    callback = EarlyStopping(patience=patience, run_dir=run_dir)
-    callback.set_model(net or tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)]))
+def net() -> tf.keras.Model:
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+def started(
+    run_dir: Path, patience: int, model: tf.keras.Model | None = None, steps: int = 0, **kwargs
+) -> EarlyStopping:
+    """Early stopping at the start of `fit`, on `model` (a new small one by default) whose optimizer has taken `steps`
+    steps (as `BackupAndRestore` restores them)."""
+    callback = EarlyStopping(patience=patience, run_dir=run_dir, **kwargs)
+    callback.set_model(model or net())
+    callback.model.optimizer.iterations.assign(steps)
     callback.on_train_begin()
     return callback
 
 
-def weights_of(value: float, net: tf.keras.Model) -> list[np.ndarray]:
-    return [np.full_like(w, value) for w in net.get_weights()]
+def weights_of(value: float, model: tf.keras.Model) -> list[np.ndarray]:
+    return [np.full_like(w, value) for w in model.get_weights()]
 
 
-def end_epoch(callback: EarlyStopping, run_dir: Path, epoch: int, val_accuracy: float, weights) -> None:
-    """One epoch (from 0) as `fit` runs it: the training log's line first, then early stopping."""
+def end_epoch(callback: EarlyStopping, run_dir: Path, epoch: int, score: float, weights, key="val_accuracy") -> None:
+    """One epoch (from 0) as `fit` runs it: early stopping, then the training log's line."""
     callback.on_epoch_begin(epoch)
     callback.model.set_weights(weights)
+    callback.model.optimizer.iterations.assign_add(STEPS)
+    callback.on_epoch_end(epoch, {key: score})
     with (run_dir / HISTORY_FILE).open("a") as handle:
-        handle.write(json.dumps({"epoch": epoch + 1, "val_accuracy": val_accuracy}) + "\n")
-    callback.on_epoch_end(epoch, {"val_accuracy": val_accuracy})
+        handle.write(json.dumps({"epoch": epoch + 1, key: score, "steps": STEPS * (epoch + 1)}) + "\n")
 
 
 def files(run_dir: Path) -> list[str]:
@@ -40,35 +57,126 @@ def files(run_dir: Path) -> list[str]:
 
 def test_a_crash_before_a_new_best_epoch_s_backup_keeps_the_earlier_best(tmp_path: Path) -> None:
     first = started(tmp_path, patience=3)
-    net = first.model
-    end_epoch(first, tmp_path, 0, 0.80, weights_of(1.0, net))
-    end_epoch(first, tmp_path, 1, 0.70, weights_of(2.0, net))
-    end_epoch(first, tmp_path, 2, 0.90, weights_of(3.0, net))
+    model = first.model
+    end_epoch(first, tmp_path, 0, 0.80, weights_of(1.0, model))
+    end_epoch(first, tmp_path, 1, 0.70, weights_of(2.0, model))
+    end_epoch(first, tmp_path, 2, 0.90, weights_of(3.0, model))
     # Killed here: epoch 3's line and best weights are written, its backup is not, so the resumed run redoes it.
     assert files(tmp_path) == ["best_weights-1.npz", "best_weights-3.npz"]
 
-    again = started(tmp_path, patience=3, net=net)
-    again.on_epoch_begin(2)  # BackupAndRestore restored two finished epochs
+    again = started(tmp_path, patience=3, model=model, steps=2 * STEPS)  # the backup holds two finished epochs
+    again.on_epoch_begin(2)
     assert files(tmp_path) == ["best_weights-1.npz"]
     assert again.best == 0.80 and again.best_epoch == 0 and again.wait == 1
-    np.testing.assert_array_equal(again.best_weights[0], weights_of(1.0, net)[0])
+    np.testing.assert_array_equal(again.best_weights[0], weights_of(1.0, model)[0])
 
-    again.model.set_weights(weights_of(4.0, net))
-    with (tmp_path / HISTORY_FILE).open("a") as handle:
-        handle.write(json.dumps({"epoch": 3, "val_accuracy": 0.75}) + "\n")  # the redone epoch is worse this time
-    again.on_epoch_end(2, {"val_accuracy": 0.75})
+    end_epoch(again, tmp_path, 2, 0.75, weights_of(4.0, model))  # the redone epoch is worse this time
     assert again.best_epoch == 0 and again.wait == 2
     again.on_train_end()
+    np.testing.assert_array_equal(model.get_weights()[0], weights_of(1.0, model)[0])
+    assert files(tmp_path) == ["best_weights-1.npz"]  # kept until the run is finished
+    remove_training_state(tmp_path)
     assert files(tmp_path) == []
 
 
 def test_only_the_best_epoch_s_file_outlives_the_next_epoch_s_start(tmp_path: Path) -> None:
     callback = started(tmp_path, patience=5)
-    net = callback.model
-    end_epoch(callback, tmp_path, 0, 0.6, weights_of(1.0, net))
-    end_epoch(callback, tmp_path, 1, 0.7, weights_of(2.0, net))
+    model = callback.model
+    end_epoch(callback, tmp_path, 0, 0.6, weights_of(1.0, model))
+    end_epoch(callback, tmp_path, 1, 0.7, weights_of(2.0, model))
     assert files(tmp_path) == ["best_weights-1.npz", "best_weights-2.npz"]
-    end_epoch(callback, tmp_path, 2, 0.65, weights_of(3.0, net))
+    end_epoch(callback, tmp_path, 2, 0.65, weights_of(3.0, model))
     assert files(tmp_path) == ["best_weights-2.npz"]
     with np.load(tmp_path / "best_weights-2.npz") as saved:
-        np.testing.assert_array_equal(saved["w0"], weights_of(2.0, net)[0])
+        np.testing.assert_array_equal(saved["w0"], weights_of(2.0, model)[0])
+
+
+def test_a_resumed_run_with_nothing_left_to_train_ends_on_its_best_epoch(tmp_path: Path) -> None:
+    first = started(tmp_path, patience=1, monitor="val_loss", mode="min")
+    model = first.model
+    for epoch, (loss, value) in enumerate([(0.9, 1.0), (0.5, 2.0), (0.7, 3.0)]):
+        end_epoch(first, tmp_path, epoch, loss, weights_of(value, model), key="val_loss")
+    assert first.model.stop_training and first.best_epoch == 1  # the lowest loss
+    # Killed after training stopped: the resumed fit runs no epoch, only on_train_begin and on_train_end.
+    again = started(tmp_path, patience=1, model=model, steps=3 * STEPS, monitor="val_loss", mode="min")
+    model.set_weights(weights_of(3.0, model))  # the backup's, the last epoch's
+    again.on_train_end()
+    np.testing.assert_array_equal(model.get_weights()[0], weights_of(2.0, model)[0])
+    assert again.best == 0.5 and again.wait == 1
+
+
+def test_a_resumed_run_ends_where_its_log_says_training_stopped(tmp_path: Path) -> None:
+    path = tmp_path / HISTORY_FILE
+    rows = [
+        {"epoch": 1, "steps": 10, "stop_reason": None},
+        {"epoch": 2, "steps": 20, "stop_reason": "early_stopping"},
+        {"epoch": 3, "steps": 30, "stop_reason": None},  # redone after an earlier interruption, say
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert resumed_end(path, None) == 2
+    assert resumed_end(path, 10) == 1  # resumed with a budget it has already spent
+    path.write_text(json.dumps({"epoch": 1, "steps": 10, "stop_reason": "max_epochs"}) + "\n")
+    assert resumed_end(path, None) is None  # given more epochs, it trains on
+
+
+def test_averaging_keeps_the_element_wise_mean_of_the_last_epochs_when_it_scores_better(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    model = net()
+    stopping = EarlyStopping(patience=5, monitor="val_loss", mode="min")
+    stopping.best = 0.5
+    scores = iter([{"val_loss": 0.4}, {"val_loss": 0.6}])
+    averaging = AverageLast(3, tmp_path, stopping, lambda: next(scores))
+    averaging.set_model(model)
+    epochs = []
+    for epoch in range(5):
+        epochs.append([rng.normal(size=w.shape).astype(w.dtype) for w in model.get_weights()])
+        model.set_weights(epochs[-1])
+        averaging.on_epoch_end(epoch)
+    assert averaging.epochs() == [3, 4, 5] and not list((tmp_path / "recent").glob("*.partial"))
+    mean = [(a + b + c) / 3 for a, b, c in zip(*epochs[2:])]
+
+    best = epochs[1]  # what early stopping restored before averaging runs
+    model.set_weights(best)
+    averaging.on_train_end()
+    assert averaging.record == {"epochs": [3, 4, 5], "val_loss": 0.4, "kept": True}
+    for kept, expected, other in zip(model.get_weights(), mean, epochs[4]):
+        np.testing.assert_allclose(kept, expected, rtol=1e-6)
+        assert not np.allclose(kept, other)  # distinct epochs, so the mean is none of them
+
+    model.set_weights(best)
+    averaging.on_train_end()  # the mean scores worse this time: the best epoch's weights stay
+    assert averaging.record["kept"] is False
+    for kept, expected in zip(model.get_weights(), best):
+        np.testing.assert_array_equal(kept, expected)
+
+
+def _tiny_fit(tmp_path: Path, **budget) -> list[dict]:
+    """`fit` on 40 rows in batches of 16 (3 steps a pass) for 3 passes; the training log's rows."""
+    tf.keras.utils.set_random_seed(0)
+    x = np.random.default_rng(0).normal(size=(40, 3)).astype(np.float32)
+    y = np.eye(2, dtype=np.float32)[(x[:, 0] > 0).astype(int)]
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="softmax")])
+    model.compile(optimizer="sgd", loss="categorical_crossentropy", metrics=["accuracy"])
+    train = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
+    args = SimpleNamespace(patience=10, min_steps=0, **{"max_steps": None, "eval_steps": None, **budget})
+    plan = TrainingPlan(3, 3, min(9, args.max_steps or 9))
+    summary = fit(model, train, train, tmp_path, args, plan, pass_examples(40, 3, 16))
+    assert summary["history"] == read_history(tmp_path / HISTORY_FILE)
+    return summary["history"]
+
+
+@pytest.mark.parametrize(
+    ("budget", "steps", "examples", "reasons"),
+    [
+        ({}, [3, 6, 9], [40, 40, 40], [None, None, "max_epochs"]),
+        ({"eval_steps": 4}, [4, 8, 9], [56, 56, 8], [None, None, "max_epochs"]),  # 40 + 16, 40 + 16, the last batch
+        ({"eval_steps": 4, "max_steps": 6}, [4, 6], [56, 24], [None, "budget"]),
+        ({"eval_steps": 2, "max_steps": 5}, [2, 4, 5], [32, 24, 16], [None, None, "budget"]),
+    ],
+)
+def test_eval_steps_make_a_row_every_n_steps(tmp_path: Path, budget, steps, examples, reasons) -> None:
+    rows = _tiny_fit(tmp_path, **budget)
+    assert [row["steps"] for row in rows] == steps
+    assert [row["examples"] for row in rows] == examples
+    assert [row["stop_reason"] for row in rows] == reasons
+    assert [row["epoch"] for row in rows] == list(range(1, len(rows) + 1))

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from core.args import DataArguments
-from core.data import load_task
+from core.data import DataError, load_task
 from tests.conftest import separable_rows, write_csv
 from tests.core.bad_inputs import CASES
 
@@ -227,7 +227,7 @@ def test_a_null_text_in_jsonl_is_dropped_like_an_empty_one(tmp_path: Path, caplo
     with caplog.at_level(logging.WARNING):
         data = load_task(files(train_file=str(path)))
     assert sum(len(split) for split in data.splits.values()) == 39
-    assert "dropped 1 row(s)" in caplog.text and "rows 7" in caplog.text
+    assert "dropped 1 row(s)" in caplog.text and "data row 7)" in caplog.text
 
 
 def test_labels_with_stray_spaces_are_the_same_labels(tmp_path: Path) -> None:
@@ -256,3 +256,53 @@ def test_bad_data_is_a_clear_error(tmp_path: Path, case) -> None:
     options, message = case(tmp_path)
     with pytest.raises(ValueError, match=message):
         load_task(DataArguments(**options))
+
+
+# --- no network ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub not set offline and no proxy, its address one where nothing listens: a machine with no network."""
+    import datasets
+    from huggingface_hub import constants
+
+    from core.data import PROXY_VARIABLES
+
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_without_a_network_a_task_with_no_mirror_fails_at_once(no_network, tmp_path: Path) -> None:
+    import re
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(DataError) as raised:
+        load_task(DataArguments(task="trec", data_dir=str(tmp_path)))
+    assert time.perf_counter() - start < 5  # no retries
+    expected = (
+        f"No local mirror of task 'trec' under {tmp_path}, and the Hugging Face hub cannot be reached (127.0.0.1: "
+        "Connection refused). Without a network, point --data-dir (or TEXTCLS_DATA_DIR) at a folder holding "
+        "trec/train.csv"
+    )
+    assert str(raised.value).startswith(expected), str(raised.value)
+    assert re.search(r"or pass your files with --train-file\.$", str(raised.value))
+
+
+def test_a_hub_that_does_not_answer_counts_as_unreachable(no_network, monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+    import time
+
+    from core.data import hub_unreachable
+
+    def never_answers(*args, **kwargs):
+        time.sleep(3)
+        raise OSError("too late")
+
+    monkeypatch.setattr(socket, "create_connection", never_answers)
+    start = time.perf_counter()
+    assert hub_unreachable(seconds=0.2) == "127.0.0.1: no answer within 0.2 s"
+    assert time.perf_counter() - start < 1

@@ -84,7 +84,7 @@ def test_two_workers_train_and_the_chief_writes_one_run(side: str, tmp_path: Pat
 
     if side == "translation":
         run = read_translation_run(output)
-        assert run["hyperparameters"]["strategy"] == "multiworker" and run["training"]["replicas"] == 2
+        assert run["hyperparameters"]["strategy"] == "multiworker" and run["hyperparameters"]["replicas"] == 2
         assert run["training"]["steps"] == 2 and (output / "saved_model").is_dir()
     else:
         run = read_run_json(output)

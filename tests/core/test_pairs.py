@@ -90,7 +90,16 @@ def test_empty_rows_are_dropped_with_a_count(tmp_path, caplog):
     with caplog.at_level(logging.WARNING):
         split = read_pairs(path, "pt", "en")
     assert len(split) == 10
-    assert "dropped 3 row(s) with an empty 'pt' or 'en'" in caplog.text
+    assert "dropped 3 row(s) with an empty 'pt' or 'en' (data rows 11, 12, 13)" in caplog.text
+
+
+def test_only_the_first_ten_dropped_rows_are_listed(tmp_path, caplog):
+    rows = [("", "cat") if i % 2 else pair for i, pair in enumerate(toy_pairs(30))]
+    with caplog.at_level(logging.WARNING):
+        read_pairs(write_tsv(tmp_path / "train.tsv", rows), "pt", "en")
+    assert "dropped 15 row(s) with an empty 'pt' or 'en' (data rows 2, 4, 6, 8, 10, 12, 14, 16, 18, 20 and 5 more)" in (
+        caplog.text
+    )
 
 
 def test_nothing_left_is_an_error(tmp_path):
@@ -119,7 +128,7 @@ def test_a_tab_inside_a_field_is_an_error_naming_its_line(tmp_path):
 def test_a_field_too_long_for_the_line_scan_still_gives_one_clear_error(tmp_path):
     path = tmp_path / "train.csv"
     path.write_text("pt,en\n" + '"' + "a" * 200_000 + '",cat\nola,hello,extra\nb,c\n', encoding="utf-8")
-    with pytest.raises(DataError, match=r"train\.csv could not be read as csv: .*Expected 2 fields in line 3, saw 3"):
+    with pytest.raises(DataError, match=r"train\.csv, line 3: more fields than the header.s 2 \(pt, en\)"):
         read_pairs(path, "pt", "en")
 
 
@@ -158,7 +167,61 @@ def test_argument_errors_name_the_problem(kwargs, message):
         PairDataArguments(**kwargs)
 
 
-def test_task_without_a_data_dir_says_where_to_point(monkeypatch):
+def test_task_without_a_data_dir_says_where_it_looked_and_where_to_point(monkeypatch, tmp_path):
     monkeypatch.delenv("TEXTCLS_DATA_DIR", raising=False)
-    with pytest.raises(DataError, match="pass --data-dir"):
+    monkeypatch.setattr("core.tasks.ROOT", tmp_path / "project")  # nothing beside it
+    message = (
+        f"Task 'pt_en' is read from a local mirror, and none was found anywhere: --data-dir and $TEXTCLS_DATA_DIR "
+        f"are not set, and there is no {tmp_path / 'shared' / 'data'} or {tmp_path / 'project' / 'data'}; pass "
+        "--data-dir (or set TEXTCLS_DATA_DIR) to a folder holding pt_en/train.tsv, validation.tsv and test.tsv."
+    )
+    with pytest.raises(DataError, match=re.escape(message)):
         load_pairs(PairDataArguments(task="pt_en"))
+
+
+def test_sources_and_targets_cut_at_max_length_are_counted_and_logged(caplog):
+    from core.pairs import PairData, PairSplit
+
+    splits = {  # one piece per character below; a 10,000-character source with no space among them
+        "train": PairSplit(["abc", "abcde", "x" * 10_000], ["a", "abcd", "abcdef"]),
+        "validation": PairSplit(["ab"], ["a"]),
+        "test": PairSplit(["abcd"], ["abcd"]),
+    }
+    data = PairData(splits, "files (x.tsv)", {"source": "pt", "target": "en", "domain": None})
+    assert "truncated" not in data.describe(PairDataArguments(task="pt_en", data_dir="/x"))
+
+    def pieces(texts):
+        return [len(text) for text in texts]
+
+    with caplog.at_level(logging.WARNING):
+        counted = data.count_cut(pieces, max_length=5)  # at most 4 pieces each, with room for the end id
+    assert counted == {
+        "train": {"sources": 2, "longest_source": 10_000, "targets": 1, "longest_target": 6},
+        "validation": {"sources": 0, "longest_source": 2, "targets": 0, "longest_target": 1},
+        "test": {"sources": 0, "longest_source": 4, "targets": 0, "longest_target": 4},
+    }
+    assert data.describe(PairDataArguments(task="pt_en", data_dir="/x"))["truncated"] == counted
+    assert (
+        "train: 2 of 3 sources and 1 of 3 targets are longer than --max-length 5 tokens and were cut (the longest "
+        "source has 10000 pieces, the longest target 6)." in caplog.text
+    )
+    assert "validation:" not in caplog.text and "test:" not in caplog.text
+
+
+@pytest.mark.slow  # the session's tiny translation run, when no other test has trained it yet
+def test_a_translation_run_records_what_max_length_cut(tiny_translation_run):
+    import sentencepiece as spm
+
+    record = json.loads((tiny_translation_run / "run.json").read_text())
+    max_length = record["data"]["options"]["max_length"]
+    processor = spm.SentencePieceProcessor(model_file=str(tiny_translation_run / "sentencepiece.model"))
+    data = load_pairs(PairDataArguments(**record["data"]["options"]))
+    expected = {}
+    for name, split in data.splits.items():
+        counts = {}
+        for side, texts in (("source", split.sources), ("target", split.targets)):
+            lengths = [len(ids) for ids in processor.encode([" " + text for text in texts])]  # the tokenizer's prefix
+            counts[f"{side}s"] = sum(length > max_length - 1 for length in lengths)
+            counts[f"longest_{side}"] = max(lengths)
+        expected[name] = counts
+    assert record["data"]["truncated"] == expected

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from core.cli import QUIET_TF_LOG_LEVEL
 from core.processes import ROOT, ProcessError, exit_error, run_command, start_command
 
 
@@ -53,7 +54,7 @@ def test_children_get_the_suites_environment(tmp_path: Path, monkeypatch) -> Non
     code = "import os; print(os.environ['TF_USE_LEGACY_KERAS'], os.environ['TF_CPP_MIN_LOG_LEVEL'], os.environ['PYTHONPATH'], os.getcwd())"
     monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
     keras, level, path, cwd = run_command(python(code), capture_stdout=True).split()
-    assert (keras, level, cwd) == ("1", "2", str(ROOT)) and str(ROOT) in path.split(":")
+    assert (keras, level, cwd) == ("1", QUIET_TF_LOG_LEVEL, str(ROOT)) and str(ROOT) in path.split(":")
     monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "0")  # what --verbose sets
     assert run_command(python(code), capture_stdout=True).split()[1] == "0"
     assert (

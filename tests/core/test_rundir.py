@@ -5,7 +5,17 @@ from pathlib import Path
 
 import pytest
 
-from core.rundir import RunError, finish_run, partial_path, read_run_json, replace_dir, start_run, write_run_json
+from core.rundir import (
+    RunError,
+    UnfinishedRun,
+    check_run_dir,
+    finish_run,
+    partial_path,
+    read_run_json,
+    replace_dir,
+    start_run,
+    write_run_json,
+)
 
 
 def record(side: str = "scratch") -> dict:
@@ -69,9 +79,29 @@ def test_resume_keeps_the_partial_run(tmp_path: Path) -> None:
     partial = start_run(out)
     (partial / "checkpoint").write_text("epoch 1")
     assert (start_run(out, resume=True) / "checkpoint").read_text() == "epoch 1"
-    assert not (start_run(out) / "checkpoint").exists()
+    assert not (start_run(out, overwrite=True) / "checkpoint").exists()  # --overwrite starts again
     with pytest.raises(RunError, match="no unfinished run"):
         start_run(tmp_path / "other", resume=True)
+
+
+def test_a_new_run_refuses_to_discard_an_unfinished_one(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    partial = start_run(out)
+    with pytest.raises(UnfinishedRun) as refused:
+        start_run(out)
+    assert str(refused.value) == (
+        f"{partial} holds an unfinished run (no epoch finished yet); resume it with --resume, or pass --overwrite "
+        "to start again."
+    )
+    rows = [{"epoch": 1, "steps": 50}, {"epoch": 2, "steps": 100}, {"epoch": 2, "steps": 100}]  # epoch 2 redone
+    (partial / "history.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    with pytest.raises(UnfinishedRun) as refused:
+        check_run_dir(out)
+    assert refused.value.message("python -m scratch --output-dir run --resume") == (
+        f"{partial} holds an unfinished run (2 epochs finished, 100 steps); resume it with: python -m scratch "
+        "--output-dir run --resume, or pass --overwrite to start again."
+    )
+    assert (partial / "history.jsonl").is_file()
 
 
 def test_resume_refuses_other_data_or_another_model(tmp_path: Path) -> None:
@@ -88,7 +118,7 @@ def test_resume_refuses_other_data_or_another_model(tmp_path: Path) -> None:
         "model.d_model 64 then, 32 now). Rerun with the options it was started with, or start again with --overwrite."
     )
     assert (partial / "checkpoint").read_text() == "epoch 1"
-    assert not (start_run(out, keep=other) / "checkpoint").exists()  # without --resume, a new run starts
+    assert not (start_run(out, overwrite=True, keep=other) / "checkpoint").exists()  # --overwrite starts again
 
 
 def test_unfinished_run_cannot_be_finished_or_loaded(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from core.rundir import write_run_json
+from core.translator import check_decoding
 
 LABELS = ["negative", "positive"]
 POSITIVE_WORDS = {"great", "wonderful", "loved", "superb", "joy"}
@@ -152,19 +153,20 @@ def translation_record(arch: str = "encoder-decoder") -> dict[str, Any]:
 
 
 class FakeTranslator:
-    """A word-for-word stand-in with the Translator interface, remembering each call's texts and beam width."""
+    """A word-for-word stand-in with the Translator interface, remembering each call's texts, beam width and MBR."""
 
     layers, heads = 2, 3
 
     def __init__(self, name: str = "scratch", arch: str = "encoder-decoder") -> None:
         self.name, self.side = name, "scratch"
         self.run = translation_record(arch)
-        self.calls: list[tuple[list[str], int]] = []
+        self.calls: list[tuple[list[str], int, bool]] = []
 
-    def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
+    def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64, mbr: bool = False) -> list[str]:
         if beam > 1 and self.run["model"]["arch"] != "encoder-decoder":
             raise ValueError(f"{self.name} is a decoder-only model; beam search needs encoder-decoder.")
-        self.calls.append((list(texts), beam))
+        check_decoding(beam, mbr)
+        self.calls.append((list(texts), beam, mbr))
         return [re.sub(r"\w+", lambda m: TOY_WORDS.get(m[0].lower(), m[0].lower()), " ".join(t.split())) for t in texts]
 
     def attention(self, text: str) -> tuple[list[str], list[str], np.ndarray]:
@@ -205,7 +207,8 @@ def translation_results(runs: dict[str, str]) -> dict[str, Any]:
         }
 
     model = entry(21.37, 44.58, params=186_928, disk_bytes=2_000_000, train_seconds=95.0, epochs=3, train_rows=4)
-    model.update(arch="encoder-decoder", beam=4, beam_throughput_per_s=14.2, validation={"bleu": 20.0, "chrf": 43.0})
+    model.update(arch="encoder-decoder", beam=4, mbr=True, decoding="beam 4 + MBR", beam_throughput_per_s=14.2,
+                 validation={"bleu": 20.0, "chrf": 43.0})  # fmt: skip
     model["diagnosis"] = []
     references = {
         "bergamot": {**entry(47.41, 68.42, disk_bytes=40_000_000), "description": "Bergamot pt-en", "note": "0.2.0"},
@@ -226,7 +229,7 @@ def translation_results(runs: dict[str, str]) -> dict[str, Any]:
         "verdict": "bergamot is ahead by 26.0 BLEU.",
     }
     settings = {"bootstrap_resamples": 1000, "bootstrap_seed": 0, "confidence": 0.95, "beam": 4,
-                "beam_sentences": 5, "latency_samples": 5, "examples": 15, "decoding": "greedy"}  # fmt: skip
+                "mbr": True, "latency_samples": 5, "examples": 15, "decoding": "beam 4 + MBR"}  # fmt: skip
     return {
         "schema_version": 1,
         "task_kind": "translation",

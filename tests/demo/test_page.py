@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import gradio as gr
 import numpy as np
 
-from demo import page, sources
+from demo import page, report_view, sources
 from tests.demo.fakes import write_report
 
 
@@ -64,3 +65,50 @@ def test_the_heatmap_is_drawn_for_the_chosen_student_within_its_own_layers(three
     two = page.build_demo({"finetune": three["finetune"], "scratch": three["scratch"]}, None)
     radio = [c["props"] for c in two.get_config_file()["components"] if c["props"].get("elem_id") == "choice"][0]
     assert tuple(radio["choices"][0]) == ("Both, side by side", "both")
+
+
+def headings(demo: Any) -> list[str]:
+    """Every Markdown heading of the page, in order."""
+    texts = [c["props"].get("value") or "" for c in demo.get_config_file()["components"] if c["type"] == "markdown"]
+    return [line.lstrip("#").strip() for text in texts for line in text.splitlines() if line.startswith("#")]
+
+
+def images(demo: Any) -> list[dict[str, Any]]:
+    return [c["props"] for c in demo.get_config_file()["components"] if c["type"] == "image"]
+
+
+def test_each_heading_shows_once(fakes: dict, compared_report: Path) -> None:
+    from tests.demo.fakes import FakeTranslator
+
+    without_report = page.build_demo(fakes, None, translators={"pt-en": FakeTranslator("pt-en")})
+    assert headings(without_report) == [
+        "Fine-tuned BERT vs. a Transformer trained from scratch",
+        "The runs",
+        "The translation runs",
+    ]
+    report = sources.load_report(compared_report)
+    found = headings(page.build_demo({}, report))
+    assert len(found) == len(set(found)), found
+    for heading in ("Verdict", "Headline", "Diagnosis", "Training time", "The runs", "Figures"):
+        assert heading in found, heading
+    # the training curves sit in their section, under its table's title; the other figures under Figures
+    assert "Validation accuracy against training time" in found
+    figures = sorted(path.name for path in compared_report.glob("*.png") if path.name != "training_curves.png")
+    assert sorted(found[found.index("Figures") + 1 :]) == sorted(report_view.figure_title(name) for name in figures)
+
+
+def test_figures_span_the_page_and_references_sit_beside_the_answers(fakes: dict, compared_report: Path) -> None:
+    report = sources.load_report(compared_report)
+    demo = page.build_demo(fakes, report)
+    shown = images(demo)
+    assert [Path(props["value"]["path"]).name for props in shown][0] == "training_curves.png"
+    assert len(shown) == len(report.figures)
+    assert all(props.get("height") is None and props.get("width") is None for props in shown)  # each at its own size
+    rows = [
+        b for b in demo.blocks.values() if isinstance(b, gr.Row) and any(isinstance(c, gr.Image) for c in b.children)
+    ]
+    assert rows == []  # one figure a row: none squeezed beside another
+    components = demo.get_config_file()["components"]
+    ids = [c["props"].get("elem_id") for c in components]
+    assert ids.index("gold") > ids.index("classify")  # the gold label is not above the controls
+    assert "reference" in components[ids.index("gold")]["props"]["elem_classes"]

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import app
+from core.translator import DEFAULT_BEAM, DEFAULT_MBR
 from demo import page, translation
 from demo.translation import REFERENCE
 from tests.demo.fakes import write_translation_report
@@ -42,9 +43,11 @@ def test_each_system_answers_what_it_translates_directly(loaded: app.Loaded, eng
     assert loaded.problems == [] and loaded.models == {} and list(loaded.translators) == ["scratch"]
     model = loaded.translators["scratch"]
     reference = translation.Bergamot()
-    for beam in (1, 3):
-        answers = [translation.translate(text, "all", beam, loaded.translators, reference) for text in SENTENCES]
-        assert [a["scratch"] for a in answers] == model.translate(SENTENCES, beam=beam)
+    for beam, mbr in ((1, False), (3, False), (3, True)):
+        answers = [
+            translation.translate(text, "all", beam, loaded.translators, reference, mbr=mbr) for text in SENTENCES
+        ]
+        assert [a["scratch"] for a in answers] == model.translate(SENTENCES, beam=beam, mbr=mbr)
         assert [a[REFERENCE] for a in answers] == [engine.translate(text, "pt-en") for text in SENTENCES]
     toy = "gato sol casa"  # the tiny run learns the toy language word for word
     assert translation.translate(toy, "scratch", 1, loaded.translators, reference) == {
@@ -55,7 +58,13 @@ def test_each_system_answers_what_it_translates_directly(loaded: app.Loaded, eng
         if len(text) > translation.MAX_CHARS:
             assert list(answer) == ["error"], text
         else:
-            assert set(answer) == {"scratch", REFERENCE} and all(isinstance(t, str) for t in answer.values()), text
+            assert set(answer) == {"scratch", REFERENCE}, text
+            lines = translation.segments(text)  # each system translated the text's pieces, and said something
+            assert answer["scratch"] == "\n".join(" ".join(model.translate(line)) for line in lines), text
+            assert answer[REFERENCE] == "\n".join(
+                " ".join(engine.translate(p, "pt-en") for p in line) for line in lines
+            )
+            assert all(t.strip() for t in answer.values()), text
 
 
 def test_the_heatmap_is_target_against_source_pieces_of_a_sentence(loaded: app.Loaded) -> None:
@@ -81,29 +90,43 @@ def server(loaded: app.Loaded) -> Any:
     demo.close()
 
 
-def test_the_api_answers_each_system_and_bad_input(server: Any, engine: Any) -> None:
+def test_the_api_answers_each_system_and_bad_input(server: Any, engine: Any, capfd) -> None:
     from gradio_client import Client
 
     model, url = server
     client = Client(url, verbose=False)
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     assert list(endpoints) == ["/translate"]
-    assert [p["parameter_name"] for p in endpoints["/translate"]["parameters"]] == ["text", "system", "beam"]
+    parameters = endpoints["/translate"]["parameters"]
+    assert [p["parameter_name"] for p in parameters] == ["text", "system", "beam", "mbr"]
+    assert [p["parameter_default"] for p in parameters[2:]] == [DEFAULT_BEAM, DEFAULT_MBR]
     text = SENTENCES[2]
-    for system, beam in (("all", 1), ("scratch", 2), (REFERENCE, 1)):
-        answer = client.predict(text=text, system=system, beam=beam, api_name="/translate")
-        expected = {"scratch": model.translate([text], beam=beam)[0], REFERENCE: engine.translate(text, "pt-en")}
+    for system, beam, mbr in (("all", 1, False), ("scratch", 2, False), ("scratch", 3, True), (REFERENCE, 1, False)):
+        answer = client.predict(text=text, system=system, beam=beam, mbr=mbr, api_name="/translate")
+        expected = {
+            "scratch": model.translate([text], beam=beam, mbr=mbr)[0],
+            REFERENCE: engine.translate(text, "pt-en"),
+        }
         assert answer == {name: t for name, t in expected.items() if system in ("all", name)}
     empty = {"error": "Type or paste some Portuguese text to translate."}
-    assert client.predict("", "all", 1, api_name="/translate") == empty
-    assert client.predict(" \n ", "scratch", 1, api_name="/translate") == empty
-    huge = client.predict("z" * 100_000, "all", 1, api_name="/translate")
+    assert client.predict("", "all", 1, False, api_name="/translate") == empty
+    assert client.predict(" \n ", "scratch", 1, False, api_name="/translate") == empty
+    huge = client.predict("z" * 100_000, "all", 1, False, api_name="/translate")
     assert huge["error"].startswith("The text has 100,000 characters; this demo translates at most 1,000 ")
-    assert client.predict("gato", "deepl", 1, api_name="/translate")["error"].startswith("Unknown system 'deepl'")
-    for beam in (0, -2, 10**6):
-        assert client.predict("gato", "all", beam, api_name="/translate") == {
+    assert client.predict("gato", "deepl", 1, False, api_name="/translate")["error"].startswith(
+        "Unknown system 'deepl'"
+    )
+    for beam in (0, -2, 10**6, 2.5, "2", True, None):  # a whole number from 1 to MAX_BEAM, nothing else
+        assert client.predict("gato", "all", beam, False, api_name="/translate") == {
             "error": f"The beam width must be a whole number from 1 (greedy decoding) to {translation.MAX_BEAM}, got {beam!r}."
         }
+    assert client.predict(42, "all", 1, False, api_name="/translate") == {
+        "error": "The text must be a string, got 42 (int)."
+    }
+    assert client.predict("gato", "all", 2, "yes", api_name="/translate") == {
+        "error": "mbr must be true or false, got 'yes'."
+    }
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_four_clients_send_a_hundred_requests_without_an_error(server: Any, engine: Any) -> None:
@@ -119,7 +142,7 @@ def test_four_clients_send_a_hundred_requests_without_an_error(server: Any, engi
             text = " ".join(words[(worker * 7 + i + k) % len(words)] for k in range(3 + i % 4)) + f" {worker} {i}"
             system = systems[(worker + i) % len(systems)]
             try:
-                answers.append((text, system, own.predict(text, system, 1, api_name="/translate")))
+                answers.append((text, system, own.predict(text, system, 1, False, api_name="/translate")))
             except Exception as error:  # noqa: BLE001 - counted below as an error
                 answers.append((text, system, error))
         return answers

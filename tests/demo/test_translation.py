@@ -37,7 +37,11 @@ def test_each_system_answers_what_it_translates_directly(translators: dict) -> N
     )
     assert set(latencies) == set(result) and all(ms >= 0 for ms in latencies.values())
     assert translation.translate(text, "scratch", 3, translators, MISSING) == {"scratch": "cat sun house"}
-    assert translators["scratch"].calls[-1] == ([text], 3)  # the beam width reaches the model
+    assert translators["scratch"].calls[-1] == ([text], 3, False)  # the beam width reaches the model
+    assert translation.translate(text, "scratch", 3, translators, MISSING, mbr=True) == {"scratch": "cat sun house"}
+    assert translators["scratch"].calls[-1] == ([text], 3, True)  # and so does minimum-Bayes-risk selection
+    translation.translate(text, "scratch", 1, translators, MISSING, mbr=True)
+    assert translators["scratch"].calls[-1] == ([text], 1, False)  # with one hypothesis there is nothing to choose
 
 
 def test_bad_input_is_answered_with_a_message(translators: dict) -> None:
@@ -46,8 +50,9 @@ def test_bad_input_is_answered_with_a_message(translators: dict) -> None:
         assert list(answer) == ["error"], answer
         return answer["error"]
 
-    for empty in ("", "  \n\t", None, 42):
+    for empty in ("", "  \n\t", None):
         assert error(empty) == "Type or paste some Portuguese text to translate."
+    assert error(42) == "The text must be a string, got 42 (int)."
     assert error("a" * 101, max_chars=100).startswith("The text has 101 characters; this demo translates at most 100 ")
     assert "scratch" in translation.translate("a" * 100, "scratch", 1, translators, MISSING, max_chars=100)
     huge = "gato " * 20_000
@@ -68,6 +73,7 @@ def test_bad_input_is_answered_with_a_message(translators: dict) -> None:
         "scratch-decoder-only is a decoder-only model: it decodes greedily only. Choose beam 1"
     )
     assert error("gato", system=REFERENCE) == MISSING.problem
+    assert error("gato", mbr="yes") == "mbr must be true or false, got 'yes'."
 
 
 def test_a_text_is_translated_sentence_by_sentence_and_line_by_line(translators: dict) -> None:
@@ -76,7 +82,7 @@ def test_a_text_is_translated_sentence_by_sentence_and_line_by_line(translators:
     assert translation.translate(text, "scratch", 1, translators, MISSING) == {
         "scratch": "cat sun. house moon! sea?\nmoon house"
     }
-    assert translators["scratch"].calls[-1] == (["gato sol.", "casa lua!", "mar?", "lua casa"], 1)  # one batch
+    assert translators["scratch"].calls[-1] == (["gato sol.", "casa lua!", "mar?", "lua casa"], 1, False)  # one batch
     long_word = "a" * (2 * translation.WORD_CHARS + 1)
     assert translation.segments(long_word) == [[" ".join(["a" * translation.WORD_CHARS] * 2 + ["a"])]]
     many = " ".join(["gato"] * 200)  # one 999-character sentence, cut between words
@@ -85,10 +91,10 @@ def test_a_text_is_translated_sentence_by_sentence_and_line_by_line(translators:
 
 
 def test_with_all_a_decoder_only_model_answers_greedily_beside_a_beam_search(translators: dict) -> None:
-    result = translation.translate("gato lua", "all", 4, translators, MISSING)
+    result = translation.translate("gato lua", "all", 4, translators, MISSING, mbr=True)
     assert result == {"scratch": "cat moon", "scratch-decoder-only": "cat moon"}
-    assert translators["scratch"].calls[-1] == (["gato lua"], 4)
-    assert translators["scratch-decoder-only"].calls[-1] == (["gato lua"], 1)
+    assert translators["scratch"].calls[-1] == (["gato lua"], 4, True)
+    assert translators["scratch-decoder-only"].calls[-1] == (["gato lua"], 1, False)
     *texts, latency, status = translate_tab.render_translations(result, {"scratch": 2.0}, 4, translators, MISSING)
     assert texts == ["cat moon", "cat moon", None]  # one box per system, the reference's left empty
     assert latency == "Latency (one text, this machine): scratch: **2.0 ms**"
@@ -133,7 +139,7 @@ def test_the_reference_loads_once_on_its_first_request(translators: dict, monkey
 
 def test_a_failing_model_is_reported_not_raised(translators: dict) -> None:
     class Broken(FakeTranslator):
-        def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
+        def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64, mbr: bool = False) -> list[str]:
             raise RuntimeError("graph execution error")
 
     models = {**translators, "scratch": Broken("scratch")}

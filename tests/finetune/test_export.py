@@ -126,11 +126,15 @@ def test_the_onnx_files_serve_the_classifier_s_probabilities_with_neither_tensor
 ) -> None:
     classifier = load(base_run)
     assert classifier.runtime == "onnxruntime"
-    expected = classifier.predict_proba(TEXTS)
-    served = fresh_process_probabilities(exported, TEXTS, tmp_path, FRESH_ONNX_PROCESS)
+    options = read_run_json(base_run)["data"]["options"]
+    texts = TEXTS + load_task(DataArguments(**options)).texts("test")  # the run's whole test split among them
+    expected = classifier.predict_proba(texts)
+    served = fresh_process_probabilities(exported, texts, tmp_path, FRESH_ONNX_PROCESS)
     np.testing.assert_allclose(served["float"], expected, atol=1e-5)
     assert served["int8"].shape == expected.shape
     np.testing.assert_allclose(served["int8"].sum(axis=1), 1.0, atol=1e-5)
+    assert set(expected.argmax(axis=1)) == {0, 1}  # both labels among the texts, so agreeing is not one constant
+    np.testing.assert_array_equal(served["int8"].argmax(axis=1), expected.argmax(axis=1))
     record = json.loads((exported / "export.json").read_text())
     assert record["onnx"]["int8"]["bytes"] == (exported / "model_int8.onnx").stat().st_size
     import onnx

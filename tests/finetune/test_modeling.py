@@ -29,6 +29,7 @@ def test_the_run_records_mean_pooling_and_saves_no_pooler(mean_run: Path) -> Non
     classifier = load(mean_run)
     assert not any("pooler" in w.name for w in classifier.model.weights)
     assert run["model"]["params"] == classifier.model.count_params()
+    assert run["serving"]["runtime"] == "onnxruntime"  # the converter's process loads the registered type too
 
 
 def test_reloaded_probabilities_are_the_mean_of_the_real_tokens_through_the_head(mean_run: Path) -> None:

@@ -17,6 +17,48 @@ def test_layer_contract(norm, causal):
     check_layer(TransformerEncoderBlock, kwargs, X, (2, 6, 8), WEIGHTS, call_kwargs={"padding_mask": PADDING})
 
 
+def _layer_norm(x, norm):
+    mean, variance = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    return (x - mean) / np.sqrt(variance + norm.epsilon) * norm.gamma.numpy() + norm.beta.numpy()
+
+
+def _feed_forward(x, block):
+    hidden = np.maximum(x @ block.ff_inner.kernel.numpy() + block.ff_inner.bias.numpy(), 0.0)  # relu
+    return hidden @ block.ff_output.kernel.numpy() + block.ff_output.bias.numpy()
+
+
+def _block_with_uneven_norms(norm):
+    """A relu block without dropout whose LayerNorms scale and shift each channel differently, so that where a
+    norm sits (and which of the two) shows in the output."""
+    block = TransformerEncoderBlock(num_heads=2, d_ff=16, norm=norm, activation="relu", dropout=0.0)
+    block(X)
+    rng = np.random.default_rng(3)
+    for layer in (block.attention_norm, block.ff_norm):
+        layer.gamma.assign(rng.uniform(0.5, 2.0, 8).astype(np.float32))
+        layer.beta.assign(rng.normal(size=8).astype(np.float32))
+    return block
+
+
+def test_a_pre_ln_block_normalises_each_sublayers_input_and_leaves_the_residual_stream_alone():
+    block = _block_with_uneven_norms("pre")
+    attended = X + block.attention(_layer_norm(X, block.attention_norm)).numpy()
+    expected = attended + _feed_forward(_layer_norm(attended, block.ff_norm), block)
+    np.testing.assert_allclose(block(X).numpy(), expected, atol=1e-5)
+
+
+def test_a_post_ln_block_normalises_each_residual_sum():
+    block = _block_with_uneven_norms("post")
+    attended = _layer_norm(X + block.attention(X).numpy(), block.attention_norm)
+    expected = _layer_norm(attended + _feed_forward(attended, block), block.ff_norm)
+    np.testing.assert_allclose(block(X).numpy(), expected, atol=1e-5)
+
+
+def test_pre_and_post_ln_blocks_with_the_same_weights_differ():
+    post, pre = _block_with_uneven_norms("post"), _block_with_uneven_norms("pre")
+    pre.set_weights(post.get_weights())
+    assert np.abs(pre(X).numpy() - post(X).numpy()).mean() > 0.1
+
+
 @pytest.mark.parametrize("norm", ["post", "pre"])
 def test_padding_does_not_change_the_real_positions(norm):
     block = TransformerEncoderBlock(num_heads=2, d_ff=16, norm=norm)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from scratch.model import PRESETS, ModelConfig, build_classifier, build_end_to_end, config_from_preset
+from scratch.model import DEFAULT_PRESET, PRESETS, ModelConfig, build_classifier, build_end_to_end, config_from_preset
 from scratch.tokenizer import WordTokenizer
 
 TINY = {"vocab_size": 50, "num_layers": 2, "d_model": 16, "num_heads": 2, "d_ff": 32, "dropout": 0.0}
@@ -30,6 +30,12 @@ def test_every_preset_has_its_documented_shape_and_builds(preset):
     shape = (config.num_layers, config.d_model, config.num_heads, config.d_ff, config.dropout, config.vocab_size)
     assert shape == DOCUMENTED[preset]
     assert build_classifier(config).count_params() == expected_params(config, config.vocab_size)
+
+
+def test_a_config_built_with_no_arguments_is_the_default_preset():
+    assert DEFAULT_PRESET == "small"
+    assert ModelConfig() == config_from_preset(DEFAULT_PRESET) == config_from_preset()
+    assert ModelConfig() != config_from_preset("base")
 
 
 def test_overrides_replace_preset_fields_and_none_keeps_them():

@@ -37,3 +37,11 @@ def test_a_sequence_starting_later_gets_the_rows_of_its_positions():
     inputs = np.zeros((2, 1, 8), np.float32)  # one position, as a cached decoding step feeds it
     layer = SinusoidalPositionEncoding()
     np.testing.assert_allclose(layer(inputs, start=tf.constant(4)).numpy()[0, 0], sinusoid(5, 8).numpy()[4], atol=1e-6)
+
+
+def test_each_row_may_start_at_its_own_position():
+    inputs = np.zeros((3, 2, 8), np.float32)
+    out = SinusoidalPositionEncoding()(inputs, start=tf.constant([0, 4, 9])).numpy()
+    table = sinusoid(11, 8).numpy()
+    for row, first in enumerate((0, 4, 9)):
+        np.testing.assert_allclose(out[row], table[first : first + 2], atol=1e-6)

@@ -162,7 +162,7 @@ def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
 
     make_callbacks = callbacks.make_callbacks
     monkeypatch.setattr(callbacks, "make_callbacks", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SystemExit, match="^130$"):  # an interruption ends the command with status 130
         main(tiny_argv(tmp_path / "run", train_file, **settings))
     partial = tmp_path / "run.partial"
     assert [row["epoch"] for row in read_history(partial / "history.jsonl")] == [1, 2]
@@ -177,3 +177,21 @@ def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
     once = {row["epoch"]: row["train_seconds"] for row in lines}
     assert record["training"]["seconds"] == pytest.approx(sum(once.values()), abs=2e-3)
     assert [row["train_seconds"] for row in record["training"]["history"]] == [once[1], once[2], once[3]]
+
+
+def test_eval_steps_validate_every_n_steps_within_an_epoch(tiny_run, tmp_path):
+    run = read_run_json(
+        train_tiny_run(
+            tmp_path / "periods", tiny_run.parent / "train.csv", epochs=None, max_steps=30, eval_steps=7, patience=10
+        )
+    )
+    training, hyperparameters = run["training"], run["hyperparameters"]
+    assert hyperparameters["steps_per_epoch"] == 12 and hyperparameters["eval_steps"] == 7
+    history = training["history"]
+    assert [row["steps"] for row in history] == [7, 14, 21, 28, 30]  # every 7 steps, across the 12-step epochs
+    assert [row["stop_reason"] for row in history] == [None] * 4 + ["budget"]
+    # 162 rows a pass in batches of 16: a whole pass counts its rows, the rest of a pass a batch per step
+    assert [row["examples"] for row in history] == [112, 162 - 112 + 2 * 16, 7 * 16, 162 - 9 * 16 + 4 * 16, 2 * 16]
+    assert training["best_epoch"] == 1 + [row["val_accuracy"] for row in history].index(
+        max(row["val_accuracy"] for row in history)
+    )

@@ -15,7 +15,16 @@ import datasets
 import evaluate
 
 METRICS_DIR = Path(__file__).resolve().parent
-METRICS = ("accuracy", "precision_recall_f1", "matthews_correlation", "mcnemar", "sacrebleu_bleu", "sacrebleu_chrf")
+METRICS = (
+    "accuracy",
+    "precision_recall_f1",
+    "matthews_correlation",
+    "mcnemar",
+    "multilabel",
+    "regression",
+    "sacrebleu_bleu",
+    "sacrebleu_chrf",
+)
 
 
 @cache

@@ -26,10 +26,11 @@ from compare.translation.report import TranslationReportArguments, build_transla
 from core.data import DataError
 from core.pairs import PairDataArguments, load_pairs
 from core.rundir import RunError
+from core.translator import load as load_translator
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
 MODEL_FIELDS = {"bleu", "bleu_ci", "chrf", "chrf_ci", "per_domain", "per_length", "params", "disk_bytes",
-                "train_seconds", "epochs", "train_rows", "throughput_per_s", "beam", "beam_throughput_per_s",
+                "train_seconds", "epochs", "train_rows", "throughput_per_s", "beam", "beam_throughput_per_s", "decoding", "mbr",
                 "latency_p50_ms", "latency_p95_ms", "arch", "validation", "diagnosis"}  # fmt: skip
 COMPARISON_FIELDS = {"a", "b", "bleu_diff", "bleu_diff_ci", "chrf_diff", "chrf_diff_ci", "bleu_p", "chrf_p",
                      "winner", "verdict"}  # fmt: skip
@@ -49,7 +50,7 @@ def report(tmp_path_factory) -> dict:
     rows += rows[:60]  # pairs given twice: some test sources also occur in train
     train_file = write_tsv(root / "train.tsv", rows, header=("pt", "en", "domain"))
     argv = [*data_options(train_file), "--output-dir", str(root / "out"), "--scratch-args", SCRATCH_ARGS,
-            "--bootstrap-resamples", "200", "--beam-sentences", "6", "--latency-samples", "5"]  # fmt: skip
+            "--bootstrap-resamples", "200", "--latency-samples", "5"]  # fmt: skip
     assert run_main(argv) == 0
     out = root / "out"
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -133,6 +134,11 @@ def test_scores_recompute_from_translations_with_sacrebleu(report) -> None:
             assert lo <= entry[metric] <= hi
     assert [r["translations"]["copy_source"] for r in rows] == [r["source"] for r in rows]
     assert results["references"]["bergamot"]["bleu"] > results["models"]["scratch"]["bleu"]
+    scratch = load_translator(report["dir"] / "runs" / "scratch")  # scored with the report's decoding
+    assert (results["settings"]["beam"], results["settings"]["mbr"]) == (4, True)
+    assert results["models"]["scratch"]["decoding"] == "beam 4 + MBR" and results["models"]["scratch"]["mbr"]
+    sources = [r["source"] for r in rows]
+    assert [r["translations"]["scratch"] for r in rows] == scratch.translate(sources, beam=4, mbr=True)
 
 
 def test_a_second_call_reuses_the_run(report) -> None:
@@ -149,8 +155,9 @@ def test_predict_translates_a_column(report, tmp_path) -> None:
     source = [r["source"] for r in report["rows"][:3]]
     pd.DataFrame({"pt": source, "id": [1, 2, 3]}).to_csv(tmp_path / "in.csv", index=False)
     run = str(report["dir"] / "runs" / "scratch")
-    assert predict_main(["--runs", run, "--input", str(tmp_path / "in.csv"), "--text-column", "pt",
-                         "--output", str(tmp_path / "out.jsonl")]) == 0  # fmt: skip
+    assert report["results"]["settings"]["decoding"] == "beam 4 + MBR"  # the report's default, as predict is asked
+    assert predict_main(["--runs", run, "--input", str(tmp_path / "in.csv"), "--text-column", "pt", "--beam", "4",
+                         "--mbr", "--output", str(tmp_path / "out.jsonl")]) == 0  # fmt: skip
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()]
     expected = {r["source"]: r["translations"]["scratch"] for r in report["rows"]}
     assert [r["translations"]["scratch"] for r in rows] == [expected[s] for s in source]
@@ -163,7 +170,7 @@ def test_distill_adds_a_student_of_bergamot_and_reuses_the_other_run(report, tmp
     reused = out / "runs" / "scratch" / "run.json"
     before = reused.read_text(encoding="utf-8")
     argv = [*data_options(report["train_file"]), "--output-dir", str(out), "--scratch-args", SCRATCH_ARGS,
-            "--distill", "--bootstrap-resamples", "100", "--beam-sentences", "3", "--latency-samples", "3"]  # fmt: skip
+            "--distill", "--bootstrap-resamples", "100", "--latency-samples", "3"]  # fmt: skip
     assert run_main(argv) == 0
     assert reused.read_text(encoding="utf-8") == before  # reused, not trained again
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
@@ -214,7 +221,7 @@ class FakeTranslator:
     def __init__(self, run: dict) -> None:
         self.run = run
 
-    def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64) -> list[str]:
+    def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64, mbr: bool = False) -> list[str]:
         return [" ".join(reversed(t.split())) for t in texts]
 
 
@@ -224,7 +231,7 @@ def fake_report(report, tmp_path, **options) -> dict:
     broken = options.pop("bergamot_factory", None)
     return build_translation_report(
         [run_dir], tmp_path / "report", StatisticsArguments(bootstrap_resamples=100),
-        TranslationReportArguments(latency_samples=3, beam_sentences=3, **options), names=["fake"],
+        TranslationReportArguments(latency_samples=3, **options), names=["fake"],
         loader=lambda path: FakeTranslator(run), bergamot_factory=broken,
     )  # fmt: skip
 

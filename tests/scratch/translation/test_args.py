@@ -8,7 +8,7 @@ from core.args import RunArguments
 from core.cli import parse_args
 from core.pairs import PairDataArguments
 from scratch.translation.args import PRESET_TRAINING, TranslationArguments
-from scratch.translation.config import PRESETS
+from scratch.translation.config import PRESETS, TranslationConfig
 
 
 def test_the_preset_fills_model_and_budget_and_flags_win():
@@ -37,6 +37,21 @@ def test_the_tutorial_shape_and_every_size_are_reachable_by_flags():
     assert (config.num_layers, config.d_model, config.d_ff, config.num_heads, config.dropout) == (4, 128, 512, 8, 0.1)
     custom = TranslationArguments(preset="tiny", num_layers=6, d_model=96, num_heads=6, d_ff=384).model_config()
     assert (custom.num_layers, custom.d_model, custom.num_heads, custom.d_ff) == (6, 96, 6, 384)
+
+
+# What `python -m scratch --task pt_en` built with no model flags before the dataclass defaults became `base`.
+COMMAND_LINE_DEFAULT = {
+    "vocab_size": 3000, "arch": "encoder-decoder", "num_layers": 2, "d_model": 256, "num_heads": 8, "d_ff": 1024,
+    "dropout": 0.1, "norm": "post", "activation": "relu", "tie_embeddings": True,
+}  # fmt: skip
+
+
+def test_the_command_line_default_model_is_unchanged_and_is_the_config_built_with_no_arguments():
+    *_, args = parse_args(
+        (PairDataArguments, RunArguments, TranslationArguments), ["--task", "pt_en", "--output-dir", "out"]
+    )
+    assert args.model_config().to_dict() == COMMAND_LINE_DEFAULT
+    assert args.model_config() == TranslationConfig()
 
 
 def test_the_command_line_parses_into_the_three_dataclasses():

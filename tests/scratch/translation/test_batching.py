@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 import sentencepiece as spm
 
-from scratch.translation.batching import make_dataset, sample_pairs, token_batches, tokenize_pairs
+from scratch.translation.batching import (
+    TokenBatchStream,
+    evaluation_dataset,
+    pad_batch,
+    sample_pairs,
+    token_batches,
+    tokenize_pairs,
+)
 from scratch.translation.tokenizer import BOS_ID, EOS_ID, PREFIX, SubwordTokenizer, train_sentencepiece
 from tests.scratch.translation.toy import toy_pairs
 
@@ -29,35 +36,82 @@ def test_a_row_longer_than_the_budget_goes_alone():
 
 
 def batches_of(arch, sources, targets, max_tokens=1000):
-    dataset, sizes = make_dataset(arch, [np.array(s) for s in sources], [np.array(t) for t in targets], max_tokens)
-    return list(dataset.as_numpy_iterator()), sizes
+    dataset = evaluation_dataset(arch, [np.array(s) for s in sources], [np.array(t) for t in targets], max_tokens)
+    return list(dataset.as_numpy_iterator())
 
 
 def test_encoder_decoder_batches_shift_the_target_behind_the_start_id():
-    [((source, target_in), labels)], sizes = batches_of("encoder-decoder", [[5, 6, EOS_ID], [9, EOS_ID]], [[7, 8], [4]])
-    assert sizes == [2]
+    [((source, target_in), labels)] = batches_of("encoder-decoder", [[5, 6, EOS_ID], [9, EOS_ID]], [[7, 8], [4]])
     assert source.tolist() == [[9, EOS_ID, 0], [5, 6, EOS_ID]]  # length order, padded with 0
     assert target_in.tolist() == [[BOS_ID, 4, 0], [BOS_ID, 7, 8]]
     assert labels.tolist() == [[4, EOS_ID, 0], [7, 8, EOS_ID]]
 
 
 def test_decoder_only_labels_only_the_target():
-    [(sequence, labels)], _ = batches_of("decoder-only", [[5, 6, EOS_ID], [9, EOS_ID]], [[7, 8], [4]])
+    [(sequence, labels)] = batches_of("decoder-only", [[5, 6, EOS_ID], [9, EOS_ID]], [[7, 8], [4]])
     assert sequence.tolist() == [[9, EOS_ID, BOS_ID, 4, 0, 0], [5, 6, EOS_ID, BOS_ID, 7, 8]]
     assert labels.tolist() == [[0, 0, 4, EOS_ID, 0, 0], [0, 0, 0, 7, 8, EOS_ID]]
 
 
-def test_a_shuffled_pass_yields_every_pair_once_in_its_batches():
+def _stream(sources, targets, max_tokens=64, seed=1):
+    """A training stream over fixed pairs, as a run just started (step 0) would read it."""
+    stream = TokenBatchStream("encoder-decoder", lambda number: (sources, targets), max_tokens, seed)
+    stream.start = 0
+    return stream
+
+
+def _random_pairs(n=60):
     rng = np.random.default_rng(0)
-    sources = [np.append(rng.integers(5, 50, size=n), EOS_ID) for n in rng.integers(1, 20, size=60)]
-    targets = [rng.integers(5, 50, size=n) for n in rng.integers(0, 20, size=60)]
-    dataset, sizes = make_dataset("encoder-decoder", sources, targets, 64, np.random.default_rng(1))
-    seen = []
-    for ((source, _), labels), size in zip(dataset.as_numpy_iterator(), sizes, strict=True):
-        assert len(source) == size and source.size <= 64 or size == 1
-        seen += [tuple(row[row != 0]) for row in labels]
-    assert sorted(seen) == sorted(tuple(np.append(t, EOS_ID)) for t in targets)
-    assert dataset.options().autotune.enabled is False  # its thread can hold up the end of an epoch
+    sources = [np.append(rng.integers(5, 50, size=k), EOS_ID) for k in rng.integers(1, 20, size=n)]
+    targets = [rng.integers(5, 50, size=k) for k in rng.integers(0, 20, size=n)]
+    return sources, targets
+
+
+def test_each_pass_of_the_stream_yields_every_pair_once_within_the_token_budget():
+    sources, targets = _random_pairs()
+    stream = _stream(sources, targets)
+    per_pass = stream.steps_per_pass
+    batches = list(stream.dataset().take(3 * per_pass).as_numpy_iterator())
+    expected = sorted(tuple(np.append(t, EOS_ID)) for t in targets)
+    for number in range(3):
+        seen = []
+        for (source, _), labels in batches[number * per_pass : (number + 1) * per_pass]:
+            assert source.size <= 64 or len(source) == 1
+            seen += [tuple(row[row != 0]) for row in labels]
+        assert sorted(seen) == expected
+    assert stream.examples(0, 3 * per_pass) == 3 * len(targets)
+    assert [len(labels) for _, labels in batches] == [stream.rows[s] for s in range(3 * per_pass)]
+    first, second = ([labels.tolist() for _, labels in batches[n * per_pass : (n + 1) * per_pass]] for n in (0, 1))
+    assert first != second  # each pass is batched and ordered anew
+    assert stream.dataset().options().autotune.enabled is False  # its thread can hold up the end of an epoch
+
+
+def test_the_stream_started_at_step_s_yields_the_batches_a_fresh_stream_yields_from_s():
+    sources, targets = _random_pairs()
+    fresh = list(_stream(sources, targets).dataset().take(40).as_numpy_iterator())
+    resumed = _stream(sources, targets)
+    resumed.start = 23  # as a resumed run at step 23 sets it: inside a later pass
+    assert 23 > resumed.steps_per_pass
+    for ((source, target_in), labels), ((s, t), y) in zip(resumed.dataset().take(17).as_numpy_iterator(), fresh[23:]):
+        np.testing.assert_array_equal(source, s)
+        np.testing.assert_array_equal(target_in, t)
+        np.testing.assert_array_equal(labels, y)
+
+
+def test_a_stream_read_before_training_began_is_refused():
+    sources, targets = _random_pairs(5)
+    stream = TokenBatchStream("encoder-decoder", lambda number: (sources, targets), 64, 0)
+    with pytest.raises(Exception, match="the training stream was read before training began"):
+        next(iter(stream.dataset()))
+
+
+def test_pad_batch_gathers_the_rows_asked_for_in_their_order():
+    sources = [np.array([5, EOS_ID]), np.array([6, 7, EOS_ID]), np.array([8, EOS_ID])]
+    targets = [np.array([9]), np.array([10, 11]), np.array([12, 13, 14])]
+    (source, target_in), labels = pad_batch("encoder-decoder", sources, targets, np.array([2, 0]))
+    assert source.tolist() == [[8, EOS_ID], [5, EOS_ID]]
+    assert target_in.tolist() == [[BOS_ID, 12, 13, 14], [BOS_ID, 9, 0, 0]]
+    assert labels.tolist() == [[12, 13, 14, EOS_ID], [9, EOS_ID, 0, 0]]
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""The bench scores a run's split with sacrebleu as a direct computation would, and times both decoders."""
+"""The bench scores a run's split with sacrebleu as a direct computation would, per decoding, and times both
+greedy decoders."""
 
 from __future__ import annotations
 
@@ -12,21 +13,25 @@ from core.translator import load
 from scratch.translation.bench import main
 
 
-def test_bench_scores_the_test_split_and_times_cached_and_uncached_greedy(tiny_translation_run, capsys):
+def test_bench_scores_the_test_split_per_decoding_and_times_cached_and_uncached_greedy(tiny_translation_run, capsys):
     argv = ["--run", str(tiny_translation_run), "--output-tokens", "8", "--timing-batch", "4", "--repeats", "1"]
-    assert main(argv) == 0
+    assert main([*argv, "--beam", "3"]) == 0
     result = json.loads(capsys.readouterr().out)
-    translator = load(tiny_translation_run)
+    translator = load(tiny_translation_run)  # the saved model: the bench decodes the weights as it does
     split = load_pairs(PairDataArguments(**translator.run["data"]["options"])).splits["test"]
-    hypotheses = translator.translate(split.sources)
     assert result["n"] == len(split) == 270
-    assert result["bleu"] == sacrebleu.corpus_bleu(hypotheses, [split.targets]).score
-    assert result["chrf"] == sacrebleu.corpus_chrf(hypotheses, [split.targets], word_order=2).score
-    assert "per_domain" not in result  # the toy file names no domain
+    assert list(result["decodings"]) == ["greedy", "beam 3", "beam 3 + MBR"]
+    for decoding, beam, mbr in (("greedy", 1, False), ("beam 3", 3, False), ("beam 3 + MBR", 3, True)):
+        hypotheses = translator.translate(split.sources, beam=beam, mbr=mbr)
+        found = result["decodings"][decoding]
+        assert (found["beam"], found["mbr"]) == (beam, mbr)
+        assert found["bleu"] == sacrebleu.corpus_bleu(hypotheses, [split.targets]).score
+        assert found["chrf"] == sacrebleu.corpus_chrf(hypotheses, [split.targets], word_order=2).score
+        assert "per_domain" not in found  # the toy file names no domain
+        assert found["sentences_per_second"] == pytest.approx(len(split) / found["seconds"])
     timing = result["greedy_timing"]
     assert (timing["batch"], timing["output_tokens"]) == (4, 8)
     assert timing["cached_seconds"] > 0 and timing["uncached_seconds"] > 0
-    assert result["sentences_per_second"] > 0
 
 
 @pytest.mark.parametrize(
@@ -34,6 +39,8 @@ def test_bench_scores_the_test_split_and_times_cached_and_uncached_greedy(tiny_t
     [
         (["--split", "dev"], "error: --split must be one of train, validation, test, got 'dev'."),
         (["--beam", "0"], "error: --beam must be at least 1, got 0."),
+        (["--decodings", "sampling"], "error: --decodings takes greedy, beam, mbr; got sampling."),
+        (["--beam", "1"], "error: --beam 1 is greedy decoding: measure --decodings greedy, or give a beam of 2"),
         ([], "error: Run directory {missing} does not exist."),
     ],
 )

@@ -75,6 +75,9 @@ def test_cached_steps_give_the_teacher_forced_outputs(norm):
         out, cache, weights = block.step(target[:, t : t + 1], tf.constant(t), cache, memory_cache, mask)
         np.testing.assert_allclose(out[:, 0], expected[:, t], atol=1e-5)
         np.testing.assert_allclose(weights[:, :, 0], expected_weights[:, :, t], atol=1e-6)
+    keys, values = block.self_attention.key_value_cache(block.self_norm(target) if norm == "pre" else target)
+    np.testing.assert_allclose(cache[0], keys, atol=1e-5)  # the returned cache holds every position's keys
+    np.testing.assert_allclose(cache[1], values, atol=1e-5)
 
 
 def test_rejects_unknown_norm_and_activation():

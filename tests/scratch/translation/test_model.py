@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from scratch.translation.config import config_from_preset
+from scratch.translation.config import DEFAULT_PRESET, TranslationConfig, config_from_preset
 from scratch.translation.model import DecoderOnly, EncoderDecoder, TiedOutput, build_model
 from tests.scratch.layer_checks import check_layer
 
@@ -17,6 +17,12 @@ TARGET = np.array([[2, 11, 12, 13], [2, 14, 15, 0]], np.int32)
 def _model(**overrides):
     tf.keras.utils.set_random_seed(0)
     return build_model(config_from_preset("tiny", **overrides))
+
+
+def test_a_config_built_with_no_arguments_is_the_default_preset():
+    assert DEFAULT_PRESET == "base"
+    assert TranslationConfig() == config_from_preset(DEFAULT_PRESET) == config_from_preset()
+    assert TranslationConfig() != config_from_preset("small")
 
 
 @pytest.mark.parametrize("arch", ["encoder-decoder", "decoder-only"])
@@ -99,3 +105,62 @@ def test_decoder_only_is_causal_over_the_joined_sequence():
 def test_bad_shapes_are_refused_with_the_value_named(overrides, message):
     with pytest.raises(ValueError, match=message):
         config_from_preset("tiny", **overrides)
+
+
+# The checkpoint keys (object paths, as `weights/model` stores them) and `get_weights()` shapes of a one-layer
+# pre-LN tiny model, written down from the code that trained the existing runs: a run trained then loads now.
+ATTENTION = [
+    f"{p}/{k}" for p in ("key_dense", "output_dense", "query_dense", "value_dense") for k in ("bias", "kernel")
+]
+FEED_FORWARD = [
+    "ff_inner/bias",
+    "ff_inner/kernel",
+    "ff_norm/beta",
+    "ff_norm/gamma",
+    "ff_output/bias",
+    "ff_output/kernel",
+]
+COMMON = ["accuracy_tracker/count", "accuracy_tracker/total", "embedding/token_embedding/embeddings"]
+COMMON += ["loss_tracker/count", "loss_tracker/total", "output_projection/bias"]
+CHECKPOINT_KEYS = {
+    "encoder-decoder": COMMON
+    + [f"decoder_blocks/0/{a}/{k}" for a in ("cross_attention", "self_attention") for k in ATTENTION]
+    + ["decoder_blocks/0/cross_norm/beta", "decoder_blocks/0/cross_norm/gamma"]
+    + [f"decoder_blocks/0/{k}" for k in FEED_FORWARD]
+    + ["decoder_blocks/0/self_norm/beta", "decoder_blocks/0/self_norm/gamma", "decoder_norm/beta", "decoder_norm/gamma"]
+    + [f"encoder_blocks/0/attention/{k}" for k in ATTENTION]
+    + ["encoder_blocks/0/attention_norm/beta", "encoder_blocks/0/attention_norm/gamma"]
+    + [f"encoder_blocks/0/{k}" for k in FEED_FORWARD]
+    + ["encoder_norm/beta", "encoder_norm/gamma"],
+    "decoder-only": COMMON
+    + [f"blocks/0/attention/{k}" for k in ATTENTION]
+    + ["blocks/0/attention_norm/beta", "blocks/0/attention_norm/gamma"]
+    + [f"blocks/0/{k}" for k in FEED_FORWARD]
+    + ["final_norm/beta", "final_norm/gamma"],
+}
+SQUARE, VECTOR, BLOCK_FF = (64, 64), (64,), [(64, 128), (128,), (128, 64), (64,)]
+SELF_BLOCK = [SQUARE, VECTOR] * 4 + [VECTOR] * 2 + BLOCK_FF + [VECTOR] * 2
+WEIGHT_SHAPES = {
+    "encoder-decoder": [(300, 64), (300,), (), (), (), ()]
+    + SELF_BLOCK
+    + [SQUARE, VECTOR] * 8
+    + [VECTOR] * 6
+    + BLOCK_FF
+    + [VECTOR] * 4,
+    "decoder-only": [(300, 64), (300,), (), (), (), ()] + SELF_BLOCK + [VECTOR] * 2,
+}
+
+
+@pytest.mark.parametrize("arch", ["encoder-decoder", "decoder-only"])
+def test_the_weights_keep_the_structure_existing_runs_were_saved_with(arch, tmp_path):
+    model = _model(arch=arch, norm="pre", num_layers=1)
+    assert [tuple(w.shape) for w in model.get_weights()] == WEIGHT_SHAPES[arch]
+    model.save_weights(str(tmp_path / "model"))
+    suffix = "/.ATTRIBUTES/VARIABLE_VALUE"
+    keys = [k.removesuffix(suffix) for k, _ in tf.train.list_variables(str(tmp_path / "model")) if k.endswith(suffix)]
+    assert sorted(keys) == sorted(CHECKPOINT_KEYS[arch])
+    tf.keras.utils.set_random_seed(1)
+    clone = build_model(model.config)
+    clone.load_weights(str(tmp_path / "model")).assert_consumed()  # every saved value has its variable, and back
+    inputs = (SOURCE, TARGET) if arch == "encoder-decoder" else np.concatenate([SOURCE, TARGET], axis=1)
+    np.testing.assert_allclose(clone(inputs), model(inputs), atol=1e-6)

@@ -33,3 +33,22 @@ def write_tsv(path: Path, rows: list[tuple], header: tuple[str, ...] = ("pt", "e
     lines = ["\t".join(header)] + ["\t".join(row) for row in rows]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def assert_translates(run: Path, texts: list[str]) -> list[str]:
+    """The run's saved model translates each text into something (never an empty string), exactly as the run's
+    weights decode it in Python; returns the translations."""
+    import tensorflow as tf
+
+    from core.translator import load
+    from scratch.translation import decoding
+    from scratch.translation.tokenizer import encode_source
+    from scratch.translation.train import load_trained
+
+    outputs = load(run).translate(texts)
+    model, tokenizer, record = load_trained(run)
+    max_length = record["data"]["options"]["max_length"]
+    ids = decoding.decode(model, encode_source(tokenizer, tf.constant(texts), max_length), max_length).best
+    assert outputs == [t.decode("utf-8") for t in tokenizer.detokenize(ids).numpy()]
+    assert all(output.strip() for output in outputs), outputs
+    return outputs
