@@ -30,14 +30,10 @@ def test_profiles_are_step_budgets_on_the_whole_train_split() -> None:
 def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
     args = CompareRunArguments(output_dir="x", scratch_args="--preset tiny", class_weight="balanced")
     assert args.side_flags("scratch", budget=False) == [
-        "--patience",
-        "3",
-        "--class-weight",
-        "balanced",
-        "--preset",
-        "tiny",
+        *("--patience", "3", "--eval-steps", "250"),
+        *("--class-weight", "balanced", "--preset", "tiny"),
     ]
-    assert args.side_flags("finetune", budget=False) == ["--class-weight", "balanced"]
+    assert args.side_flags("finetune", budget=False) == ["--eval-steps", "100", "--class-weight", "balanced"]
     budget = get_profile("quick")["scratch"].budget
     assert args.side_flags("scratch")[:4] == [
         "--min-steps",
@@ -87,8 +83,9 @@ def test_extra_flags_follow_the_profile() -> None:
         ),
         (
             ["--finetune-args", "--learning-rate 1"],
-            "python -m finetune would refuse --min-steps 200 --max-steps 500 --learning-rate 1 (the quick profile's "
-            "--min-steps 200 --max-steps 500, then --finetune-args): --learning-rate must be in (0, 0.01], got 1.0",
+            "python -m finetune would refuse --min-steps 200 --max-steps 500 --eval-steps 100 --learning-rate 1 (the "
+            "quick profile's --min-steps 200 --max-steps 500 --eval-steps 100, then --finetune-args): --learning-rate "
+            "must be in (0, 0.01], got 1.0",
         ),
         (["--scratch-args", "--epochs 2 --no-such-flag"], "unrecognized arguments: --no-such-flag"),
         (
@@ -144,7 +141,7 @@ def test_a_step_bound_of_the_user_moves_the_profile_budget_to_fit_it() -> None:
 
     shorter = CompareRunArguments(output_dir="x", profile="quick", finetune_args="--max-steps 20")
     flags = shorter.side_flags("finetune")
-    assert flags == ["--min-steps", "20", "--max-steps", "500", "--max-steps", "20"]
+    assert flags == ["--min-steps", "20", "--max-steps", "500", "--eval-steps", "100", "--max-steps", "20"]
     *_, parsed = TRAIN.parse(["--task", "sst2", "--output-dir", "u", *flags])[1]
     assert (parsed.min_steps, parsed.max_steps) == (20, 20)
     longer = CompareRunArguments(output_dir="x", profile="quick", scratch_args="--min-steps=3000")
@@ -161,9 +158,9 @@ def test_a_profile_setting_a_side_refuses_is_named_with_where_it_came_from(tmp_p
         command.main(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags])
     assert exit_.value.code == 2
     assert capsys.readouterr().err == (
-        "error: python -m finetune would refuse --min-steps 200 --max-steps 500 --min-steps 50 --max-steps 20 (the "
-        "quick profile's --min-steps 200 --max-steps 500, then --finetune-args): --min-steps 50 is more than "
-        "--max-steps 20; the minimum must fit in the budget.\n"
+        "error: python -m finetune would refuse --min-steps 200 --max-steps 500 --eval-steps 100 --min-steps 50 "
+        "--max-steps 20 (the quick profile's --min-steps 200 --max-steps 500 --eval-steps 100, then --finetune-args): "
+        "--min-steps 50 is more than --max-steps 20; the minimum must fit in the budget.\n"
     )
     assert not (tmp_path / "out").exists()
 

@@ -122,14 +122,14 @@ def test_sigterm_ends_a_translation_run_with_one_line(tmp_path: Path) -> None:
     output, partial = tmp_path / "run", tmp_path / "run.partial"
     argv = ["-m", "scratch", "--train-file", str(train), "--source-column", "pt", "--target-column", "en"]
     argv += ["--output-dir", str(output), "--preset", "tiny", "--epochs", "50", "--max-length", "32"]
-    # After the second epoch's log line: the first one's checkpoint and state are written by then.
-    status, err = start_and_signal(argv, partial, signal.SIGTERM, epochs_done=2)
+    # After the second epoch's log line and a backup: the first epoch's backup is written by then.
+    status, err = start_and_signal(argv, partial, signal.SIGTERM, epochs_done=2, written="backup")
     assert status == 143, err[-2000:]
     assert "Traceback" not in err
     last = err.strip().splitlines()[-1]
     assert last.startswith(f"interrupted (SIGTERM): the unfinished run is kept in {partial} (")
     assert last.endswith(f"; resume it with: {python_shown()} {' '.join(argv)} --resume")
-    assert (partial / "state.json").is_file() and (partial / "sentencepiece.model").is_file()
+    assert (partial / "backup").is_dir() and (partial / "sentencepiece.model").is_file()
 
 
 CHILD_STOPPED = textwrap.dedent(
