@@ -97,7 +97,7 @@ class TranslationReportArguments:
         default=DEFAULT_MBR,
         metadata={
             "help": "Choose each translation among the beam's hypotheses by their chrF++ consensus (minimum Bayes "
-            "risk); --no-mbr keeps the beam's most likely. Nothing to choose with --beam 1."
+            "risk) instead of the most likely. Nothing to choose with --beam 1."
         },
     )
     latency_samples: int = field(default=50, metadata={"help": "Single sentences translated one by one and timed."})

@@ -41,14 +41,15 @@ def _block_with_uneven_norms(norm):
 
 def test_a_pre_ln_block_normalises_each_sublayers_input_and_leaves_the_residual_stream_alone():
     block = _block_with_uneven_norms("pre")
-    attended = X + block.attention(_layer_norm(X, block.attention_norm)).numpy()
+    normed = _layer_norm(X, block.attention_norm)
+    attended = X + block.attention(normed, normed).numpy()
     expected = attended + _feed_forward(_layer_norm(attended, block.ff_norm), block)
     np.testing.assert_allclose(block(X).numpy(), expected, atol=1e-5)
 
 
 def test_a_post_ln_block_normalises_each_residual_sum():
     block = _block_with_uneven_norms("post")
-    attended = _layer_norm(X + block.attention(X).numpy(), block.attention_norm)
+    attended = _layer_norm(X + block.attention(X, X).numpy(), block.attention_norm)
     expected = _layer_norm(attended + _feed_forward(attended, block), block.ff_norm)
     np.testing.assert_allclose(block(X).numpy(), expected, atol=1e-5)
 

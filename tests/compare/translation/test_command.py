@@ -135,10 +135,10 @@ def test_scores_recompute_from_translations_with_sacrebleu(report) -> None:
     assert [r["translations"]["copy_source"] for r in rows] == [r["source"] for r in rows]
     assert results["references"]["bergamot"]["bleu"] > results["models"]["scratch"]["bleu"]
     scratch = load_translator(report["dir"] / "runs" / "scratch")  # scored with the report's decoding
-    assert (results["settings"]["beam"], results["settings"]["mbr"]) == (4, True)
-    assert results["models"]["scratch"]["decoding"] == "beam 4 + MBR" and results["models"]["scratch"]["mbr"]
+    assert (results["settings"]["beam"], results["settings"]["mbr"]) == (4, False)
+    assert results["models"]["scratch"]["decoding"] == "beam 4" and not results["models"]["scratch"]["mbr"]
     sources = [r["source"] for r in rows]
-    assert [r["translations"]["scratch"] for r in rows] == scratch.translate(sources, beam=4, mbr=True)
+    assert [r["translations"]["scratch"] for r in rows] == scratch.translate(sources, beam=4)
 
 
 def test_a_second_call_reuses_the_run(report) -> None:
@@ -155,13 +155,17 @@ def test_predict_translates_a_column(report, tmp_path) -> None:
     source = [r["source"] for r in report["rows"][:3]]
     pd.DataFrame({"pt": source, "id": [1, 2, 3]}).to_csv(tmp_path / "in.csv", index=False)
     run = str(report["dir"] / "runs" / "scratch")
-    assert report["results"]["settings"]["decoding"] == "beam 4 + MBR"  # the report's default, as predict is asked
+    assert report["results"]["settings"]["decoding"] == "beam 4"  # the report's default, as predict is asked
     assert predict_main(["--runs", run, "--input", str(tmp_path / "in.csv"), "--text-column", "pt", "--beam", "4",
-                         "--mbr", "--output", str(tmp_path / "out.jsonl")]) == 0  # fmt: skip
+                         "--output", str(tmp_path / "out.jsonl")]) == 0  # fmt: skip
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()]
     expected = {r["source"]: r["translations"]["scratch"] for r in report["rows"]}
     assert [r["translations"]["scratch"] for r in rows] == [expected[s] for s in source]
     assert [r["id"] for r in rows] == ["1", "2", "3"]  # the input columns kept as read
+    assert predict_main(["--runs", run, "--input", str(tmp_path / "in.csv"), "--text-column", "pt", "--beam", "4",
+                         "--mbr", "--output", str(tmp_path / "mbr.jsonl")]) == 0  # fmt: skip
+    rows = [json.loads(line) for line in (tmp_path / "mbr.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["translations"]["scratch"] for r in rows] == load_translator(run).translate(source, beam=4, mbr=True)
 
 
 def test_distill_adds_a_student_of_bergamot_and_reuses_the_other_run(report, tmp_path) -> None:
