@@ -8,7 +8,8 @@ different data. What `load_task` returns, a `TaskData`, is what both sides, comp
 
 - `problem_type`: one of the three names; `headline`: the name of the metric that ranks models of that kind
   (`"accuracy"`, `"macro_f1"`, `"spearman"`; `core.tasks.HEADLINE_METRICS`).
-- `labels`: class (single label) or label (multi-label) names in id order; `[]` for regression.
+- `labels`: class (single label) or label (multi-label) names in id order; `[]` for regression. `num_outputs`:
+  the numbers a model gives per example (transformers' `num_labels`): `len(labels)`, or 1 for regression.
 - Each split's columns: `text` (str); `text_pair` (str) when `has_pairs` (`pair_column` names the column it came
   from, None without pairs); `label`: a `ClassLabel` id (single label), a multi-hot
   `List(Value("float32"), length=len(labels))` of 0.0 and 1.0 (multi-label), or a `Value("float32")` (regression).
@@ -99,6 +100,12 @@ class TaskData:
     @property
     def has_pairs(self) -> bool:
         return self.pair_column is not None
+
+    @property
+    def num_outputs(self) -> int:
+        """The numbers a model gives per example: one per class or label, one value for regression (transformers'
+        `num_labels`)."""
+        return 1 if self.problem_type == REGRESSION else len(self.labels)
 
     @functools.cached_property
     def fingerprints(self) -> dict[str, str]:

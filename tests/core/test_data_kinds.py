@@ -58,7 +58,7 @@ def test_names_joined_by_the_separator(tmp_path: Path) -> None:
     train = write_csv(tmp_path / "t.csv", [(text, ";".join(names)) for text, names in rows])
     data = load_task(DataArguments(train_file=str(train), problem=MULTI))
     assert data.problem_type == MULTI and data.headline == "macro_f1" and not data.has_pairs
-    assert data.labels == EMOTIONS  # sorted, as train holds them
+    assert data.labels == EMOTIONS and data.num_outputs == 3  # sorted, as train holds them
     assert data.splits["train"].features["label"] == datasets.List(datasets.Value("float32"), length=3)
     assert data.targets("test").dtype == np.float32 and data.targets("test").shape == (len(data.splits["test"]), 3)
     got = every_row(data)
@@ -121,7 +121,7 @@ def test_regression_labels_are_numbers(tmp_path: Path, suffix: str) -> None:
         path = tmp_path / "t.jsonl"
         path.write_text("".join(json.dumps({"text": t, "label": v}) + "\n" for t, v in rows))
     data = load_task(DataArguments(train_file=str(path), problem="regression"))
-    assert data.labels == [] and data.headline == "spearman"
+    assert data.labels == [] and data.headline == "spearman" and data.num_outputs == 1
     assert data.splits["train"].features["label"] == datasets.Value("float32")
     assert data.targets("train").dtype == np.float32 and data.targets("train").shape == (len(data.splits["train"]),)
     got = every_row(data)
@@ -174,7 +174,7 @@ def test_a_pair_task_can_be_single_label(tmp_path: Path) -> None:
     rows = [(a, b, "similar" if score > 2 else "different") for a, b, score in pair_rows(40)]
     data = load_task(pair_options(write_csv(tmp_path / "p.csv", rows, header="sentence1,sentence2,score")))
     assert data.problem_type == "single_label_classification" and data.headline == "accuracy"
-    assert data.labels == ["different", "similar"] and data.has_pairs
+    assert data.labels == ["different", "similar"] and data.has_pairs and data.num_outputs == 2
     assert data.describe(pair_options(tmp_path / "p.csv"))["text_pair_column"] == "sentence2"
 
 
