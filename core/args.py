@@ -13,14 +13,23 @@ from typing import Any, ClassVar
 
 from core.budget import CLASS_WEIGHTS, TrainingPlan, plan_training
 from core.errors import UserError
-from core.tasks import DATA_DIR_ENV, PAIR_TASKS, TASKS, find_data_dir
+from core.tasks import (
+    DATA_DIR_ENV,
+    MULTI_LABEL,
+    PAIR_TASKS,
+    PROBLEM_TYPES,
+    REGRESSION,
+    SINGLE_LABEL,
+    TASKS,
+    find_data_dir,
+)
 
 STRATEGIES = ("default", "mirrored", "multiworker")
 
 # The help of the data options both kinds of task take alike, so that a command taking both lists them once.
-VALIDATION_FILE_HELP = "Validation data; when absent, 10%% of train is held out (seeded; by label for classification)."
-TEST_FILE_HELP = "Test data; when absent, 10%% of train is held out (seeded; by label for classification)."
-MAX_TRAIN_SAMPLES_HELP = "Train on a seeded subset of this many rows (stratified by label for classification)."
+VALIDATION_FILE_HELP = "Validation data; when absent, 10%% of train is held out (seeded; by label for a single label)."
+TEST_FILE_HELP = "Test data; when absent, 10%% of train is held out (seeded; by label for a single label)."
+MAX_TRAIN_SAMPLES_HELP = "Train on a seeded subset of this many rows (stratified by label for a single label)."
 MAX_LENGTH_HELP = "Texts are cut to this many tokens (a translation's source and target each)."
 VERBOSE_HELP = "Also show TensorFlow's start-up notices and the libraries' warnings."
 SEED_HELP = "Seed for splitting, subsetting, initialisation and shuffling."
@@ -37,7 +46,8 @@ class DataArguments:
     _argument_group_name = "data options"
 
     task: str | None = field(
-        default=None, metadata={"help": "A named classification task. Or use --train-file.", "choices": tuple(TASKS)}
+        default=None,
+        metadata={"help": "A named task (classification or regression). Or use --train-file.", "choices": tuple(TASKS)},
     )
     train_file: str | None = field(
         default=None, metadata={"help": "Your own training data: .csv, .tsv, .json, .jsonl or .parquet."}
@@ -48,7 +58,31 @@ class DataArguments:
         default=None,
         metadata={"help": "Text column(s) of your files (default: text); several are joined with a space."},
     )
+    text_pair_column: str | None = field(
+        default=None,
+        metadata={
+            "help": "The column of each example's second text: a pair task (paraphrase, entailment, similarity)."
+        },
+    )
     label_column: str | None = field(default=None, metadata={"help": "Label column of your files (default: label)."})
+    problem: str | None = field(
+        default=None,
+        metadata={
+            "choices": PROBLEM_TYPES,
+            "help": f"The kind of labels (transformers' problem_type). Default: the task's; for files {SINGLE_LABEL}, "
+            f"or {MULTI_LABEL} with --label-columns.",
+        },
+    )
+    label_separator: str = field(
+        default=";",
+        metadata={"help": "Multi-label: the character between a row's labels (names or ids) in the label column."},
+    )
+    label_columns: list[str] | None = field(
+        default=None,
+        metadata={
+            "help": "Multi-label: one 0/1 column per label (a b c, or a,b,c), named as the labels; not with --label-column."
+        },
+    )
     labels_file: str | None = field(
         default=None,
         metadata={"help": "Class names, one per line, in label-id order (default: the sorted label values)."},
@@ -66,6 +100,64 @@ class DataArguments:
             repeated = sorted({c for c in self.text_column if self.text_column.count(c) > 1})
             if repeated:
                 raise ValueError(f"--text-column names {repeated[0]!r} more than once; give each column once.")
+        if self.text_pair_column is not None and self.text_pair_column in (self.text_column or ["text"]):
+            raise ValueError(
+                f"--text-pair-column {self.text_pair_column!r} is also a --text-column; the two texts of a pair come "
+                "from two different columns."
+            )
+        self._check_labels()
+        self.problem = self._resolve_problem()
+
+    def _check_labels(self) -> None:
+        if self.problem is not None and self.problem not in PROBLEM_TYPES:
+            raise ValueError(f"--problem must be one of {', '.join(PROBLEM_TYPES)}, got {self.problem!r}.")
+        if not self.label_separator:
+            raise ValueError("--label-separator must be at least one character, such as ; or |.")
+        if self.label_columns is None:
+            return
+        # "a,b,c" and "a b c" both name three columns
+        self.label_columns = [name.strip() for names in self.label_columns for name in names.split(",") if name.strip()]
+        if self.label_column is not None:
+            raise ValueError(
+                "--label-columns and --label-column contradict each other: give one 0/1 column per label with "
+                "--label-columns, or one column of labels with --label-column."
+            )
+        if self.problem not in (None, MULTI_LABEL):
+            raise ValueError(
+                f"--label-columns gives multi-label data (one 0/1 column per label), but --problem is {self.problem}; "
+                f"drop --problem or pass --problem {MULTI_LABEL}."
+            )
+        if len(self.label_columns) < 2:
+            raise ValueError(
+                f"--label-columns needs at least two columns, got {len(self.label_columns)}; for one 0/1 column use "
+                "--label-column with the default single-label problem."
+            )
+        repeated = sorted({c for c in self.label_columns if self.label_columns.count(c) > 1})
+        if repeated:
+            raise ValueError(f"--label-columns names {repeated[0]!r} more than once; give each column once.")
+        if self.labels_file is not None:
+            raise ValueError(
+                "--labels-file goes with --label-column; with --label-columns the columns name the labels."
+            )
+        if self.text_pair_column in self.label_columns or set(self.text_column or ["text"]) & set(self.label_columns):
+            raise ValueError("--label-columns names a text column; the label columns hold only 0 and 1.")
+
+    def _resolve_problem(self) -> str:
+        """The problem given, else the task's, else multi-label for --label-columns, else single label."""
+        spec = TASKS.get(self.task) if self.task is not None else None
+        if spec is None:  # files, or an unknown task (refused when the data is loaded)
+            if self.problem == REGRESSION and self.labels_file is not None:
+                raise ValueError("--labels-file names classes; a regression task has none. Drop it or --problem.")
+            return self.problem or (MULTI_LABEL if self.label_columns else SINGLE_LABEL)
+        if self.problem not in (None, spec.problem):
+            raise ValueError(
+                f"Task {spec.name!r} is {spec.problem}, not {self.problem}; drop --problem "
+                "(a named task has its own kind)."
+            )
+        for flag, value in (("--text-pair-column", self.text_pair_column), ("--label-columns", self.label_columns)):
+            if value is not None:
+                raise ValueError(f"{flag} goes with --train-file; task {spec.name!r} has its own columns.")
+        return spec.problem
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -1,5 +1,6 @@
-"""Named tasks: where each public dataset lives on the hub (or, for translation, in the local mirror) and what its
-columns and labels are, and where the local mirrors are found (`find_data_dir`)."""
+"""Named tasks: where each public dataset lives on the hub (or only in the local mirror) and what its columns,
+labels and kind of problem are; the three kinds of problem and their headline metrics; and where the local mirrors
+are found (`find_data_dir`)."""
 
 from __future__ import annotations
 
@@ -39,46 +40,100 @@ def where_mirrors_were_sought(data_dir: str | None, root: Path | None = None) ->
     return f"anywhere: --data-dir and ${DATA_DIR_ENV} are not set, and there is no {tried}"
 
 
+SINGLE_LABEL = "single_label_classification"  # one class per text (the default)
+MULTI_LABEL = "multi_label_classification"  # any number of labels per text, each present or absent
+REGRESSION = "regression"  # one number per text
+PROBLEM_TYPES = (SINGLE_LABEL, MULTI_LABEL, REGRESSION)  # transformers' `problem_type` names
+# The one score per kind that verdicts, intervals, curves and tuning rank by (a key of compare's scores).
+HEADLINE_METRICS = {SINGLE_LABEL: "accuracy", MULTI_LABEL: "macro_f1", REGRESSION: "spearman"}
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Where a table holds each part of an example.
+
+    Attributes:
+        text: the text column(s); several are joined with a space.
+        label: the label column (unused when `label_columns` is given).
+        text_pair: the column of the second text of a pair task, if the task has pairs.
+        label_columns: one 0/1 column per label (multi-label), instead of `label`.
+    """
+
+    text: tuple[str, ...]
+    label: str
+    text_pair: str | None = None
+    label_columns: tuple[str, ...] = ()
+
+
+MIRROR_COLUMNS = Columns(("text",), "label")  # the columns of a single-label task's mirror
+MIRROR_LABEL_SEPARATOR = ";"  # between the label names of a row of a multi-label task's mirror
+
+
 @dataclass(frozen=True)
 class TaskSpec:
-    """A public text-classification dataset.
+    """A public text-classification (or text-regression) dataset.
 
     Attributes:
         name: the short name users type (`--task sst2`).
-        hub_id: the dataset's id on the Hugging Face hub.
+        hub_id: the dataset's id on the Hugging Face hub; None when only a local mirror has the task.
         hub_config: the configuration passed to `datasets.load_dataset`, if any.
-        text_columns: the hub dataset's text column(s).
-        label_column: the hub dataset's label column.
-        labels: class names in label-id order.
+        hub_columns: the hub dataset's columns.
+        labels: class names in label-id order (empty for regression).
+        problem: one of `PROBLEM_TYPES`.
+        mirror_columns: the columns of `<data dir>/<name>/*.csv`.
+        no_hub: why there is no `hub_id`, for the message when the mirror is missing.
     """
 
     name: str
-    hub_id: str
+    hub_id: str | None
     hub_config: str | None
-    text_columns: tuple[str, ...]
-    label_column: str
+    hub_columns: Columns
     labels: tuple[str, ...]
+    problem: str = SINGLE_LABEL
+    mirror_columns: Columns = MIRROR_COLUMNS
+    no_hub: str = ""
 
+
+def _single(name: str, hub_id: str, config: str | None, text: str, label: str, labels: tuple[str, ...]) -> TaskSpec:
+    return TaskSpec(name, hub_id, config, Columns((text,), label), labels)
+
+
+EKMAN = ("anger", "disgust", "fear", "joy", "neutral", "sadness", "surprise")
 
 TASKS: dict[str, TaskSpec] = {
     spec.name: spec
     for spec in (
-        TaskSpec("sst2", "stanfordnlp/sst2", None, ("sentence",), "label", ("negative", "positive")),
-        TaskSpec(
+        _single("sst2", "stanfordnlp/sst2", None, "sentence", "label", ("negative", "positive")),
+        _single(
             "emotion",
             "dair-ai/emotion",
             "split",
-            ("text",),
+            "text",
             "label",
             ("sadness", "joy", "love", "anger", "fear", "surprise"),
         ),
-        TaskSpec("ag_news", "fancyzhx/ag_news", None, ("text",), "label", ("World", "Sports", "Business", "Sci/Tech")),
+        _single("ag_news", "fancyzhx/ag_news", None, "text", "label", ("World", "Sports", "Business", "Sci/Tech")),
+        _single("trec", "CogComp/trec", None, "text", "coarse_label", ("ABBR", "ENTY", "DESC", "HUM", "LOC", "NUM")),
+        _single("imdb", "stanfordnlp/imdb", None, "text", "label", ("neg", "pos")),
+        _single("rotten_tomatoes", "cornell-movie-review-data/rotten_tomatoes", None, "text", "label", ("neg", "pos")),
         TaskSpec(
-            "trec", "CogComp/trec", None, ("text",), "coarse_label", ("ABBR", "ENTY", "DESC", "HUM", "LOC", "NUM")
+            "goemotions_ekman",
+            None,
+            None,
+            Columns(("text",), "labels"),
+            EKMAN,
+            MULTI_LABEL,
+            mirror_columns=Columns(("text",), "labels"),
+            no_hub="the hub's google-research-datasets/go_emotions has the 28 fine-grained emotions, not Ekman's 7",
         ),
-        TaskSpec("imdb", "stanfordnlp/imdb", None, ("text",), "label", ("neg", "pos")),
         TaskSpec(
-            "rotten_tomatoes", "cornell-movie-review-data/rotten_tomatoes", None, ("text",), "label", ("neg", "pos")
+            "stsb",
+            "nyu-mll/glue",
+            "stsb",
+            Columns(("sentence1",), "label", text_pair="sentence2"),
+            (),
+            REGRESSION,
+            mirror_columns=Columns(("sentence1",), "score", text_pair="sentence2"),
         ),
     )
 }
@@ -98,16 +153,21 @@ PAIR_TASKS: dict[str, PairTaskSpec] = {"pt_en": PairTaskSpec("pt_en", "pt", "en"
 
 
 def get_task(name: str) -> TaskSpec:
-    """Returns the named classification task, or raises with the list of every known name, translation's too.
+    """Returns the named classification or regression task, or raises with the list of every known name, by kind.
 
     >>> get_task("pt_es")
     Traceback (most recent call last):
-    ValueError: Unknown task 'pt_es'. Known tasks: ag_news, ..., trec (classification); pt_en (translation). ...
+    ValueError: Unknown task 'pt_es'. Known tasks: ag_news, ..., trec (classification); goemotions_ekman (multi-label); stsb (regression); pt_en (translation). ...
     """
     try:
         return TASKS[name]
     except KeyError:
-        known = f"{', '.join(sorted(TASKS))} (classification); {', '.join(sorted(PAIR_TASKS))} (translation)"
+        kinds = {SINGLE_LABEL: "classification", MULTI_LABEL: "multi-label", REGRESSION: "regression"}
+        groups = [
+            f"{', '.join(sorted(t.name for t in TASKS.values() if t.problem == problem))} ({kind})"
+            for problem, kind in kinds.items()
+        ]
+        known = "; ".join([*groups, f"{', '.join(sorted(PAIR_TASKS))} (translation)"])
         raise ValueError(
             f"Unknown task {name!r}. Known tasks: {known}. For your own data pass --train-file "
             "(and --validation-file/--test-file) with --text-column and --label-column instead."

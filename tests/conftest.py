@@ -85,6 +85,23 @@ def write_csv(path: Path, rows: list[tuple[str, object]], header: str = "text,la
     return path
 
 
+def write_frame(frame, path: Path) -> Path:
+    """A pandas frame as a data file of the kind `path`'s suffix names: .csv, .tsv, .json (records), .jsonl or .parquet."""
+    import json
+
+    if path.suffix == ".csv":
+        frame.to_csv(path, index=False)
+    elif path.suffix == ".tsv":
+        frame.to_csv(path, index=False, sep="\t")
+    elif path.suffix == ".json":
+        path.write_text(json.dumps(frame.to_dict(orient="records")))
+    elif path.suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_parquet(path)
+    return path
+
+
 def separable_rows(n: int, seed: int = 0) -> list[tuple[str, str]]:
     """`n` labelled rows that a bag of words separates perfectly: positive and negative phrases, mixed."""
     import random

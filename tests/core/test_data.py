@@ -10,7 +10,7 @@ import pytest
 
 from core.args import DataArguments
 from core.data import DataError, load_task
-from tests.conftest import separable_rows, write_csv
+from tests.conftest import separable_rows, write_csv, write_frame
 from tests.core.bad_inputs import CASES
 
 
@@ -113,17 +113,7 @@ def test_carved_splits_share_no_row_with_train(tmp_path: Path) -> None:
 def test_every_file_format_reads_the_same(tmp_path: Path, suffix: str) -> None:
     frame = pd.DataFrame(separable_rows(60), columns=["review", "sentiment"])
     frame["title"] = "t"
-    path = tmp_path / f"train{suffix}"
-    if suffix == ".csv":
-        frame.to_csv(path, index=False)
-    elif suffix == ".tsv":
-        frame.to_csv(path, index=False, sep="\t")
-    elif suffix == ".json":
-        path.write_text(json.dumps(frame.to_dict(orient="records")))
-    elif suffix == ".jsonl":
-        frame.to_json(path, orient="records", lines=True)
-    else:
-        frame.to_parquet(path)
+    path = write_frame(frame, tmp_path / f"train{suffix}")
     data = load_task(files(train_file=str(path), text_column=["title", "review"], label_column="sentiment"))
     assert sum(len(s) for s in data.splits.values()) == 60
     assert all(text.startswith("t ") for text in data.texts("train"))
