@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 from sklearn.model_selection import train_test_split
 
-from core.args import DataArguments, parse_args
+from core.args import DataArguments
+from core.cli import parse_args
 from core.data import DataError, TaskData, load_task
 from tests.conftest import mirror_dir, separable_rows, write_csv, write_frame
 from tests.core.bad_inputs import KIND_CASES, pair_rows
