@@ -67,6 +67,8 @@ def test_training_and_reporting_print_no_library_noise(tmp_path: Path) -> None:
         ["scratch", "--train-file", pairs, "--source-column", "pt", "--target-column", "en", "--preset", "tiny", *tiny]
         + ["--output-dir", run["translation"]],
         ["compare", "report", "--runs", run["finetune"], run["scratch"], "--output-dir", run["report"]],
+        ["scratch.translation.bench", "--run", run["translation"], "--split", "validation", "--beam", "1"]
+        + ["--decodings", "greedy", "--repeats", "1", "--timing-batch", "2", "--output-tokens", "3"],
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TF_USE_LEGACY_KERAS": "1"}
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # as a user's shell has it

@@ -53,7 +53,8 @@ def test_bad_options_and_a_missing_run_are_one_error_line(tmp_path, capsys, flag
 
 
 def test_timing_records_the_output_length_short_sources_allow(tiny_translation_run, caplog):
-    from scratch.translation.bench import BenchArguments, time_cache
+    from scratch.translation.bench import BenchArguments
+    from scratch.translation.measure import time_cache
 
     sources = ["gato sol", "rio mar"]  # each allows ceil(1.5 x its tokens) + a few output tokens
     timing = time_cache(BenchArguments(run=str(tiny_translation_run), output_tokens=500, repeats=1), sources)
