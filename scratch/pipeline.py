@@ -16,11 +16,17 @@ from core.classifier import predict_in_batches
 from core.runtime import prefetched
 
 
-def tokenize(tokenizer: tf.keras.layers.Layer, texts: list[str], chunk: int = 2048) -> list[np.ndarray]:
-    """Each text's token ids without padding (at least one id; at most the tokenizer's max_length)."""
+def tokenize(
+    tokenizer: tf.keras.layers.Layer, texts: list[str], text_pairs: list[str] | None = None, chunk: int = 2048
+) -> list[np.ndarray]:
+    """Each text's (or with `text_pairs`, each pair's `text [SEP] text_pair`) token ids without padding (at least one
+    id; at most the tokenizer's max_length)."""
     rows: list[np.ndarray] = []
     for start in range(0, len(texts), chunk):
-        ids = tokenizer(tf.constant(texts[start : start + chunk], tf.string)).numpy()  # (B, T)
+        batch = [tf.constant(texts[start : start + chunk], tf.string)]
+        if text_pairs is not None:
+            batch.append(tf.constant(text_pairs[start : start + chunk], tf.string))
+        ids = tokenizer(*batch).numpy()  # (B, T)
         lengths = (ids != 0).sum(axis=1)
         rows.extend(row[:n] for row, n in zip(ids, lengths))
     return rows
