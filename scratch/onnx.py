@@ -21,7 +21,10 @@ import numpy as np
 import regex
 import tensorflow as tf
 
+from core import kinds
+from core.data import TaskData
 from core.onnx import Session, convert, keep_if_faithful
+from core.tasks import REGRESSION
 from scratch.tokenizer import WordPieceTokenizer, WordTokenizer, pair_lengths
 
 # What `TextVectorization(standardize="lower_and_strip_punctuation", split="whitespace")` does: tf.strings.lower
@@ -124,38 +127,47 @@ def token_ids(tokenizer: tf.keras.layers.Layer) -> PythonTokenizer:
     raise TypeError(f"No Python equivalent of the tokenizer {type(tokenizer).__name__}.")
 
 
-def convert_classifier(classifier: tf.keras.Model, path: Path) -> float:
-    """Writes the classifier (ids -> logits) with its softmax as ONNX: input `token_ids` int64 (batch, length),
-    output `probabilities` float32 (batch, K). Returns the seconds it took."""
+def convert_classifier(classifier: tf.keras.Model, path: Path, problem_type: str) -> float:
+    """Writes the classifier (ids -> logits) with its problem type's outputs (`core.kinds.activate`) as ONNX: input
+    `token_ids` int64 (batch, length), output `probabilities` float32 (batch, K) or, for regression, `values` float32
+    (batch,). Returns the seconds it took."""
     spec = [tf.TensorSpec((None, None), tf.int64, name="token_ids")]
+    name = "values" if problem_type == REGRESSION else "probabilities"
 
     @tf.function(input_signature=spec)
-    def probabilities(ids):
-        return tf.identity(tf.nn.softmax(classifier(ids, training=False), axis=-1), name="probabilities")
+    def outputs(ids):
+        return tf.identity(kinds.activate(problem_type, classifier(ids, training=False)), name=name)
 
-    return convert(probabilities, spec, path)
+    return convert(outputs, spec, path)
 
 
 class OnnxForward:
-    """Texts (B,) -> probabilities (B, K): the run's tokenizer, then `model.onnx` in ONNX Runtime."""
+    """Texts (B,) (and a pair task's second texts) -> outputs (B, K) or (B,): the run's tokenizer, then `model.onnx`
+    in ONNX Runtime."""
 
     def __init__(self, path: str | Path, tokenizer: tf.keras.layers.Layer):
         self.session = Session(path)
         self.token_ids = token_ids(tokenizer)
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
-        return self.session(token_ids=self.token_ids(texts))
+    def __call__(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        return self.session(token_ids=self.token_ids(texts, text_pairs))
 
 
-def write_checked(model: tf.keras.Model, labels: list[str], texts: list[str], run_dir: Path) -> dict[str, Any]:
-    """The run's `model.onnx`, kept when tokenizer and network reproduce the end-to-end Keras `model` on `texts`."""
+def write_checked(
+    model: tf.keras.Model, data: TaskData, thresholds: list[float] | None, run_dir: Path
+) -> dict[str, Any]:
+    """The run's `model.onnx`, kept when tokenizer and network reproduce the end-to-end Keras `model` on the
+    validation split of `data`."""
     from scratch.predict import ScratchClassifier
 
     classifier, tokenizer = model.get_layer("classifier"), model.get_layer("tokenizer")
-    run = {"data": {"labels": labels}}
-    reference = ScratchClassifier(model, run).predict_proba(texts)
+    kind = {"labels": data.labels, "problem_type": data.problem_type, "text_pair_column": data.pair_column}
+    run = {"data": kind, "thresholds": thresholds}
+    inputs = data.texts("validation"), data.text_pairs("validation")
+    reference = ScratchClassifier(model, run).outputs(*inputs)
 
     def predict(path: Path) -> np.ndarray:
-        return ScratchClassifier(model, run, forward=OnnxForward(path, tokenizer)).predict_proba(texts)
+        return ScratchClassifier(model, run, forward=OnnxForward(path, tokenizer)).outputs(*inputs)
 
-    return keep_if_faithful(run_dir, lambda path: convert_classifier(classifier, path), reference, predict)
+    convert_to = lambda path: convert_classifier(classifier, path, data.problem_type)  # noqa: E731
+    return keep_if_faithful(run_dir, convert_to, reference, predict)

@@ -87,7 +87,7 @@ def test_a_wordpiece_run_is_served_through_onnx_with_the_python_tokenizer(tmp_pa
     run_dir = train_tiny_run(tmp_path / "run", tmp_path / "train.csv", tokenizer="wordpiece", epochs=1, max_steps=10)
     assert read_run_json(run_dir)["serving"]["runtime"] == "onnxruntime"
     served = load(run_dir)
-    assert isinstance(served._probabilities.token_ids, PythonWordPiece)
+    assert isinstance(served._forward.token_ids, PythonWordPiece)
     texts = [*POSITIVE, *NEGATIVE, *AWKWARD, *UNICODE]
     expected = load_side(run_dir, read_run_json(run_dir), runtime="tensorflow").predict_proba(texts)
     np.testing.assert_allclose(served.predict_proba(texts), expected, atol=1e-5)
