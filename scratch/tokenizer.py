@@ -5,8 +5,8 @@ Both turn a batch of strings (B,) into token ids (B, T): T is the longest text o
 every row has at least one real position.
 
 Called with a second batch of strings, the texts of a pair task, both give one sequence per pair,
-`text [SEP] text_pair`, of at most `max_length` ids: when the two are too long together, the longer text loses
-its last token until they fit, the second on a tie (transformers' `longest_first` truncation; `pair_lengths`).
+`text [SEP] text_pair`, of at most `max_length` ids: when the two are too long together, the longer text is cut
+first (the tokenizers library's `longest_first` truncation, as the fine-tuned side cuts pairs; `pair_lengths`).
 The model tells the two texts apart by the separator (`scratch.embedding.segment_ids`). A text can never give
 the separator's id: the words tokenizer strips the brackets of `[SEP]`, and WordPiece splits them off.
 
@@ -40,22 +40,28 @@ WORDPIECE_RESERVED = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 def pair_lengths(first: int, second: int, max_length: int) -> tuple[int, int]:
     """How many tokens of each text of a pair `text [SEP] text_pair` keeps within `max_length` ids.
 
-    The longer text is cut first, one token at a time, the second text on a tie (transformers' `longest_first`):
+    The tokenizers library's `longest_first` (the fine-tuned side's cut): when the two do not fit, the shorter text
+    (the first on a tie) is kept whole if it takes at most half the room, else cut to half (rounded down), and the
+    longer text gets the rest.
 
     >>> pair_lengths(3, 4, 10), pair_lengths(20, 3, 10), pair_lengths(2, 20, 10), pair_lengths(20, 20, 10)
-    ((3, 4), (6, 3), (2, 7), (5, 4))
+    ((3, 4), (6, 3), (2, 7), (4, 5))
     """
     budget = max_length - 1  # the separator's place
-    kept_first = min(first, max(budget - second, budget - budget // 2))
-    return kept_first, min(second, budget - kept_first)
+    if first + second <= budget:
+        return first, second
+    shorter = min(first, second, budget // 2)
+    return (shorter, budget - shorter) if first <= second else (budget - shorter, shorter)
 
 
 def _pair_ids(first: tf.RaggedTensor, second: tf.RaggedTensor, separator_id: int, max_length: int) -> tf.Tensor:
     """(B, None) ragged ids of two texts -> (B, T) dense ids of `first [SEP] second` cut as `pair_lengths` says."""
     first_lengths, second_lengths = first.row_lengths(), second.row_lengths()  # (B,) each
     budget = tf.cast(max_length - 1, tf.int64)
-    kept_first = tf.minimum(first_lengths, tf.maximum(budget - second_lengths, budget - budget // 2))  # (B,)
-    kept_second = tf.minimum(second_lengths, budget - kept_first)  # (B,)
+    fits, first_shorter = first_lengths + second_lengths <= budget, first_lengths <= second_lengths  # (B,) each
+    shorter = tf.minimum(tf.minimum(first_lengths, second_lengths), budget // 2)  # (B,)
+    kept_first = tf.where(fits, first_lengths, tf.where(first_shorter, shorter, budget - shorter))  # (B,)
+    kept_second = tf.where(fits, second_lengths, tf.where(first_shorter, budget - shorter, shorter))  # (B,)
     first = tf.ragged.boolean_mask(first, tf.ragged.range(first_lengths) < kept_first[:, None])
     second = tf.ragged.boolean_mask(second, tf.ragged.range(second_lengths) < kept_second[:, None])
     separator = tf.fill([tf.shape(first_lengths)[0], 1], tf.cast(separator_id, first.dtype))  # (B, 1)

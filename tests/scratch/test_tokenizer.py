@@ -90,22 +90,19 @@ def test_wordpiece_model_saves_and_reloads_with_frozen_checkpoint_embeddings(tmp
     np.testing.assert_allclose(reloaded(texts).numpy(), model(texts).numpy(), atol=1e-6)
 
 
-def longest_first(first: int, second: int, max_length: int) -> tuple[int, int]:
-    """transformers' `longest_first` truncation as its loop states it: drop a token of the longer (the second on a
-    tie) until the pair and its separator fit."""
-    while first + second + 1 > max_length:
-        if first > second:
-            first -= 1
-        else:
-            second -= 1
-    return first, second
+def test_pair_lengths_are_the_fast_bert_tokenizer_s_longest_first_cut():
+    from transformers import BertTokenizerFast
 
-
-def test_pair_lengths_cut_the_longer_text_first():
+    reference = BertTokenizerFast.from_pretrained(str(packaged_minilm()))
     for max_length in (2, 3, 4, 7, 10):
-        for first in range(12):
-            for second in range(12):
-                assert pair_lengths(first, second, max_length) == longest_first(first, second, max_length)
+        for first in range(9):
+            for second in range(1, 9):  # transformers reads an empty second text as none
+                # one piece per word; [CLS] and a second [SEP] besides the model's sequence
+                ids = reference(
+                    " ".join("a" * first), " ".join("b" * second), truncation="longest_first", max_length=max_length + 2
+                )["input_ids"]
+                kept = ids.count(reference.convert_tokens_to_ids("a")), ids.count(reference.convert_tokens_to_ids("b"))
+                assert pair_lengths(first, second, max_length) == kept, (first, second, max_length)
 
 
 @pytest.mark.parametrize("kind", ["words", "wordpiece"])
@@ -147,9 +144,9 @@ def test_no_text_gives_the_separator_s_id(kind):
 
 
 def test_wordpiece_pairs_match_the_reference_bert_tokenizer_s_longest_first_truncation():
-    from transformers import BertTokenizer
+    from transformers import BertTokenizerFast
 
-    reference = BertTokenizer(str(packaged_minilm() / "vocab.txt"), do_lower_case=True)
+    reference = BertTokenizerFast.from_pretrained(str(packaged_minilm()))
     tokenizer = make_tokenizer("wordpiece", [], vocab_size=3, max_length=12, pairs=True)
     texts = ["Un-be-LIEVABLY good!!", "Café crème", "it 's a charming and often affecting journey .", "short"]
     pairs = [(a, b) for a in texts for b in texts]
