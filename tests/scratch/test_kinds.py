@@ -16,11 +16,10 @@ from core.data import load_task
 from core.rundir import read_run_json
 from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from scratch import predict
-from scratch.__main__ import main
 from scratch.distill.transfer import TRANSFER_FILE, TransferSet
 from scratch.embedding import segment_ids
 from tests.scratch.kinds import kind_argv, write_kind_file
-from tests.scratch.tiny import tiny_argv, train_tiny_run
+from tests.scratch.tiny import refuse, tiny_argv, train_tiny_run
 
 CASES = [(SINGLE_LABEL, True), (MULTI_LABEL, False), (MULTI_LABEL, True), (REGRESSION, False), (REGRESSION, True)]
 HEADLINES = {SINGLE_LABEL: "accuracy", MULTI_LABEL: "macro_f1", REGRESSION: "spearman"}
@@ -166,28 +165,21 @@ def test_balanced_class_weights_are_refused_for_a_kind_without_exclusive_classes
 ):
     train_file = write_kind_file(tmp_path / "train.csv", problem_type, pairs=True, n=40)
     argv = tiny_argv(tmp_path / "out", train_file, **kind_argv(problem_type, True), class_weight="balanced")
-    assert refused(argv, capsys) == message
+    assert refuse(argv, capsys) == message
     assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()
-
-
-def refused(argv: list[str], capsys) -> str:
-    with pytest.raises(SystemExit) as stop:
-        main(argv)
-    assert stop.value.code == 2
-    return capsys.readouterr().err.strip().splitlines()[-1]
 
 
 def test_a_regression_student_refuses_a_temperature_and_a_teacher_of_another_kind(kind_run, tmp_path, capsys):
     teacher = kind_run(REGRESSION, True)
     train_file = teacher.parent / "train.csv"
     argv = tiny_argv(tmp_path / "out", train_file, **kind_argv(REGRESSION, True), teacher=teacher, temperature=4)
-    assert refused(argv, capsys) == (
+    assert refuse(argv, capsys) == (
         "error: --temperature 4 softens class probabilities; a regression teacher's values are learnt by squared "
         "error, at no temperature. Leave --temperature out."
     )
     other = write_kind_file(tmp_path / "multi.csv", MULTI_LABEL, pairs=True)
     argv = tiny_argv(tmp_path / "out", other, **kind_argv(MULTI_LABEL, True), teacher=teacher)
-    message = refused(argv, capsys)
+    message = refuse(argv, capsys)
     assert message.startswith(f"error: --teacher {teacher.resolve()} was trained on a regression task, but this run's")
     assert message.endswith("is multi_label_classification. Choose a teacher trained on the same task.")
     assert not (tmp_path / "out").exists() and not (tmp_path / "out.partial").exists()

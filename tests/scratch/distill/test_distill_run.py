@@ -15,13 +15,12 @@ from core.args import DataArguments
 from core.classifier import load
 from core.data import load_task
 from core.tasks import SINGLE_LABEL
-from scratch.__main__ import main
 from scratch.distill.loss import DistillationLoss, pack_targets
 from scratch.distill.transfer import TRANSFER_FILE, TransferSet, transfer_set
 from scratch.model import build_classifier, config_from_preset
 from scratch.pipeline import grouped_batches
 from tests.conftest import separable_rows, write_csv
-from tests.scratch.tiny import tiny_argv, train_tiny_run
+from tests.scratch.tiny import refuse, tiny_argv, train_tiny_run
 
 STEPS = 40
 
@@ -113,13 +112,6 @@ def edited_teacher(teacher: Path, folder: Path, edit) -> Path:
     edit(run)
     (folder / "run.json").write_text(json.dumps(run))
     return folder
-
-
-def refuse(argv: list[str], capsys) -> str:
-    with pytest.raises(SystemExit) as stop:
-        main(argv)
-    assert stop.value.code == 2
-    return capsys.readouterr().err.strip().splitlines()[-1]
 
 
 def test_bad_teachers_are_refused_before_training_with_both_sides_named(runs, tmp_path, capsys):
