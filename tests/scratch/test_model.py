@@ -215,3 +215,17 @@ def test_each_kind_s_output_and_its_reload(problem_type, num_labels, tmp_path):
 def test_a_pair_model_needs_the_separator():
     with pytest.raises(ValueError, match="needs the tokenizer's separator id"):
         build_classifier(ModelConfig(**TINY, pairs=True))
+
+
+def test_minilm_segment_vectors_of_a_pair_model_start_from_the_checkpoint_and_stay_frozen():
+    from scratch.embedding import minilm_vectors
+
+    config = ModelConfig(**{**TINY, "d_model": 32}, tokenizer="wordpiece", embeddings="minilm", pairs=True)
+    classifier = build_classifier(config, vocab_size=30522, separator_id=102)
+    embedding = classifier.get_layer("embedding")
+    tokens, segments = minilm_vectors(32)
+    np.testing.assert_array_equal(embedding.token_embedding.embeddings.numpy(), tokens)
+    np.testing.assert_array_equal(embedding.segment_embedding.embeddings.numpy(), segments)
+    frozen = {id(w) for w in (embedding.token_embedding.embeddings, embedding.segment_embedding.embeddings)}
+    assert not frozen & {id(w) for w in classifier.trainable_weights}
+    assert classifier.count_params() == expected_params(config, 30522)
