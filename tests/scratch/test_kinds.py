@@ -216,3 +216,13 @@ def test_a_student_of_a_pair_task_trains_on_its_teacher_s_soft_targets(kind_run,
         np.testing.assert_allclose(1 / (1 + np.exp(-saved.teacher)), probs, atol=1e-5)
     assert np.isfinite([row[f"val_{headline}"] for row in run["training"]["history"]]).all()
     assert np.isfinite(run["validation"][headline])
+
+
+def test_explain_shows_a_pair_as_one_sequence_joined_by_the_separator(kind_run):
+    model = load(kind_run(REGRESSION, True))
+    tokens, attention = model.explain("A great film", "i HATED it")
+    assert tokens == ["a", "great", "film", "[SEP]", "i", "hated", "it"]
+    assert attention.shape[-2:] == (7, 7)
+    np.testing.assert_allclose(attention.sum(axis=-1), 1.0, atol=1e-5)
+    with pytest.raises(ValueError, match="explain takes a text_pair exactly when the model reads text pairs"):
+        model.explain("A great film")
