@@ -53,15 +53,12 @@ def in_length_order(
         return predict_in_batches(
             lambda chunk: forward(chunk, None).reshape(len(chunk), width), texts, batch_size, width
         )
-    order = np.argsort([len(a) + len(b) for a, b in zip(texts, text_pairs)], kind="stable")
-    pairs = [(texts[i], text_pairs[i]) for i in order]  # in length order: batches take them as they come
+    lengths = [len(text) + len(pair) for text, pair in zip(texts, text_pairs)]
 
-    def predict(chunk: list[tuple[str, str]]) -> np.ndarray:
-        return forward([a for a, _ in chunk], [b for _, b in chunk]).reshape(len(chunk), width)
+    def predict(rows: list[int]) -> np.ndarray:
+        return forward([texts[i] for i in rows], [text_pairs[i] for i in rows]).reshape(len(rows), width)
 
-    out = np.zeros((len(texts), width), np.float32)
-    out[order] = predict_in_batches(predict, pairs, batch_size, width)
-    return out
+    return predict_in_batches(predict, list(range(len(texts))), batch_size, width, lengths=lengths)
 
 
 class ScratchClassifier:

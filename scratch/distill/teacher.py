@@ -74,22 +74,21 @@ def soft_targets(outputs: np.ndarray, problem_type: str) -> np.ndarray:
 
 
 def teacher_targets(classifier: Classifier, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
-    """The teacher's soft targets (n, D) for `texts` (and the pairs' second texts), in chunks between progress
-    lines (the teacher batches each chunk by length)."""
+    """The teacher's soft targets (n, D) for `texts` (and the pairs' second texts), in chunks of similar length
+    between progress lines."""
     start, done = time.perf_counter(), 0
     regression = classifier.problem_type == REGRESSION
-    items = texts if text_pairs is None else list(zip(texts, text_pairs))
 
-    def predict(chunk: list) -> np.ndarray:
+    def predict(rows: list[int]) -> np.ndarray:
         nonlocal done
-        inputs = (chunk, None) if text_pairs is None else ([a for a, _ in chunk], [b for _, b in chunk])
-        outputs = classifier.predict_values(*inputs)[:, None] if regression else classifier.predict_proba(*inputs)
-        done += len(chunk)
+        inputs = [texts[i] for i in rows], None if text_pairs is None else [text_pairs[i] for i in rows]
+        outputs = classifier.predict_values(*inputs) if regression else classifier.predict_proba(*inputs)
+        done += len(rows)
         logger.info(
-            "Teacher labelled %d/%d inputs (%.0f per second)", done, len(items), done / (time.perf_counter() - start)
+            "Teacher labelled %d/%d inputs (%.0f per second)", done, len(texts), done / (time.perf_counter() - start)
         )
         return outputs
 
-    width = 1 if regression else len(classifier.labels)
-    outputs = predict_in_batches(predict, items, CHUNK, width)
-    return soft_targets(outputs[:, 0] if regression else outputs, classifier.problem_type)
+    lengths = [len(text) + (0 if text_pairs is None else len(text_pairs[i])) for i, text in enumerate(texts)]
+    outputs = predict_in_batches(predict, list(range(len(texts))), CHUNK, lengths=lengths)
+    return soft_targets(outputs, classifier.problem_type)
