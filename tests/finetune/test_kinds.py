@@ -262,3 +262,16 @@ def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflo
     }
     assert record["test"][f"float_{headline}"] == pytest.approx(scores[problem](), abs=1e-6)
     assert {f"int8_{headline}", f"onnx_float_{headline}", f"onnx_int8_{headline}"} <= set(record["test"])
+
+
+@pytest.mark.slow  # converting to ONNX takes a process of its own
+def test_a_pair_regression_run_is_served_through_its_checked_onnx_model(tmp_path: Path) -> None:
+    from finetune.predict import load as load_finetuned
+
+    train = write_kind_csv(tmp_path / "train.csv", REGRESSION, pairs=True)
+    output = train_tiny_run(tmp_path / "run", train, epochs=1, **kind_options(REGRESSION, True))
+    onnx = load(output)
+    assert onnx.runtime == "onnxruntime" and onnx.run["serving"]["max_abs_difference"] <= 1e-4
+    texts, pairs, _ = validation_split(onnx.run)
+    tensorflow = load_finetuned(output, onnx.run, runtime="tensorflow")
+    np.testing.assert_allclose(onnx.predict_values(texts, pairs), tensorflow.predict_values(texts, pairs), atol=1e-4)

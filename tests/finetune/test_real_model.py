@@ -41,7 +41,7 @@ def test_one_epoch_on_1000_sst2_rows_beats_chance_clearly(data_dir: Path, tmp_pa
     assert (predicted == test["label"].to_numpy()).mean() >= 0.75
 
 
-@pytest.mark.slow  # the packaged model over STS-B's 1,500 validation pairs, three times
+@pytest.mark.slow  # the packaged model over STS-B's 1,500 validation pairs, four times
 def test_ten_steps_on_200_stsb_pairs_run_the_pair_regression_path_on_real_data(data_dir: Path, tmp_path: Path) -> None:
     if not (data_dir / "stsb" / "train.csv").is_file():
         pytest.skip(f"no STS-B mirror in {data_dir}")
@@ -60,4 +60,6 @@ def test_ten_steps_on_200_stsb_pairs_run_the_pair_regression_path_on_real_data(d
     assert values.shape == (len(task.texts("validation")),) and np.isfinite(values).all()
     gold = task.targets("validation")
     assert run["validation"]["spearman"] == pytest.approx(spearmanr(gold, values).statistic, abs=1e-6)
-    assert run["validation"]["spearman"] > 0.2  # ten steps already rank similar pairs above unrelated ones
+    # ten steps from a head that outputs about 0 already move the values toward the 0..5 scores
+    assert run["validation"]["mse"] == pytest.approx(np.mean((values - gold) ** 2), rel=1e-5)
+    assert run["validation"]["mse"] < 0.8 * np.mean(gold.astype(np.float64) ** 2)
