@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from core.args import ClassifierBudgetArguments
+from core.tasks import SINGLE_LABEL
 from scratch.config import (
     ACTIVATIONS,
     DEFAULT_PRESET,
@@ -94,10 +95,17 @@ class ScratchArguments(ClassifierBudgetArguments, ShapeArguments):
     )
     warmup_steps: int | None = field(default=None, metadata={"help": "Warmup steps; overrides --warmup-ratio."})
     weight_decay: float = field(default=0.01, metadata={"help": "AdamW decoupled weight decay (not on norms, biases)."})
-    label_smoothing: float = field(default=0.1, metadata={"help": "Label smoothing of the cross-entropy, in [0, 1)."})
+    label_smoothing: float = field(
+        default=0.1,
+        metadata={"help": "Label smoothing of the single-label cross-entropy, in [0, 1) (multi-label: none)."},
+    )
     clip_norm: float = field(default=1.0, metadata={"help": "Clip the global gradient norm to this value."})
     patience: int = field(
-        default=2, metadata={"help": "Stop after this many epochs without a better validation accuracy."}
+        default=2,
+        metadata={
+            "help": "Stop after this many epochs without a better validation headline score (accuracy, macro-F1 or "
+            "Spearman, by the task's kind)."
+        },
     )
     onnx: bool = field(
         default=True,
@@ -164,11 +172,14 @@ class ScratchArguments(ClassifierBudgetArguments, ShapeArguments):
                 "carry the classes' balance); leave one of them out."
             )
 
-    def model_config(self, num_labels: int = 2) -> ModelConfig:
-        """The preset's configuration with this command line's overrides."""
+    def model_config(self, num_labels: int = 2, problem_type: str = SINGLE_LABEL, pairs: bool = False) -> ModelConfig:
+        """The preset's configuration with this command line's overrides, for a task of `problem_type` whose model
+        gives `num_labels` numbers per example (`core.data.TaskData.num_outputs`), on text pairs with `pairs`."""
         return config_from_preset(
             self.preset,
             num_labels=num_labels,
+            problem_type=problem_type,
+            pairs=pairs,
             vocab_size=self.vocab_size,
             activation=self.activation,
             **self.shape_overrides(),

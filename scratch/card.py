@@ -5,6 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from core import card
+from core.rundir import problem_type
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+
+KIND_NAMES = {
+    SINGLE_LABEL: "text classifier",
+    MULTI_LABEL: "multi-label text classifier",
+    REGRESSION: "text regression model",
+}
 
 
 def render_card(record: dict) -> str:
@@ -12,14 +20,19 @@ def render_card(record: dict) -> str:
     model = record["model"]
     config = model.get("config", {})
     pooling = ", causal attention, last-token pooling" if config.get("causal") else ", masked mean pooling"
+    what = f"A Transformer {KIND_NAMES[problem_type(record)]}"
+    example = '"A man plays a guitar.", "Someone plays music."' if config.get("pairs") else '"a gripping, funny film"'
     if config.get("embeddings") == "minilm":
         intro = (
-            "A Transformer text classifier trained by `python -m scratch` from random initialisation, except its token "
+            f"{what} trained by `python -m scratch` from random initialisation, except its token "
             "vectors: the packaged all-MiniLM-L6-v2's on their first d_model principal components, frozen."
         )
     else:
-        intro = (
-            "A Transformer text classifier trained from random initialisation (no pretraining) by `python -m scratch`."
+        intro = f"{what} trained from random initialisation (no pretraining) by `python -m scratch`."
+    if config.get("pairs"):
+        intro += (
+            " It reads each text pair as one sequence `text [SEP] text_pair`, the longer text cut first to fit, and "
+            "adds to each token the vector of its text (segment embeddings, as BERT's token types)."
         )
     distilled = record.get("distillation")
     if distilled:
@@ -42,12 +55,14 @@ def render_card(record: dict) -> str:
         ],
         usage=[
             "```python",
-            'tokens, attention = model.explain("a gripping, funny film")  # attention: (layers, heads, T, T)',
+            f"tokens, attention = model.explain({example})  # attention: (layers, heads, T, T)",
             "```",
             "",
-            f"The file `{model.get('file', 'model.keras')}` is an end-to-end Keras 2 model from raw strings to "
-            "probabilities; load it with `tf.keras.models.load_model(path, compile=False)` after "
-            "`import scratch.predict` (which registers its layers).",
+            f"The file `{model.get('file', 'model.keras')}` is an end-to-end Keras 2 model from raw strings "
+            f"({'two inputs, `text` and `text_pair`' if config.get('pairs') else 'one input, `text`'}) to "
+            f"{'values' if problem_type(record) == REGRESSION else 'probabilities'}; load it with "
+            "`tf.keras.models.load_model(path, compile=False)` after `import scratch.predict` (which registers its "
+            "layers).",
         ],
     )
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from core.tasks import PROBLEM_TYPES, REGRESSION, SINGLE_LABEL
+
 NORMS = ("post", "pre")
 ACTIVATIONS = ("gelu", "relu")
 TOKENIZERS = ("words", "wordpiece")
@@ -16,14 +18,19 @@ MINILM_WIDTH = 384  # the packaged checkpoint's token vectors: its WordPiece voc
 PAD = ""
 WORD_UNKNOWN = "[UNK]"
 WORD_RESERVED = (PAD, WORD_UNKNOWN)  # ids 0 and 1 of a word vocabulary
+SEPARATOR = "[SEP]"  # between the two texts of a pair (id 2 of a pair task's word vocabulary; WordPiece has its own)
 
 
 @dataclass
 class ModelConfig:
     """Shape of the network. `vocab_size` is the requested word vocabulary (WordPiece brings its own). The defaults
-    are the default preset, `small`."""
+    are the default preset, `small`. `num_labels` is the numbers the head gives per example and `problem_type` how
+    they are read (transformers' names): softmax over classes, a sigmoid per label, or one value for regression;
+    `pairs`: the input is two texts `text [SEP] text_pair`, told apart by segment embeddings."""
 
     num_labels: int = 2
+    problem_type: str = SINGLE_LABEL
+    pairs: bool = False
     vocab_size: int = 20000
     num_layers: int = 2
     d_model: int = 128
@@ -37,7 +44,11 @@ class ModelConfig:
     embeddings: str = "random"
 
     def __post_init__(self) -> None:
-        if self.num_labels < 2:
+        if self.problem_type not in PROBLEM_TYPES:
+            raise ValueError(f"problem_type must be one of {', '.join(PROBLEM_TYPES)}, got {self.problem_type!r}.")
+        if self.problem_type == REGRESSION and self.num_labels != 1:
+            raise ValueError(f"A regression model gives one value per example, got num_labels={self.num_labels}.")
+        if self.problem_type != REGRESSION and self.num_labels < 2:
             raise ValueError(f"A classifier needs at least 2 labels, got num_labels={self.num_labels}.")
         check_shape(self)
         if self.vocab_size <= len(WORD_RESERVED):

@@ -1,5 +1,6 @@
-"""Token embeddings scaled by sqrt(d_model) plus the sinusoidal position encoding; and the packaged checkpoint's
-token vectors, narrowed to d_model, for `--embeddings minilm`."""
+"""Token embeddings scaled by sqrt(d_model) plus the sinusoidal position encoding (for a pair task, plus the
+segment embedding of each token's text, as BERT's token type); and the packaged checkpoint's token (and token type)
+vectors, narrowed to d_model, for `--embeddings minilm`."""
 
 from __future__ import annotations
 
@@ -13,21 +14,37 @@ from scratch.positional_encoding import SinusoidalPositionEncoding
 PAD_ID = 0
 
 
+def segment_ids(token_ids: tf.Tensor, separator_id: int) -> tf.Tensor:
+    """Which text of a pair `text [SEP] text_pair` each position belongs to, BERT's token type: 0 up to and including
+    the separator, 1 after it (padding included, which the mask hides). (B, T) ids -> (B, T) int64.
+
+    >>> segment_ids(tf.constant([[5, 6, 2, 7, 0], [2, 8, 9, 9, 9]]), separator_id=2).numpy().tolist()
+    [[0, 0, 0, 1, 1], [0, 1, 1, 1, 1]]
+    """
+    separators = tf.cast(tf.equal(token_ids, separator_id), tf.int64)  # (B, T)
+    return tf.minimum(tf.math.cumsum(separators, axis=1, exclusive=True), 1)  # (B, T)
+
+
 @tf.keras.saving.register_keras_serializable(package="scratch")
 class TokenAndPositionEmbedding(tf.keras.layers.Layer):
     """Maps token ids (B, T) to vectors (B, T, C) and emits the padding mask (id 0 is padding).
+
+    With `separator_id`, the ids are pairs `text [SEP] text_pair` and each token's vector also gets its segment's
+    (`segment_ids`; like the token vectors, scaled by sqrt(d_model)).
 
     Args:
         vocab_size: number of token ids, padding included.
         d_model: width C of the vectors.
         dropout: dropout rate applied to the sum, as in the original Transformer.
+        separator_id: the id between the two texts of a pair; None for single texts (no segment embedding).
     """
 
-    def __init__(self, vocab_size: int, d_model: int, dropout: float = 0.0, **kwargs):
+    def __init__(self, vocab_size: int, d_model: int, dropout: float = 0.0, separator_id: int | None = None, **kwargs):
         super().__init__(**kwargs)
         self.vocab_size = vocab_size
         self.d_model = d_model
         self.dropout = dropout
+        self.separator_id = separator_id
         self.supports_masking = True
 
     def build(self, input_shape):
@@ -38,6 +55,14 @@ class TokenAndPositionEmbedding(tf.keras.layers.Layer):
             name="token_embedding",
         )
         self.token_embedding.build(input_shape)
+        if self.separator_id is not None:
+            self.segment_embedding = tf.keras.layers.Embedding(
+                2,
+                self.d_model,
+                embeddings_initializer=tf.keras.initializers.RandomNormal(stddev=self.d_model**-0.5),
+                name="segment_embedding",
+            )
+            self.segment_embedding.build(input_shape)
         self.position_encoding = SinusoidalPositionEncoding(name="position_encoding")
         self.dropout_layer = tf.keras.layers.Dropout(self.dropout)
         super().build(input_shape)
@@ -45,7 +70,10 @@ class TokenAndPositionEmbedding(tf.keras.layers.Layer):
     def call(self, token_ids: tf.Tensor, training: bool | None = None, start: int | tf.Tensor = 0) -> tf.Tensor:
         """`start`: the position of the first id, for every row or one per row (B,) (a cached decoding step embeds
         one id at its position)."""
-        x = self.token_embedding(token_ids) * tf.cast(math.sqrt(self.d_model), self.compute_dtype)  # (B, T, C)
+        x = self.token_embedding(token_ids)  # (B, T, C)
+        if self.separator_id is not None:
+            x = x + self.segment_embedding(segment_ids(token_ids, self.separator_id))  # (B, T, C)
+        x = x * tf.cast(math.sqrt(self.d_model), self.compute_dtype)  # (B, T, C)
         x = self.position_encoding(x, start=start)  # (B, T, C)
         return self.dropout_layer(x, training=training)
 
@@ -56,21 +84,31 @@ class TokenAndPositionEmbedding(tf.keras.layers.Layer):
         return tf.TensorShape(input_shape).concatenate([self.d_model])
 
     def get_config(self):
-        return {**super().get_config(), "vocab_size": self.vocab_size, "d_model": self.d_model, "dropout": self.dropout}
+        return {
+            **super().get_config(),
+            "vocab_size": self.vocab_size,
+            "d_model": self.d_model,
+            "dropout": self.dropout,
+            "separator_id": self.separator_id,
+        }
 
 
-def minilm_token_vectors(d_model: int) -> np.ndarray:
+def minilm_vectors(d_model: int) -> tuple[np.ndarray, np.ndarray]:
     """The packaged all-MiniLM-L6-v2's token vectors (one per WordPiece id, 384 wide) on their first `d_model`
-    principal components, scaled to the standard deviation of the random initialiser above (d_model ** -0.5).
+    principal components, scaled to the standard deviation of the random initialiser above (d_model ** -0.5); and
+    its two token type vectors, which BERT adds to the token vectors, through the same projection and scale.
 
-    Returns: (vocabulary, d_model) float32, row i for WordPiece id i.
+    Returns: (vocabulary, d_model) float32, row i for WordPiece id i; (2, d_model) float32, row s for segment s.
     """
     from safetensors.numpy import load_file
 
     from core.pretrained import packaged_minilm
 
-    vectors = load_file(packaged_minilm() / "model.safetensors")["embeddings.word_embeddings.weight"]  # (V, 384)
+    weights = load_file(packaged_minilm() / "model.safetensors")
+    vectors = weights["embeddings.word_embeddings.weight"]  # (V, 384)
     centred = vectors - vectors.mean(axis=0)  # (V, 384)
     _, _, components = np.linalg.svd(centred, full_matrices=False)  # (384, 384), rows by explained variance
     projected = centred @ components[:d_model].T  # (V, d_model)
-    return (projected * (d_model**-0.5 / projected.std())).astype(np.float32)
+    scale = d_model**-0.5 / projected.std()
+    segments = weights["embeddings.token_type_embeddings.weight"] @ components[:d_model].T  # (2, d_model)
+    return (projected * scale).astype(np.float32), (segments * scale).astype(np.float32)

@@ -1,9 +1,10 @@
 """The from-scratch side's serving module: the saved end-to-end model (tokenizer inside) behind a string signature.
 
 `python -m scratch export RUN_DIR --output-dir DIR` (`core.export` writes the files). `model.keras` already maps
-raw strings to probabilities, so `serve` only calls it. There is no int8 variant: the tokenizers use TensorFlow
-string and lookup-table ops (`TextVectorization`, or tensorflow-text's `BertTokenizer`) that the TFLite
-interpreter cannot run without the Flex delegate, which TensorFlow's Python package does not link.
+raw strings to probabilities (or a regression run's values), so `serve` only calls it: `serve(text)`, or for a pair
+task `serve(text, text_pair)`. There is no int8 variant: the tokenizers use TensorFlow string and lookup-table ops
+(`TextVectorization`, or tensorflow-text's `BertTokenizer`) that the TFLite interpreter cannot run without the Flex
+delegate, which TensorFlow's Python package does not link.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from typing import Any
 import tensorflow as tf
 
 from core.args import ExportArguments
+from core.classifier import Kind
 from core.export import Untracked
 from core.runtime import STRINGS
+from core.tasks import REGRESSION
 
 INT8_NOTE = (
     "no int8 variant: the from-scratch tokenizer needs TensorFlow string ops that the TFLite interpreter "
@@ -24,31 +27,41 @@ INT8_NOTE = (
 
 
 class ScratchServing(tf.Module):
-    """Strings (B,) -> `{"probabilities": (B, K)}` through the run's end-to-end Keras model.
+    """Strings (B,) -> `{"probabilities": (B, K)}`, or `{"values": (B,)}` for regression, through the run's
+    end-to-end Keras model; a pair task's `serve(text, text_pair)` takes the second texts too.
 
     Args:
-        model: the loaded `model.keras` (strings (B,) -> probabilities (B, K)).
+        model: the loaded `model.keras` (strings -> probabilities or values).
+        kind: the run's kind of problem and whether it reads pairs (`core.classifier.Kind`).
     """
 
     int8_note = INT8_NOTE
 
-    def __init__(self, model: tf.keras.Model):
+    def __init__(self, model: tf.keras.Model, kind: Kind):
         super().__init__(name="scratch_classifier")
         self._untracked = Untracked(model)
         self.weights = list(model.weights)  # what `serve` captures; the Keras model's own traces are not saved
         self.tokenizer = model.get_layer("tokenizer")  # tracked for its lookup tables
         self.tokenizer_note = f"{type(self.tokenizer).__name__} ({len(self.tokenizer.vocabulary)} tokens)"
+        self.output = "values" if kind.problem_type == REGRESSION else "probabilities"
+        if kind.has_pairs:
+            pair = [tf.TensorSpec([None], tf.string, name="text"), tf.TensorSpec([None], tf.string, name="text_pair")]
+            self.serve = tf.function(self._serve_pair, input_signature=pair)
+        else:
+            self.serve = tf.function(self._serve, input_signature=[STRINGS])
 
-    @tf.function(input_signature=[STRINGS])
-    def serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
-        return {"probabilities": self._untracked.model(text, training=False)}  # (B, K)
+    def _serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
+        return {self.output: self._untracked.model(text, training=False)}  # (B, K) or (B,)
+
+    def _serve_pair(self, text: tf.Tensor, text_pair: tf.Tensor) -> dict[str, tf.Tensor]:
+        return {self.output: self._untracked.model([text, text_pair], training=False)}  # (B, K) or (B,)
 
 
 def build(run_dir: Path, run: dict[str, Any]) -> ScratchServing:
     """The serving module of a finished from-scratch run (what `core.export` saves)."""
     from scratch.predict import load
 
-    return ScratchServing(load(run_dir, run).model)
+    return ScratchServing(load(run_dir, run).model, Kind.of_run(run))
 
 
 def export_run(args: ExportArguments) -> None:

@@ -1,17 +1,19 @@
-"""The from-scratch classifier in ONNX (`core.onnx`): token ids in, probabilities out, tokenised in Python.
+"""The from-scratch classifier in ONNX (`core.onnx`): token ids in, probabilities (or values) out, tokenised in
+Python.
 
 A single text's TensorFlow call spends as long in the tokenizer's string ops as in the network, so the ONNX path
 tokenises outside the graph: `PythonWords` repeats the `words` tokenizer (Keras' `TextVectorization` with its
 defaults) with plain string operations, and `PythonWordPiece` the `wordpiece` one (tensorflow-text's BERT tokenizer)
-with the `tokenizers` library. The run keeps its `model.onnx` only when tokenizer and network together reproduce the
-TensorFlow model on the validation split.
+with the `tokenizers` library; both join the texts of a pair as the layers do (`scratch.tokenizer.pair_lengths`). The
+run keeps its `model.onnx` only when tokenizer and network together reproduce the TensorFlow model on the
+validation split.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +21,11 @@ import numpy as np
 import regex
 import tensorflow as tf
 
+from core import kinds
+from core.data import TaskData
 from core.onnx import Session, convert, keep_if_faithful
-from scratch.tokenizer import WordPieceTokenizer, WordTokenizer
+from core.tasks import REGRESSION
+from scratch.tokenizer import WordPieceTokenizer, WordTokenizer, pair_lengths
 
 # What `TextVectorization(standardize="lower_and_strip_punctuation", split="whitespace")` does: tf.strings.lower
 # lowers ASCII letters only, its punctuation class is Keras' DEFAULT_STRIP_REGEX, and tf.strings.split splits on
@@ -40,42 +45,59 @@ _WORD_BREAKS = regex.compile(
 _MAX_WORD_BYTES = 100
 
 
-def _padded(rows: list[list[int]], max_length: int, unknown_id: int) -> np.ndarray:
-    """Token id rows -> (B, T) int64, cut to `max_length`, padded with 0, an empty row one unknown id (as the layers)."""
-    rows = [row[:max_length] or [unknown_id] for row in rows]
-    ids = np.zeros((len(rows), max(len(r) for r in rows)), np.int64)  # (B, T), 0 is padding
-    for i, row in enumerate(rows):
-        ids[i, : len(row)] = row
-    return ids
+class PythonTokenizer(ABC):
+    """What both Python tokenizers share: a tokenizer layer's ids from `row(text)`, each text's ids uncut, joined and
+    cut as the layer does: (B,) strings (and for a pair task (B,) second texts) -> (B, T) int64 ids."""
+
+    def __init__(self, tokenizer: WordTokenizer | WordPieceTokenizer):
+        self.unknown_id = tokenizer.unknown_id
+        self.separator_id = tokenizer.separator_id
+        self.max_length = tokenizer.max_length
+
+    @abstractmethod
+    def row(self, text: str) -> list[int]:
+        """The text's ids, uncut."""
+
+    def __call__(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        if text_pairs is None:  # cut to max_length, an empty text one unknown id
+            rows = [self.row(text)[: self.max_length] or [self.unknown_id] for text in texts]
+        else:
+            rows = [self.pair_row(self.row(text), self.row(pair)) for text, pair in zip(texts, text_pairs)]
+        ids = np.zeros((len(rows), max(len(r) for r in rows)), np.int64)  # (B, T), 0 is padding
+        for i, row in enumerate(rows):
+            ids[i, : len(row)] = row
+        return ids
+
+    def pair_row(self, first: list[int], second: list[int]) -> list[int]:
+        """`first [SEP] second`, cut to max_length as `pair_lengths` says."""
+        kept_first, kept_second = pair_lengths(len(first), len(second), self.max_length)
+        return [*first[:kept_first], self.separator_id, *second[:kept_second]]
 
 
-class PythonWords:
-    """`WordTokenizer` in Python: (B,) strings -> (B, T) int64 ids, the same ids as the layer."""
+class PythonWords(PythonTokenizer):
+    """`WordTokenizer` in Python: the same ids as the layer."""
 
     def __init__(self, tokenizer: WordTokenizer):
+        super().__init__(tokenizer)
         self.ids = {token: i for i, token in enumerate(tokenizer.vocabulary) if token}
-        self.unknown_id = tokenizer.unknown_id
-        self.max_length = tokenizer.max_length
 
     def words(self, text: str) -> list[str]:
         text = _PUNCTUATION.sub("", text.translate(_ASCII_LOWER))
         return [word for word in _WHITESPACE.split(text) if word]
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
-        rows = [[self.ids.get(w, self.unknown_id) for w in self.words(t)] for t in texts]
-        return _padded(rows, self.max_length, self.unknown_id)
+    def row(self, text: str) -> list[int]:
+        return [self.ids.get(word, self.unknown_id) for word in self.words(text)]
 
 
-class PythonWordPiece:
+class PythonWordPiece(PythonTokenizer):
     """`WordPieceTokenizer` in Python: tensorflow-text's normalisation and word split, then the WordPiece model of
-    the `tokenizers` library on the layer's vocabulary; (B,) strings -> (B, T) int64 ids, the same ids as the layer."""
+    the `tokenizers` library on the layer's vocabulary; the same ids as the layer."""
 
     def __init__(self, tokenizer: WordPieceTokenizer):
         from tokenizers.models import WordPiece
 
+        super().__init__(tokenizer)
         self.wordpiece = WordPiece({token: i for i, token in enumerate(tokenizer.vocabulary)}, unk_token="[UNK]")
-        self.unknown_id = tokenizer.unknown_id
-        self.max_length = tokenizer.max_length
 
     @staticmethod
     def words(text: str) -> list[str]:
@@ -92,13 +114,12 @@ class PythonWordPiece:
             return [self.unknown_id]
         return [token.id for token in self.wordpiece.tokenize(word)]
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
-        rows = [[i for word in self.words(text) for i in self.pieces(word)] for text in texts]
-        return _padded(rows, self.max_length, self.unknown_id)
+    def row(self, text: str) -> list[int]:
+        return [i for word in self.words(text) for i in self.pieces(word)]
 
 
-def token_ids(tokenizer: tf.keras.layers.Layer) -> Callable[[list[str]], np.ndarray]:
-    """The run's tokenizer in Python, as texts -> (B, T) int64 ids."""
+def token_ids(tokenizer: tf.keras.layers.Layer) -> PythonTokenizer:
+    """The run's tokenizer in Python, as texts (and second texts) -> (B, T) int64 ids."""
     if isinstance(tokenizer, WordTokenizer):
         return PythonWords(tokenizer)
     if isinstance(tokenizer, WordPieceTokenizer):
@@ -106,38 +127,47 @@ def token_ids(tokenizer: tf.keras.layers.Layer) -> Callable[[list[str]], np.ndar
     raise TypeError(f"No Python equivalent of the tokenizer {type(tokenizer).__name__}.")
 
 
-def convert_classifier(classifier: tf.keras.Model, path: Path) -> float:
-    """Writes the classifier (ids -> logits) with its softmax as ONNX: input `token_ids` int64 (batch, length),
-    output `probabilities` float32 (batch, K). Returns the seconds it took."""
+def convert_classifier(classifier: tf.keras.Model, path: Path, problem_type: str) -> float:
+    """Writes the classifier (ids -> logits) with its problem type's outputs (`core.kinds.activate`) as ONNX: input
+    `token_ids` int64 (batch, length), output `probabilities` float32 (batch, K) or, for regression, `values` float32
+    (batch,). Returns the seconds it took."""
     spec = [tf.TensorSpec((None, None), tf.int64, name="token_ids")]
+    name = "values" if problem_type == REGRESSION else "probabilities"
 
     @tf.function(input_signature=spec)
-    def probabilities(ids):
-        return tf.identity(tf.nn.softmax(classifier(ids, training=False), axis=-1), name="probabilities")
+    def outputs(ids):
+        return tf.identity(kinds.activate(problem_type, classifier(ids, training=False)), name=name)
 
-    return convert(probabilities, spec, path)
+    return convert(outputs, spec, path)
 
 
 class OnnxForward:
-    """Texts (B,) -> probabilities (B, K): the run's tokenizer, then `model.onnx` in ONNX Runtime."""
+    """Texts (B,) (and a pair task's second texts) -> outputs (B, K) or (B,): the run's tokenizer, then `model.onnx`
+    in ONNX Runtime."""
 
     def __init__(self, path: str | Path, tokenizer: tf.keras.layers.Layer):
         self.session = Session(path)
         self.token_ids = token_ids(tokenizer)
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
-        return self.session(token_ids=self.token_ids(texts))
+    def __call__(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        return self.session(token_ids=self.token_ids(texts, text_pairs))
 
 
-def write_checked(model: tf.keras.Model, labels: list[str], texts: list[str], run_dir: Path) -> dict[str, Any]:
-    """The run's `model.onnx`, kept when tokenizer and network reproduce the end-to-end Keras `model` on `texts`."""
+def write_checked(
+    model: tf.keras.Model, data: TaskData, thresholds: list[float] | None, run_dir: Path
+) -> dict[str, Any]:
+    """The run's `model.onnx`, kept when tokenizer and network reproduce the end-to-end Keras `model` on the
+    validation split of `data`."""
     from scratch.predict import ScratchClassifier
 
     classifier, tokenizer = model.get_layer("classifier"), model.get_layer("tokenizer")
-    run = {"data": {"labels": labels}}
-    reference = ScratchClassifier(model, run).predict_proba(texts)
+    kind = {"labels": data.labels, "problem_type": data.problem_type, "text_pair_column": data.pair_column}
+    run = {"data": kind, "thresholds": thresholds}
+    inputs = data.texts("validation"), data.text_pairs("validation")
+    reference = ScratchClassifier(model, run).outputs(*inputs)
 
     def predict(path: Path) -> np.ndarray:
-        return ScratchClassifier(model, run, forward=OnnxForward(path, tokenizer)).predict_proba(texts)
+        return ScratchClassifier(model, run, forward=OnnxForward(path, tokenizer)).outputs(*inputs)
 
-    return keep_if_faithful(run_dir, lambda path: convert_classifier(classifier, path), reference, predict)
+    convert_to = lambda path: convert_classifier(classifier, path, data.problem_type)  # noqa: E731
+    return keep_if_faithful(run_dir, convert_to, reference, predict)

@@ -16,11 +16,17 @@ from core.classifier import predict_in_batches
 from core.runtime import prefetched
 
 
-def tokenize(tokenizer: tf.keras.layers.Layer, texts: list[str], chunk: int = 2048) -> list[np.ndarray]:
-    """Each text's token ids without padding (at least one id; at most the tokenizer's max_length)."""
+def tokenize(
+    tokenizer: tf.keras.layers.Layer, texts: list[str], text_pairs: list[str] | None = None, chunk: int = 2048
+) -> list[np.ndarray]:
+    """Each text's (or with `text_pairs`, each pair's `text [SEP] text_pair`) token ids without padding (at least one
+    id; at most the tokenizer's max_length)."""
     rows: list[np.ndarray] = []
     for start in range(0, len(texts), chunk):
-        ids = tokenizer(tf.constant(texts[start : start + chunk], tf.string)).numpy()  # (B, T)
+        batch = [tf.constant(texts[start : start + chunk], tf.string)]
+        if text_pairs is not None:
+            batch.append(tf.constant(text_pairs[start : start + chunk], tf.string))
+        ids = tokenizer(*batch).numpy()  # (B, T)
         lengths = (ids != 0).sum(axis=1)
         rows.extend(row[:n] for row, n in zip(ids, lengths))
     return rows
@@ -40,38 +46,25 @@ def bucket_boundaries(max_length: int) -> list[int]:
 
 
 def steps_per_epoch(ids: list[np.ndarray], batch_size: int, max_length: int) -> int:
-    """Batches per epoch of `length_grouped_batches` over `ids`: every length bucket ends with a partial batch."""
+    """Batches per epoch of `grouped_batches` over `ids`: every length bucket ends with a partial batch."""
     lengths = np.array([len(row) for row in ids], dtype=np.int64)
     return bucketed_steps(lengths, bucket_boundaries(max_length), batch_size)
-
-
-def length_grouped_batches(
-    ids: list[np.ndarray],
-    labels: np.ndarray,
-    num_labels: int,
-    batch_size: int,
-    max_length: int,
-    shuffle_seed: int | None = None,
-) -> tf.data.Dataset:
-    """Batches of texts of similar length, each padded (with id 0) to its own longest text.
-
-    With `shuffle_seed`, the texts are reshuffled every epoch (seeded) before being grouped by length.
-    Yields (token ids (B, T), one-hot labels (B, K)).
-    """
-    targets = np.eye(num_labels, dtype=np.float32)[np.asarray(labels, np.int64)]  # (N, K)
-    return grouped_batches(ids, targets, batch_size, max_length, shuffle_seed)
 
 
 def grouped_batches(
     ids: list[np.ndarray], targets: np.ndarray, batch_size: int, max_length: int, shuffle_seed: int | None = None
 ) -> tf.data.Dataset:
-    """`length_grouped_batches` with any per-text targets (N, D): yields (token ids (B, T), targets (B, D))."""
+    """Batches of texts of similar length, each padded (with id 0) to its own longest text, with their targets
+    (N, ...): one-hot, multi-hot or packed rows (N, D), or values (N,). Yields (token ids (B, T), targets (B, ...)).
+
+    With `shuffle_seed`, the texts are reshuffled every epoch (seeded) before being grouped by length.
+    """
     lengths = np.array([len(row) for row in ids], dtype=np.int32)
     padded = np.zeros([len(ids), max(lengths, default=1)], np.int64)  # (N, T_max), cut per text below
     for i, row in enumerate(ids):
         padded[i, : len(row)] = row
     dataset = tf.data.Dataset.from_tensor_slices((padded, lengths, targets))
-    dataset = dataset.map(lambda row, length, target: (row[:length], target))  # (T_i,), (K,)
+    dataset = dataset.map(lambda row, length, target: (row[:length], target))  # (T_i,), (D,) or ()
     if shuffle_seed is not None:
         dataset = dataset.shuffle(len(ids), seed=shuffle_seed, reshuffle_each_iteration=True)
     return prefetched(length_buckets(dataset, lengths, bucket_boundaries(max_length), batch_size))

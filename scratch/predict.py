@@ -1,7 +1,9 @@
 """Loads a finished scratch run as a `core.classifier.Classifier`, with attention maps for the app.
 
-Probabilities come from the run's `model.onnx` in ONNX Runtime when run.json's `serving` says it reproduces the
-TensorFlow model (`scratch.onnx`), else from the end-to-end Keras model in one `tf.function`.
+Outputs come from the run's `model.onnx` in ONNX Runtime when run.json's `serving` says it reproduces the
+TensorFlow model (`scratch.onnx`), else from the end-to-end Keras model in one `tf.function`: class probabilities
+(single label), each label's independent probability (multi-label, decided by the run's `thresholds` through
+`core.classifier.decide`), or values (regression); for a pair task, of `(text, text_pair)` pairs.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from core.classifier import predict_in_batches
+from core.classifier import Kind, check_inputs, predict_in_batches
 from core.onnx import onnx_path, serving_runtime
 from core.rundir import RunError
 from core.runtime import STRINGS
+from core.tasks import SINGLE_LABEL
 from scratch.embedding import PAD_ID
 from scratch.encoder import TransformerEncoderBlock
 
@@ -27,50 +30,89 @@ from scratch.tokenizer import WordPieceTokenizer, WordTokenizer  # noqa: F401
 
 DEFAULT_MODEL_FILE = "model.keras"
 
+Forward = Callable[[list[str], list[str] | None], np.ndarray]  # texts (and second texts) -> outputs (B, K) or (B,)
+
+
+def keras_forward(model: tf.keras.Model, pairs: bool) -> Forward:
+    """The end-to-end Keras model as one `tf.function` over string batches."""
+    if pairs:
+        graph = tf.function(lambda a, b: model([a, b], training=False), input_signature=[STRINGS, STRINGS])
+        return lambda texts, text_pairs: graph(
+            tf.constant(texts, tf.string), tf.constant(text_pairs, tf.string)
+        ).numpy()
+    graph = tf.function(lambda texts: model(texts, training=False), input_signature=[STRINGS])
+    return lambda texts, text_pairs: graph(tf.constant(texts, tf.string)).numpy()
+
+
+def in_length_order(
+    forward: Forward, texts: list[str], text_pairs: list[str] | None, batch_size: int, width: int
+) -> np.ndarray:
+    """`forward` over the inputs in batches of similar length (`core.classifier.predict_in_batches`), rows (n, width)
+    in the order given; a pair's length is its two texts' together."""
+    if text_pairs is None:
+        return predict_in_batches(
+            lambda chunk: forward(chunk, None).reshape(len(chunk), width), texts, batch_size, width
+        )
+    lengths = [len(text) + len(pair) for text, pair in zip(texts, text_pairs)]
+
+    def predict(rows: list[int]) -> np.ndarray:
+        return forward([texts[i] for i in rows], [text_pairs[i] for i in rows]).reshape(len(rows), width)
+
+    return predict_in_batches(predict, list(range(len(texts))), batch_size, width, lengths=lengths)
+
 
 class ScratchClassifier:
-    """A trained from-scratch Transformer: raw strings in, class probabilities out.
+    """A trained from-scratch Transformer: raw strings (or pairs of them) in, probabilities or values out.
 
     Args:
-        model: the end-to-end Keras model (strings (B,) -> probabilities (B, K)).
+        model: the end-to-end Keras model (strings (B,), two inputs for a pair task -> outputs).
         run: the parsed run.json.
-        forward: texts -> probabilities (B, K) in place of the Keras model (the ONNX Runtime path).
+        forward: texts (and second texts) -> outputs in place of the Keras model (the ONNX Runtime path).
     """
 
     side = "scratch"
 
-    def __init__(
-        self,
-        model: tf.keras.Model,
-        run: dict[str, Any],
-        forward: Callable[[list[str]], np.ndarray] | None = None,
-    ):
+    def __init__(self, model: tf.keras.Model, run: dict[str, Any], forward: Forward | None = None):
         self.model = model
         self.run = run
         self.name = "scratch"
         self.labels = list(run["data"]["labels"])
+        kind = Kind.of_run(run)
+        self.problem_type, self.has_pairs, self.thresholds = kind.problem_type, kind.has_pairs, kind.thresholds
         self.tokenizer = model.get_layer("tokenizer")
         classifier = model.get_layer("classifier")
         self.embedding = classifier.get_layer("embedding")
         self.blocks = [layer for layer in classifier.layers if isinstance(layer, TransformerEncoderBlock)]
         self.runtime = "onnxruntime" if forward is not None else "tensorflow"
-        if forward is None:
-            graph = tf.function(lambda texts: model(texts, training=False), input_signature=[STRINGS])
-            forward = lambda texts: graph(tf.constant(texts, tf.string)).numpy()  # noqa: E731
-        self._probabilities = forward
-        self._attention = tf.function(self._attention_maps, input_signature=[tf.TensorSpec([1], tf.string)])
+        self._forward = forward or keras_forward(model, self.has_pairs)
+        strings = [tf.TensorSpec([1], tf.string)] * (2 if self.has_pairs else 1)
+        self._attention = tf.function(self._attention_maps, input_signature=strings)
 
-    def predict_proba(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
-        """Probabilities (len(texts), len(labels)), rows summing to 1.
+    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None, batch_size: int = 64) -> np.ndarray:
+        """Probabilities (len(texts), len(labels)): rows summing to 1 (single label), or each label's independent
+        probability (multi-label). `text_pairs`, one second text per text, exactly for a pair task.
 
-        Texts are sorted by length so that each batch is padded to little more than its own texts.
+        Inputs are sorted by length so that each batch is padded to little more than its own inputs.
         """
-        texts = [str(text) for text in texts]
-        probabilities = predict_in_batches(self._probabilities, texts, batch_size, len(self.labels))
-        return probabilities / probabilities.sum(axis=1, keepdims=True)
+        check_inputs(self, texts, text_pairs, "probabilities")
+        probabilities = self.outputs(texts, text_pairs, batch_size)
+        if self.problem_type == SINGLE_LABEL:
+            return probabilities / probabilities.sum(axis=1, keepdims=True)
+        return probabilities
 
-    def _attention_maps(self, text: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-        token_ids = self.tokenizer(text)  # (1, T)
+    def predict_values(self, texts: list[str], text_pairs: list[str] | None = None, batch_size: int = 64) -> np.ndarray:
+        """A regression run's values (len(texts),) float32; `text_pairs` as for `predict_proba`."""
+        check_inputs(self, texts, text_pairs, "values")
+        return self.outputs(texts, text_pairs, batch_size)[:, 0]
+
+    def outputs(self, texts: list[str], text_pairs: list[str] | None = None, batch_size: int = 64) -> np.ndarray:
+        """The model's outputs as they come, (len(texts), K): probabilities, or values in one column."""
+        texts = [str(text) for text in texts]
+        text_pairs = None if text_pairs is None else [str(text) for text in text_pairs]
+        return in_length_order(self._forward, texts, text_pairs, batch_size, max(len(self.labels), 1))
+
+    def _attention_maps(self, *strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+        token_ids = self.tokenizer(*strings)  # (1, T)
         padding_mask = tf.not_equal(token_ids, PAD_ID)  # (1, T)
         x = self.embedding(token_ids, training=False)  # (1, T, C)
         maps = []
@@ -79,12 +121,15 @@ class ScratchClassifier:
             maps.append(weights[0])  # (H, T, T)
         return token_ids[0], tf.stack(maps)  # (T,), (L, H, T, T)
 
-    def explain(self, text: str) -> tuple[list[str], np.ndarray]:
-        """The text's tokens as the model saw them and its attention weights, (layers, heads, T, T).
+    def explain(self, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:
+        """The text's (or pair's) tokens as the model saw them and its attention weights, (layers, heads, T, T).
 
         Row i of a map is how token i spread its attention over the tokens (each row sums to 1).
         """
-        token_ids, maps = self._attention(tf.constant([str(text)], tf.string))
+        if (text_pair is not None) != self.has_pairs:
+            raise ValueError("explain takes a text_pair exactly when the model reads text pairs.")
+        strings = [text] if text_pair is None else [text, text_pair]
+        token_ids, maps = self._attention(*(tf.constant([str(s)], tf.string) for s in strings))
         vocabulary = self.tokenizer.vocabulary
         tokens = [vocabulary[i] if vocabulary[i] else "[PAD]" for i in token_ids.numpy().tolist()]
         return tokens, maps.numpy()

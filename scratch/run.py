@@ -1,17 +1,19 @@
 """One from-scratch run, from the parsed options to a finished run directory.
 
-The stages: load the shared splits, build the tokenizer on train, tokenise once, group texts of similar
-length into batches padded to their own length, fit with AdamW under the warmup / inverse-square-root
-schedule, keep the best validation epoch, save one end-to-end `.keras` model that takes raw strings, and
-write `run.json` and the model card. With `--teacher` (`scratch.distill`), the teacher's run is checked against
+The stages: load the shared splits, build the tokenizer on train, tokenise once (a pair task's two texts as one
+sequence `text [SEP] text_pair`), group texts of similar length into batches padded to their own length, fit with
+AdamW under the warmup / inverse-square-root schedule, keep the best validation epoch by the task's headline score,
+choose a multi-label run's thresholds on validation, save one end-to-end `.keras` model that takes raw strings,
+and write `run.json` and the model card. With `--teacher` (`scratch.distill`), the teacher's run is checked against
 the data before the run directory is made, the transfer set (train and its augmented copies, labelled by the
-teacher) replaces the train split, and the distillation loss the cross-entropy.
+teacher) replaces the train split, and the distillation loss the task's own.
 
 The run directory (`docs/formats.md`): `model.keras`, `run.json`, the model card `README.md`, the training
 log `history.jsonl` and TensorBoard `logs/`. run.json's `training` is the shared loop's (`core.callbacks.fit`,
 the same for every kind of run) plus, with `--class-weight balanced`, `class_weights` (per label id);
 `hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch` and `total_steps`;
-`validation` holds accuracy and macro-F1 of the restored best epoch (`core.metrics`).
+`validation` holds the restored best epoch's scores (`core.kinds.validation_scores`) and `thresholds` a
+multi-label run's decision thresholds.
 """
 
 from __future__ import annotations
@@ -22,13 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
+from core import kinds
 from core.args import DataArguments, RunArguments
 from core.callbacks import fit_classifier, remove_training_state
 from core.data import TaskData, load_task
-from core.metrics import classification_scores
 from core.record import RunContext, run_record
 from core.rundir import finish_run, start_run, write_run_json
 from core.runtime import is_chief, make_strategy, set_seed
+from core.tasks import SINGLE_LABEL
 from scratch.args import ScratchArguments
 from scratch.card import write_card
 from scratch.distill.distillation import Distillation
@@ -47,47 +50,60 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     """Trains the from-scratch Transformer on the task and returns the finished run directory."""
     set_seed(data_args.seed)
     data = load_task(data_args)
-    config = args.model_config(num_labels=len(data.labels))
+    kinds.check_class_weight(args.class_weight, data.problem_type)  # before the run directory exists
+    config = args.model_config(num_labels=data.num_outputs, problem_type=data.problem_type, pairs=data.has_pairs)
     distillation = Distillation.check(args, data) if args.teacher else None  # before the run directory exists
     strategy = make_strategy(run_args.strategy)
     chief = is_chief(strategy)
     keep = {"data": dict(data.fingerprints), "model": dataclasses.asdict(config)}
     partial = start_run(run_args.output_dir, run_args.overwrite, run_args.resume, chief, keep)
 
-    tokenizer = make_tokenizer(config.tokenizer, data.texts("train"), config.vocab_size, data_args.max_length)
-    if distillation:
-        distillation.label(partial, data_args.seed)
-    train_texts = distillation.texts if distillation else data.texts("train")
-    train_ids, validation_ids = tokenize(tokenizer, train_texts), tokenize(tokenizer, data.texts("validation"))
-    logger.info(
-        "Vocabulary %d tokens; train texts average %.1f tokens", len(tokenizer.vocabulary), mean_length(train_ids)
+    tokenizer = make_tokenizer(
+        config.tokenizer, train_vocabulary_texts(data), config.vocab_size, data_args.max_length, pairs=data.has_pairs
     )
     if distillation:
-        train_targets, validation_targets = distillation.train_targets(), distillation.validation_targets()
+        distillation.label(partial, data_args.seed)
+        train_ids = tokenize(tokenizer, distillation.texts, distillation.text_pairs)
     else:
-        train_targets, validation_targets = one_hot(data, "train"), one_hot(data, "validation")
+        train_ids = tokenize(tokenizer, data.texts("train"), data.text_pairs("train"))
+    validation_ids = tokenize(tokenizer, data.texts("validation"), data.text_pairs("validation"))
+    logger.info(
+        "Vocabulary %d tokens; train inputs average %.1f tokens", len(tokenizer.vocabulary), mean_length(train_ids)
+    )
+    train_targets = distillation.train_targets() if distillation else training_targets(data, "train")
     train_batches = grouped_batches(train_ids, train_targets, args.batch_size, data_args.max_length, data_args.seed)
-    validation_batches = grouped_batches(validation_ids, validation_targets, args.batch_size, data_args.max_length)
+    validation_batches = grouped_batches(
+        validation_ids, training_targets(data, "validation"), args.batch_size, data_args.max_length
+    )
     plan = args.plan(steps_per_epoch(train_ids, args.batch_size, data_args.max_length))
     warmup_steps = args.warmup(plan.total_steps)
     with strategy.scope():
-        classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
+        classifier = build_classifier(config, len(tokenizer.vocabulary), tokenizer.separator_id)
         if distillation:
-            compile_classifier(classifier, args, warmup_steps, distillation.loss(), distillation.metric())
+            compile_classifier(classifier, args, warmup_steps, data.problem_type, **distillation.compiled())
         else:
-            compile_classifier(classifier, args, warmup_steps)
-    labels = distillation.transfer.gold if distillation else data.label_ids("train")
+            compile_classifier(classifier, args, warmup_steps, data.problem_type)
+    targets = train_targets if distillation else data.targets("train")  # class weights count the label ids
     training = fit_classifier(
-        classifier, train_batches, validation_batches, partial, args, plan, labels, len(data.labels)
+        classifier,
+        train_batches,
+        validation_batches,
+        partial,
+        args,
+        plan,
+        targets,
+        len(data.labels),
+        data.problem_type,
     )
 
-    predicted = predict_logits(classifier, validation_ids, args.batch_size).argmax(axis=1)
-    validation = classification_scores(data.label_ids("validation"), predicted, len(data.labels))
-    logger.info("Validation accuracy %.4f, macro F1 %.4f", validation["accuracy"], validation["macro_f1"])
-    end_to_end = build_end_to_end(tokenizer, classifier)
+    outputs = kinds.activate(data.problem_type, predict_logits(classifier, validation_ids, args.batch_size)).numpy()
+    thresholds = kinds.thresholds(data.problem_type, outputs, data.targets("validation"))
+    validation = kinds.validation_scores(data.problem_type, data.targets("validation"), outputs, thresholds)
+    logger.info("Validation %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))
+    end_to_end = build_end_to_end(tokenizer, classifier, data.problem_type, pairs=data.has_pairs)
     end_to_end.save(partial / MODEL_FILE)
     if args.onnx:
-        serving = write_checked(end_to_end, data.labels, data.texts("validation"), partial)
+        serving = write_checked(end_to_end, data, thresholds, partial)
     else:
         serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     context = RunContext(
@@ -106,6 +122,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
         replicas=strategy.num_replicas_in_sync,
         training=training,
         validation=validation,
+        thresholds=thresholds,
         sections={"serving": serving, **({"distillation": distillation.record()} if distillation else {})},
     )
     record = run_record(context)
@@ -114,9 +131,17 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     return finish_run(partial, run_args.output_dir, chief=chief)
 
 
-def one_hot(data: TaskData, split: str) -> np.ndarray:
-    """The split's gold labels as one-hot targets (n, K)."""
-    return np.eye(len(data.labels), dtype=np.float32)[data.label_ids(split)]
+def train_vocabulary_texts(data: TaskData) -> list[str]:
+    """The texts a word vocabulary is adapted on: train's texts, and for a pair task its second texts too."""
+    return data.texts("train") + (data.text_pairs("train") or [])
+
+
+def training_targets(data: TaskData, split: str) -> np.ndarray:
+    """The split's targets as the model trains on them: one-hot (n, K) for a single label (its smoothed
+    cross-entropy), else `TaskData.targets` (multi-hot (n, L), or values (n,))."""
+    if data.problem_type == SINGLE_LABEL:
+        return np.eye(len(data.labels), dtype=np.float32)[data.label_ids(split)]
+    return data.targets(split)
 
 
 def model_fields(config: ModelConfig, vocab_size: int, max_length: int) -> dict:

@@ -21,7 +21,8 @@ from core.throughput import ThroughputArguments, measure_training, throughput_ma
 from scratch.args import ScratchArguments
 from scratch.embedding import PAD_ID
 from scratch.model import ModelConfig, build_classifier
-from scratch.pipeline import length_grouped_batches, steps_per_epoch, tokenize
+from scratch.pipeline import grouped_batches, steps_per_epoch, tokenize
+from scratch.run import train_vocabulary_texts, training_targets
 from scratch.tokenizer import make_tokenizer
 from scratch.train import compile_classifier
 
@@ -49,18 +50,21 @@ def model_shape(config: ModelConfig, classifier: tf.keras.Model) -> dict:
 def measure(data_args: DataArguments, args: ScratchArguments, bench: ThroughputArguments) -> dict:
     set_seed(data_args.seed)
     task = load_task(data_args)
-    config = args.model_config(num_labels=len(task.labels))
-    texts = task.texts("train")
-    tokenizer = make_tokenizer(config.tokenizer, texts, config.vocab_size, data_args.max_length)
-    timed = time_tokenizer(lambda batch: tokenize(tokenizer, batch), texts)
-    ids = tokenize(tokenizer, texts)
-    dataset = length_grouped_batches(
-        ids, task.label_ids("train"), len(task.labels), args.batch_size, data_args.max_length, data_args.seed
+    config = args.model_config(num_labels=task.num_outputs, problem_type=task.problem_type, pairs=task.has_pairs)
+    texts, pairs = task.texts("train"), task.text_pairs("train")
+    tokenizer = make_tokenizer(
+        config.tokenizer, train_vocabulary_texts(task), config.vocab_size, data_args.max_length, pairs=task.has_pairs
+    )
+    # each call tokenises a first stretch of the texts, with their second texts for a pair task
+    timed = time_tokenizer(lambda batch: tokenize(tokenizer, batch, pairs and pairs[: len(batch)]), texts)
+    ids = tokenize(tokenizer, texts, pairs)
+    dataset = grouped_batches(
+        ids, training_targets(task, "train"), args.batch_size, data_args.max_length, data_args.seed
     )
     batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
-    classifier = build_classifier(config, vocab_size=len(tokenizer.vocabulary))
+    classifier = build_classifier(config, len(tokenizer.vocabulary), tokenizer.separator_id)
     plan = args.plan(steps_per_epoch(ids, args.batch_size, data_args.max_length))
-    compile_classifier(classifier, args, args.warmup(plan.total_steps))
+    compile_classifier(classifier, args, args.warmup(plan.total_steps), task.problem_type)
     logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
     timing = measure_training(
         classifier, batches, dataset.element_spec, lambda b: pad_batch(b, data_args.max_length), real_lengths, bench

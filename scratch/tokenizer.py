@@ -4,6 +4,12 @@ Both turn a batch of strings (B,) into token ids (B, T): T is the longest text o
 `max_length`, padding is id 0 after the real tokens, and an empty text becomes one unknown token so that
 every row has at least one real position.
 
+Called with a second batch of strings, the texts of a pair task, both give one sequence per pair,
+`text [SEP] text_pair`, of at most `max_length` ids: when the two are too long together, the longer text is cut
+first (the tokenizers library's `longest_first` truncation, as the fine-tuned side cuts pairs; `pair_lengths`).
+The model tells the two texts apart by the separator (`scratch.embedding.segment_ids`). A text can never give
+the separator's id: the words tokenizer strips the brackets of `[SEP]`, and WordPiece splits them off.
+
 - `WordTokenizer`: lowercased words without punctuation, a vocabulary adapted on the train split only.
 - `WordPieceTokenizer`: the pretrained checkpoint's uncased WordPiece vocabulary through tensorflow-text, so
   that the two sides can be compared with the same tokenizer.
@@ -15,18 +21,51 @@ from pathlib import Path
 
 import tensorflow as tf
 
-from scratch.config import PAD, TOKENIZERS, WORD_RESERVED, WORD_UNKNOWN
+from scratch.config import PAD, SEPARATOR, TOKENIZERS, WORD_RESERVED, WORD_UNKNOWN
 
 __all__ = [
     "PAD",
+    "SEPARATOR",
     "TOKENIZERS",
     "WORD_RESERVED",
     "WORD_UNKNOWN",
     "WordPieceTokenizer",
     "WordTokenizer",
     "make_tokenizer",
+    "pair_lengths",
 ]
 WORDPIECE_RESERVED = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def pair_lengths(first: int, second: int, max_length: int) -> tuple[int, int]:
+    """How many tokens of each text of a pair `text [SEP] text_pair` keeps within `max_length` ids.
+
+    The tokenizers library's `longest_first` (the fine-tuned side's cut): when the two do not fit, the shorter text
+    (the first on a tie) is kept whole if it takes at most half the room, else cut to half (rounded down), and the
+    longer text gets the rest.
+
+    >>> pair_lengths(3, 4, 10), pair_lengths(20, 3, 10), pair_lengths(2, 20, 10), pair_lengths(20, 20, 10)
+    ((3, 4), (6, 3), (2, 7), (4, 5))
+    """
+    budget = max_length - 1  # the separator's place
+    if first + second <= budget:
+        return first, second
+    shorter = min(first, second, budget // 2)
+    return (shorter, budget - shorter) if first <= second else (budget - shorter, shorter)
+
+
+def _pair_ids(first: tf.RaggedTensor, second: tf.RaggedTensor, separator_id: int, max_length: int) -> tf.Tensor:
+    """(B, None) ragged ids of two texts -> (B, T) dense ids of `first [SEP] second` cut as `pair_lengths` says."""
+    first_lengths, second_lengths = first.row_lengths(), second.row_lengths()  # (B,) each
+    budget = tf.cast(max_length - 1, tf.int64)
+    fits, first_shorter = first_lengths + second_lengths <= budget, first_lengths <= second_lengths  # (B,) each
+    shorter = tf.minimum(tf.minimum(first_lengths, second_lengths), budget // 2)  # (B,)
+    kept_first = tf.where(fits, first_lengths, tf.where(first_shorter, shorter, budget - shorter))  # (B,)
+    kept_second = tf.where(fits, second_lengths, tf.where(first_shorter, budget - shorter, shorter))  # (B,)
+    first = tf.ragged.boolean_mask(first, tf.ragged.range(first_lengths) < kept_first[:, None])
+    second = tf.ragged.boolean_mask(second, tf.ragged.range(second_lengths) < kept_second[:, None])
+    separator = tf.fill([tf.shape(first_lengths)[0], 1], tf.cast(separator_id, first.dtype))  # (B, 1)
+    return tf.concat([first, separator, second], axis=1).to_tensor(default_value=0)  # (B, T), T >= 1
 
 
 def _pad_and_cut(ragged: tf.RaggedTensor, max_length: int, unknown_id: int) -> tf.Tensor:
@@ -41,11 +80,12 @@ def _pad_and_cut(ragged: tf.RaggedTensor, max_length: int, unknown_id: int) -> t
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
 class WordTokenizer(tf.keras.layers.Layer):
-    """Lowercased, punctuation-free words looked up in a fixed vocabulary (id 0 padding, id 1 unknown).
+    """Lowercased, punctuation-free words looked up in a fixed vocabulary (id 0 padding, id 1 unknown; for a pair
+    task id 2 the separator).
 
     Args:
         vocabulary: the tokens in id order, starting with "" and "[UNK]" (as `adapt` produces it).
-        max_length: texts are cut to this many tokens.
+        max_length: texts (or pairs) are cut to this many tokens.
     """
 
     def __init__(self, vocabulary: list[str], max_length: int, **kwargs):
@@ -58,25 +98,37 @@ class WordTokenizer(tf.keras.layers.Layer):
         self.vectorize = tf.keras.layers.TextVectorization(vocabulary=vocabulary, ragged=True, name="vectorize")
 
     @classmethod
-    def adapt(cls, texts: list[str], vocab_size: int, max_length: int, **kwargs) -> WordTokenizer:
-        """A tokenizer whose vocabulary is the `vocab_size - 2` most frequent words of `texts`, plus the reserved two."""
-        if vocab_size <= len(WORD_RESERVED):
+    def adapt(cls, texts: list[str], vocab_size: int, max_length: int, pairs: bool = False, **kwargs) -> WordTokenizer:
+        """A tokenizer whose vocabulary is the most frequent words of `texts` after the reserved tokens, `vocab_size`
+        in all; with `pairs`, the separator is reserved too, as id 2."""
+        reserved = (*WORD_RESERVED, SEPARATOR) if pairs else WORD_RESERVED
+        if vocab_size <= len(reserved):
             raise ValueError(
-                f"vocab_size {vocab_size} leaves no room for words after the {len(WORD_RESERVED)} reserved tokens "
-                f"{list(WORD_RESERVED)}; use at least {len(WORD_RESERVED) + 1}."
+                f"vocab_size {vocab_size} leaves no room for words after the {len(reserved)} reserved tokens "
+                f"{list(reserved)}; use at least {len(reserved) + 1}."
             )
         if not texts:
             raise ValueError("Cannot build a word vocabulary from an empty train split.")
-        vectorize = tf.keras.layers.TextVectorization(max_tokens=vocab_size)
+        vectorize = tf.keras.layers.TextVectorization(max_tokens=vocab_size - len(reserved) + len(WORD_RESERVED))
         vectorize.adapt(tf.data.Dataset.from_tensor_slices(tf.constant(texts, tf.string)).batch(1024))
-        return cls(vectorize.get_vocabulary(), max_length, **kwargs)
+        words = vectorize.get_vocabulary()[len(WORD_RESERVED) :]
+        return cls([*reserved, *words], max_length, **kwargs)
 
-    def call(self, texts: tf.Tensor) -> tf.Tensor:
-        return _pad_and_cut(self.vectorize(texts), self.max_length, unknown_id=1)  # (B, T)
+    def ragged_ids(self, texts: tf.Tensor) -> tf.RaggedTensor:
+        """Each text's ids, uncut: (B,) strings -> (B, None)."""
+        return self.vectorize(texts)
+
+    def call(self, texts: tf.Tensor, text_pairs: tf.Tensor | None = None) -> tf.Tensor:
+        return _tokenize(self, texts, text_pairs)  # (B, T)
 
     @property
     def unknown_id(self) -> int:
         return 1
+
+    @property
+    def separator_id(self) -> int | None:
+        """The separator's id, or None for a vocabulary built without it (single texts)."""
+        return self.vocabulary.index(SEPARATOR) if SEPARATOR in self.vocabulary else None
 
     def get_config(self):
         return {**super().get_config(), "vocabulary": self.vocabulary, "max_length": self.max_length}
@@ -118,18 +170,40 @@ class WordPieceTokenizer(tf.keras.layers.Layer):
     def unknown_id(self) -> int:
         return self.vocabulary.index("[UNK]")
 
-    def call(self, texts: tf.Tensor) -> tf.Tensor:
-        pieces = self.bert.tokenize(texts).merge_dims(1, 2)  # (B, words, pieces) -> (B, None)
-        return _pad_and_cut(pieces, self.max_length, self.unknown_id)  # (B, T)
+    @property
+    def separator_id(self) -> int | None:
+        return self.vocabulary.index(SEPARATOR) if SEPARATOR in self.vocabulary else None
+
+    def ragged_ids(self, texts: tf.Tensor) -> tf.RaggedTensor:
+        """Each text's piece ids, uncut: (B,) strings -> (B, None)."""
+        return self.bert.tokenize(texts).merge_dims(1, 2)  # (B, words, pieces) -> (B, None)
+
+    def call(self, texts: tf.Tensor, text_pairs: tf.Tensor | None = None) -> tf.Tensor:
+        return _tokenize(self, texts, text_pairs)  # (B, T)
 
     def get_config(self):
         return {**super().get_config(), "vocabulary": self.vocabulary, "max_length": self.max_length}
 
 
-def make_tokenizer(kind: str, train_texts: list[str], vocab_size: int, max_length: int) -> tf.keras.layers.Layer:
-    """The tokenizer named by `--tokenizer`: words adapted on `train_texts`, or the packaged WordPiece vocabulary."""
+def _tokenize(
+    tokenizer: WordTokenizer | WordPieceTokenizer, texts: tf.Tensor, text_pairs: tf.Tensor | None
+) -> tf.Tensor:
+    """Both tokenizers' `call`: (B,) texts, and for a pair task (B,) second texts, -> (B, T) ids."""
+    if text_pairs is None:
+        return _pad_and_cut(tokenizer.ragged_ids(texts), tokenizer.max_length, tokenizer.unknown_id)
+    if tokenizer.separator_id is None:
+        raise ValueError(f"This tokenizer's vocabulary has no {SEPARATOR} token; it was built for single texts.")
+    first, second = tokenizer.ragged_ids(texts), tokenizer.ragged_ids(text_pairs)
+    return _pair_ids(first, second, tokenizer.separator_id, tokenizer.max_length)
+
+
+def make_tokenizer(
+    kind: str, train_texts: list[str], vocab_size: int, max_length: int, pairs: bool = False
+) -> tf.keras.layers.Layer:
+    """The tokenizer named by `--tokenizer`: words adapted on `train_texts` (for a pair task both texts of every
+    pair, with the separator reserved), or the packaged WordPiece vocabulary."""
     if kind == "words":
-        return WordTokenizer.adapt(train_texts, vocab_size, max_length, name="tokenizer")
+        return WordTokenizer.adapt(train_texts, vocab_size, max_length, pairs=pairs, name="tokenizer")
     if kind == "wordpiece":
         from core.pretrained import packaged_minilm
 

@@ -1,4 +1,4 @@
-"""What `scratch.run` trains with when `--teacher` is given: the transfer set's texts, packed targets, the loss.
+"""What `scratch.run` trains with when `--teacher` is given: the transfer set's inputs, packed targets, the loss.
 
 `Distillation.check` refuses a bad teacher before the run directory exists; `label` then builds (or, on
 `--resume`, reads) the transfer set inside the unfinished run; `record` is run.json's `distillation`.
@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 from core.data import TaskData
-from scratch.args import ScratchArguments
-from scratch.distill.loss import DistillationLoss, GoldAccuracy, pack_targets
+from core.errors import UserError
+from core.tasks import REGRESSION, SINGLE_LABEL
+from scratch.args import DISTILLATION_DEFAULTS, ScratchArguments
+from scratch.distill.loss import DistillationLoss, gold_metrics, pack_targets
 from scratch.distill.teacher import check_teacher
 from scratch.distill.transfer import TRANSFER_FILE, TransferSet, transfer_set
 
@@ -29,7 +31,13 @@ class Distillation:
 
     @classmethod
     def check(cls, args: ScratchArguments, data: TaskData) -> Distillation:
-        """Reads and checks `--teacher` against `data` (raises `RunError` naming what differs)."""
+        """Reads and checks `--teacher` against `data` (raises `RunError` naming what differs), and the options
+        against its kind."""
+        if data.problem_type == REGRESSION and args.temperature != DISTILLATION_DEFAULTS["temperature"]:
+            raise UserError(
+                f"--temperature {args.temperature:g} softens class probabilities; a regression teacher's values are "
+                "learnt by squared error, at no temperature. Leave --temperature out."
+            )
         teacher_dir = Path(args.teacher).resolve()
         return cls(teacher_dir, check_teacher(teacher_dir, data), data, args)
 
@@ -41,32 +49,39 @@ class Distillation:
     def texts(self) -> list[str]:
         return self.transfer.texts
 
+    @property
+    def text_pairs(self) -> list[str] | None:
+        return self.transfer.text_pairs
+
     def train_targets(self) -> np.ndarray:
-        return pack_targets(self.transfer.gold, self.transfer.logits)  # (n, 2K + 1)
+        """The transfer set's packed targets (n, 2D + 1): the train split's gold targets, the teacher's, real."""
+        gold = self.data.targets("train")
+        if self.data.problem_type == SINGLE_LABEL:
+            gold = np.eye(len(self.data.labels), dtype=np.float32)[gold]  # (r, K)
+        return pack_targets(gold, self.transfer.teacher)
 
-    def validation_targets(self) -> np.ndarray:
-        return pack_targets(self.data.label_ids("validation"), self.transfer.validation_logits)
-
-    def loss(self) -> DistillationLoss:
-        return DistillationLoss(
-            len(self.data.labels), self.args.distill_weight, self.args.temperature, self.args.label_smoothing
-        )
-
-    def metric(self) -> GoldAccuracy:
-        return GoldAccuracy(len(self.data.labels))
+    def compiled(self) -> dict[str, Any]:
+        """`scratch.train.compile_classifier`'s `loss` and `metrics`."""
+        problem, width = self.data.problem_type, self.data.num_outputs
+        args = self.args
+        return {
+            "loss": DistillationLoss(problem, width, args.distill_weight, args.temperature, args.label_smoothing),
+            "metrics": gold_metrics(problem, width),
+        }
 
     def record(self) -> dict[str, Any]:
         """run.json `distillation` (docs/formats.md)."""
+        headline = self.data.headline
         return {
             "teacher": str(self.teacher_dir),
             "teacher_side": self.teacher_run["side"],
             "teacher_created": self.teacher_run.get("created"),
             "teacher_fingerprints": dict(self.teacher_run["data"]["fingerprints"]),
-            "teacher_validation_accuracy": self.teacher_run["validation"]["accuracy"],
+            "teacher_validation": {headline: self.teacher_run["validation"][headline]},
             "weight": self.args.distill_weight,
             "temperature": self.args.temperature,
             "augment": self.args.augment,
-            "soft_targets": self.transfer.key.get("logits"),
+            "soft_targets": self.transfer.key.get("soft_targets"),
             "transfer_file": TRANSFER_FILE,
             "transfer_rows": len(self.transfer.texts),
             "augmented_rows": self.transfer.augmented,

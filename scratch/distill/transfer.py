@@ -1,11 +1,12 @@
-"""The transfer set of a distilled run: the train texts and their augmented copies, with the teacher's logits.
+"""The transfer set of a distilled run: the train inputs and their augmented copies, with the teacher's soft
+targets.
 
 It is built once, when the run starts, and kept in the run directory as `transfer_set.npz`, so `--resume`
 continues on the same set without asking the teacher again (unless the teacher, the seed, the data or `--augment`
-changed). The file holds `texts` (the transfer set's texts, as UTF-8 JSON bytes), `gold` (label id of a real
-row, -1 for an augmented one), `logits` (n, K), `validation_logits` (the teacher on the validation split, for
-the validation loss), `key` (what it was built from, as JSON) and `seconds` (how long building it took, so a
-resumed run still reports its teacher's time).
+changed). The file holds `texts` and `text_pairs` (the transfer set's texts and, for a pair task, their second
+texts, null otherwise; UTF-8 JSON bytes), `real_rows` (how many of the first rows are the train split's own, whose
+gold targets are the split's), `teacher` (the teacher's soft targets, (n, D)), `key` (what it was built from, as
+JSON) and `seconds` (how long building it took, so a resumed run still reports its teacher's time).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import numpy as np
 from core.classifier import Classifier, load
 from core.data import TaskData
 from scratch.distill.augment import augment
-from scratch.distill.teacher import teacher_logits
+from scratch.distill.teacher import SOFT_TARGETS, teacher_targets
 
 logger = logging.getLogger(__name__)
 
@@ -33,54 +34,58 @@ TRANSFER_FILE = "transfer_set.npz"
 
 @dataclass
 class TransferSet:
-    """Texts (real rows first, then the augmented copies), gold ids (-1 when augmented) and teacher logits."""
+    """Inputs (the train split's first, then the augmented copies) and the teacher's soft targets of each."""
 
     texts: list[str]
-    gold: np.ndarray  # (n,) int64
-    logits: np.ndarray  # (n, K) float32
-    validation_logits: np.ndarray  # (n_validation, K) float32
+    text_pairs: list[str] | None  # a pair task's second texts
+    real_rows: int  # the first rows, the train split's own
+    teacher: np.ndarray  # (n, D) float32
     key: dict[str, Any]
     seconds: float | None = None  # the teacher's time to build the set (augmenting and labelling)
 
     @property
     def augmented(self) -> int:
-        return int((self.gold < 0).sum())
+        return len(self.texts) - self.real_rows
 
     def save(self, path: Path) -> None:
         tmp = path.with_name(path.name + ".tmp.npz")
         np.savez(
             tmp,
-            texts=np.frombuffer(json.dumps(self.texts, ensure_ascii=False).encode("utf-8"), np.uint8),
-            gold=self.gold,
-            logits=self.logits,
-            validation_logits=self.validation_logits,
-            key=np.frombuffer(json.dumps(self.key, sort_keys=True).encode("utf-8"), np.uint8),
+            texts=_json_bytes(self.texts),
+            text_pairs=_json_bytes(self.text_pairs),
+            real_rows=np.int64(self.real_rows),
+            teacher=self.teacher,
+            key=_json_bytes(self.key),
             seconds=np.float64(np.nan if self.seconds is None else self.seconds),
         )
         os.replace(tmp, path)
 
     @classmethod
     def read(cls, path: Path) -> TransferSet | None:
-        """The set saved in `path`, or None when there is none or it cannot be read."""
+        """The set saved in `path`, or None when there is none or it cannot be read (or is of an earlier version)."""
         if not path.is_file():
             return None
         try:
             with np.load(path) as saved:
+                seconds = float(saved["seconds"])
                 return cls(
-                    texts=json.loads(saved["texts"].tobytes().decode("utf-8")),
-                    gold=saved["gold"],
-                    logits=saved["logits"],
-                    validation_logits=saved["validation_logits"],
-                    key=json.loads(saved["key"].tobytes().decode("utf-8")),
-                    seconds=_seconds(saved),
+                    texts=_from_json(saved["texts"]),
+                    text_pairs=_from_json(saved["text_pairs"]),
+                    real_rows=int(saved["real_rows"]),
+                    teacher=saved["teacher"],
+                    key=_from_json(saved["key"]),
+                    seconds=None if np.isnan(seconds) else seconds,
                 )
         except (OSError, ValueError, KeyError):
             return None
 
 
-def _seconds(saved: Any) -> float | None:
-    seconds = float(saved["seconds"]) if "seconds" in saved.files else float("nan")
-    return None if np.isnan(seconds) else seconds
+def _json_bytes(value: Any) -> np.ndarray:
+    return np.frombuffer(json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8"), np.uint8)
+
+
+def _from_json(saved: np.ndarray) -> Any:
+    return json.loads(saved.tobytes().decode("utf-8"))
 
 
 def transfer_key(teacher_dir: Path, teacher_run: dict, data: TaskData, copies: int, seed: int) -> dict[str, Any]:
@@ -95,16 +100,17 @@ def transfer_key(teacher_dir: Path, teacher_run: dict, data: TaskData, copies: i
 
 
 def build_transfer_set(teacher: Classifier, data: TaskData, copies: int, seed: int, key: dict[str, Any]) -> TransferSet:
-    """Augments the train texts and has the teacher label them all."""
+    """Augments the train inputs (each text of a pair on its own) and has the teacher label them all."""
     start = time.perf_counter()
-    real = data.texts("train")
+    real, real_pairs = data.texts("train"), data.text_pairs("train")
     texts = real + augment(real, copies, seed)
-    gold = np.concatenate([data.label_ids("train"), np.full(len(texts) - len(real), -1, np.int64)])
-    logits = teacher_logits(teacher, texts)
-    validation_logits = teacher_logits(teacher, data.texts("validation"))
+    text_pairs = None if real_pairs is None else real_pairs + augment(real_pairs, copies, seed + 1)
+    soft = teacher_targets(teacher, texts, text_pairs)
     seconds = time.perf_counter() - start
-    logger.info("Teacher labelled %d texts (%d augmented) in %.0f s", len(texts), len(texts) - len(real), seconds)
-    return TransferSet(texts, gold, logits, validation_logits, {**key, "logits": "log_probabilities"}, seconds)
+    logger.info("Teacher labelled %d inputs (%d augmented) in %.0f s", len(texts), len(texts) - len(real), seconds)
+    return TransferSet(
+        texts, text_pairs, len(real), soft, {**key, "soft_targets": SOFT_TARGETS[data.problem_type]}, seconds
+    )
 
 
 def transfer_set(
@@ -121,8 +127,8 @@ def transfer_set(
     key = transfer_key(teacher_dir, teacher_run, data, copies, seed)
     path = Path(run_dir) / TRANSFER_FILE
     cached = TransferSet.read(path)
-    if cached is not None and {k: v for k, v in cached.key.items() if k != "logits"} == key:
-        logger.info("Reusing the transfer set in %s (%d texts)", path, len(cached.texts))
+    if cached is not None and {k: v for k, v in cached.key.items() if k != "soft_targets"} == key:
+        logger.info("Reusing the transfer set in %s (%d inputs)", path, len(cached.texts))
         return cached
     teacher = loader(teacher_dir)
     built = build_transfer_set(teacher, data, copies, seed, key)

@@ -13,6 +13,7 @@ def parse(*argv):
 COMMAND_LINE_DEFAULT = {
     "num_labels": 2, "vocab_size": 20000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 512,
     "dropout": 0.2, "activation": "gelu", "norm": "post", "causal": False, "tokenizer": "words", "embeddings": "random",
+    "problem_type": "single_label_classification", "pairs": False,  # what the task's kind sets
 }  # fmt: skip
 
 
@@ -21,6 +22,8 @@ def test_defaults_are_the_small_preset():
     assert args.preset == "small"
     assert args.model_config().to_dict() == COMMAND_LINE_DEFAULT
     assert args.model_config(num_labels=6).num_labels == 6
+    regression = args.model_config(num_labels=1, problem_type="regression", pairs=True)
+    assert (regression.num_labels, regression.problem_type, regression.pairs) == (1, "regression", True)
 
 
 def test_model_flags_override_the_preset():

@@ -1,4 +1,5 @@
-"""`python -m scratch export`: the SavedModel serves raw strings with no project code; no int8 variant, said why."""
+"""`python -m scratch export`: the SavedModel serves raw strings (a pair task's two) with no project code, for every
+kind; no int8 variant, said why."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.stats import spearmanr
+from sklearn.metrics import f1_score
 
 from core.args import DataArguments
-from core.classifier import load
+from core.classifier import decide, load
 from core.data import load_task
 from core.rundir import read_run_json
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from scratch.__main__ import main
 from tests.conftest import NEGATIVE, POSITIVE
 
@@ -26,12 +30,24 @@ FRESH_PROCESS = textwrap.dedent(
     import tensorflow as tf
     import tensorflow_text
 
-    export_dir, texts = sys.argv[1], json.loads(sys.argv[2])
+    export_dir, inputs, output = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
     assert not any(name.split(".")[0] in ("core", "finetune", "scratch") for name in sys.modules)
     serve = tf.saved_model.load(export_dir + "/saved_model").signatures["serving_default"]
-    print(json.dumps(serve(text=tf.constant(texts))["probabilities"].numpy().tolist()))
+    print(json.dumps(serve(**{name: tf.constant(texts) for name, texts in inputs.items()})[output].numpy().tolist()))
     """
 )
+
+
+def served_in_a_fresh_process(export_dir: Path, inputs: dict[str, list[str]], output: str, cwd: Path) -> np.ndarray:
+    """The export's `serving_default` outputs, from a Python process that imports TensorFlow alone."""
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_PROCESS, str(export_dir), json.dumps(inputs), output],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return np.array(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 @pytest.fixture(scope="module")
@@ -44,14 +60,7 @@ def exported(tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
     exported: Path, tiny_run: Path, tmp_path: Path
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", FRESH_PROCESS, str(exported), json.dumps(TEXTS)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    served = np.array(json.loads(done.stdout.strip().splitlines()[-1]))
+    served = served_in_a_fresh_process(exported, {"text": TEXTS}, "probabilities", tmp_path)
     np.testing.assert_allclose(served, load(tiny_run).predict_proba(TEXTS), atol=1e-5)
 
 
@@ -83,3 +92,36 @@ def test_a_translation_run_is_refused_with_where_its_export_is(tmp_path: Path, c
     with pytest.raises(SystemExit):
         main(["export", str(run), "--output-dir", str(tmp_path / "out")])
     assert "is a translation run; its saved_model/ is already its serving export" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("problem_type", [SINGLE_LABEL, MULTI_LABEL, REGRESSION])
+def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_run, problem_type, tmp_path) -> None:
+    run_dir = kind_run(problem_type, True)
+    output = tmp_path / "export"
+    assert main(["export", str(run_dir), "--output-dir", str(output)]) == 0
+    texts, pairs = TEXTS, TEXTS[::-1]
+    name = "values" if problem_type == REGRESSION else "probabilities"
+    served = served_in_a_fresh_process(output, {"text": texts, "text_pair": pairs}, name, tmp_path)
+    model = load(run_dir)
+    record = json.loads((output / "export.json").read_text())
+    assert (record["problem_type"], record["inputs"], record["output"]) == (problem_type, ["text", "text_pair"], name)
+    assert record["thresholds"] == model.thresholds
+    test = load_task(DataArguments(**model.run["data"]["options"]))
+    inputs, gold = (test.texts("test"), test.text_pairs("test")), test.targets("test")
+    expected = {  # the test split's headline, from the run's own outputs
+        SINGLE_LABEL: lambda: np.mean(decide(model, model.predict_proba(*inputs)) == gold),
+        MULTI_LABEL: lambda: f1_score(
+            gold, decide(model, model.predict_proba(*inputs)), average="macro", zero_division=0
+        ),
+        REGRESSION: lambda: spearmanr(gold, model.predict_values(*inputs)).statistic,
+    }[problem_type]()
+    headline = {SINGLE_LABEL: "accuracy", MULTI_LABEL: "macro_f1", REGRESSION: "spearman"}[problem_type]
+    assert record["test"][f"float_{headline}"] == pytest.approx(expected, abs=1e-6)
+    if problem_type == REGRESSION:
+        np.testing.assert_allclose(served, model.predict_values(texts, pairs), atol=1e-4)
+        assert not (output / "labels.txt").exists()
+        return
+    probabilities = model.predict_proba(texts, pairs)
+    np.testing.assert_allclose(served, probabilities, atol=1e-4)
+    np.testing.assert_array_equal(decide(model, served), decide(model, probabilities))  # the same labels
+    assert (output / "labels.txt").read_text().splitlines() == model.labels

@@ -3,7 +3,7 @@ import pytest
 import tensorflow as tf
 
 from scratch.model import DEFAULT_PRESET, PRESETS, ModelConfig, build_classifier, build_end_to_end, config_from_preset
-from scratch.tokenizer import WordTokenizer
+from scratch.tokenizer import WordTokenizer, make_tokenizer
 
 TINY = {"vocab_size": 50, "num_layers": 2, "d_model": 16, "num_heads": 2, "d_ff": 32, "dropout": 0.0}
 
@@ -13,7 +13,10 @@ def expected_params(config: ModelConfig, vocab_size: int) -> int:
     c, f = config.d_model, config.d_ff
     block = 4 * (c * c + c) + (c * f + f) + (f * c + c) + 2 * 2 * c
     final_norm = 2 * c if config.norm == "pre" else 0
-    return vocab_size * c + config.num_layers * block + final_norm + c * config.num_labels + config.num_labels
+    segments = 2 * c if config.pairs else 0
+    return (
+        vocab_size * c + segments + config.num_layers * block + final_norm + c * config.num_labels + config.num_labels
+    )
 
 
 # The shapes the README gives: (layers, d_model, heads, d_ff, dropout, vocabulary).
@@ -49,6 +52,8 @@ def test_overrides_replace_preset_fields_and_none_keeps_them():
         ({"d_model": 30, "num_heads": 4}, "--d-model 30 is not divisible by --num-heads 4"),
         ({"vocab_size": 2}, "--vocab-size 2 is not larger than the 2 reserved tokens"),
         ({"num_labels": 1}, "at least 2 labels"),
+        ({"num_labels": 2, "problem_type": "regression"}, "one value per example, got num_labels=2"),
+        ({"problem_type": "ranking"}, "problem_type must be one of single_label_classification, multi_label"),
         ({"dropout": 1.0}, "dropout"),
         ({"tokenizer": "bytes"}, "tokenizer must be"),
     ],
@@ -145,12 +150,12 @@ def test_classifier_and_translator_configs_refuse_a_bad_shape_alike(overrides, m
 
 
 def test_minilm_embeddings_start_from_the_checkpoint_and_stay_frozen_while_the_rest_learns():
-    from scratch.embedding import minilm_token_vectors
+    from scratch.embedding import minilm_vectors
 
     config = ModelConfig(**{**TINY, "d_model": 32}, tokenizer="wordpiece", embeddings="minilm")
     classifier = build_classifier(config, vocab_size=30522)
     table = classifier.get_layer("embedding").token_embedding
-    np.testing.assert_array_equal(table.embeddings.numpy(), minilm_token_vectors(32))
+    np.testing.assert_array_equal(table.embeddings.numpy(), minilm_vectors(32)[0])
     before = [w.numpy().copy() for w in classifier.weights]
     loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     classifier.compile(optimizer=tf.keras.optimizers.Adam(1e-2), loss=loss)
@@ -158,4 +163,69 @@ def test_minilm_embeddings_start_from_the_checkpoint_and_stay_frozen_while_the_r
     moved = [not np.array_equal(w.numpy(), old) for w, old in zip(classifier.weights, before)]
     frozen = [w is table.embeddings for w in classifier.weights]
     assert sum(frozen) == 1 and moved == [not f for f in frozen]  # the table alone kept its values
+    assert classifier.count_params() == expected_params(config, 30522)
+
+
+PAIR_TRAIN = ["a great film", "a dull film", "truly great", "the plot was thin and the acting wooden"]
+PAIRS = [("a great film", "truly great"), ("dull", "a great film, truly great, the plot was thin"), ("", "great")]
+
+
+def pair_model(problem_type: str, num_labels: int, tokenizer: str = "words") -> tf.keras.Model:
+    tokenizer_layer = make_tokenizer(tokenizer, PAIR_TRAIN, vocab_size=30, max_length=12, pairs=True)
+    config = ModelConfig(**TINY, num_labels=num_labels, problem_type=problem_type, pairs=True, tokenizer=tokenizer)
+    classifier = build_classifier(config, len(tokenizer_layer.vocabulary), tokenizer_layer.separator_id)
+    assert classifier.count_params() == expected_params(config, len(tokenizer_layer.vocabulary))
+    return build_end_to_end(tokenizer_layer, classifier, problem_type, pairs=True)
+
+
+def pair_inputs(pairs: list[tuple[str, str]]) -> dict[str, tf.Tensor]:
+    texts, text_pairs = zip(*pairs)
+    return {"text": tf.constant(texts), "text_pair": tf.constant(text_pairs)}
+
+
+KINDS = [("single_label_classification", 3), ("multi_label_classification", 3), ("regression", 1)]
+
+
+@pytest.mark.parametrize(("problem_type", "num_labels"), KINDS)
+@pytest.mark.parametrize("tokenizer", ["words", "wordpiece"])
+def test_a_pair_s_output_does_not_depend_on_the_pairs_batched_with_it(problem_type, num_labels, tokenizer):
+    model = pair_model(problem_type, num_labels, tokenizer)
+    together = model(pair_inputs(PAIRS)).numpy()  # the second pair is the longest: the others are padded
+    alone = np.concatenate([model(pair_inputs([pair])).numpy() for pair in PAIRS])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+@pytest.mark.parametrize(("problem_type", "num_labels"), KINDS)
+def test_each_kind_s_output_and_its_reload(problem_type, num_labels, tmp_path):
+    model = pair_model(problem_type, num_labels)
+    out = model(pair_inputs(PAIRS)).numpy()
+    logits = model.get_layer("classifier")(model.get_layer("tokenizer")(*pair_inputs(PAIRS).values())).numpy()
+    expected = {
+        "single_label_classification": tf.nn.softmax(logits).numpy(),
+        "multi_label_classification": 1 / (1 + np.exp(-logits)),
+        "regression": logits[:, 0],
+    }[problem_type]
+    np.testing.assert_allclose(out, expected, atol=1e-6)
+    assert model.output_names == ["values" if problem_type == "regression" else "probabilities"]
+    model.save(tmp_path / "model.keras")
+    reloaded = tf.keras.models.load_model(tmp_path / "model.keras", compile=False, safe_mode=True)
+    np.testing.assert_allclose(reloaded(pair_inputs(PAIRS)).numpy(), out, atol=1e-6)
+
+
+def test_a_pair_model_needs_the_separator():
+    with pytest.raises(ValueError, match="needs the tokenizer's separator id"):
+        build_classifier(ModelConfig(**TINY, pairs=True))
+
+
+def test_minilm_segment_vectors_of_a_pair_model_start_from_the_checkpoint_and_stay_frozen():
+    from scratch.embedding import minilm_vectors
+
+    config = ModelConfig(**{**TINY, "d_model": 32}, tokenizer="wordpiece", embeddings="minilm", pairs=True)
+    classifier = build_classifier(config, vocab_size=30522, separator_id=102)
+    embedding = classifier.get_layer("embedding")
+    tokens, segments = minilm_vectors(32)
+    np.testing.assert_array_equal(embedding.token_embedding.embeddings.numpy(), tokens)
+    np.testing.assert_array_equal(embedding.segment_embedding.embeddings.numpy(), segments)
+    frozen = {id(w) for w in (embedding.token_embedding.embeddings, embedding.segment_embedding.embeddings)}
+    assert not frozen & {id(w) for w in classifier.trainable_weights}
     assert classifier.count_params() == expected_params(config, 30522)

@@ -87,7 +87,7 @@ def test_a_wordpiece_run_is_served_through_onnx_with_the_python_tokenizer(tmp_pa
     run_dir = train_tiny_run(tmp_path / "run", tmp_path / "train.csv", tokenizer="wordpiece", epochs=1, max_steps=10)
     assert read_run_json(run_dir)["serving"]["runtime"] == "onnxruntime"
     served = load(run_dir)
-    assert isinstance(served._probabilities.token_ids, PythonWordPiece)
+    assert isinstance(served._forward.token_ids, PythonWordPiece)
     texts = [*POSITIVE, *NEGATIVE, *AWKWARD, *UNICODE]
     expected = load_side(run_dir, read_run_json(run_dir), runtime="tensorflow").predict_proba(texts)
     np.testing.assert_allclose(served.predict_proba(texts), expected, atol=1e-5)
@@ -106,3 +106,14 @@ def test_a_run_whose_onnx_file_is_gone_names_it(tiny_run: Path, tmp_path: Path) 
     (copy / "model.onnx").unlink()
     with pytest.raises(RunError, match=r"has no model.onnx, which its run.json serves it through"):
         load(copy)
+
+
+@pytest.mark.parametrize("kind", ["words", "wordpiece"])
+def test_the_python_tokenizers_join_pairs_as_the_layers_do(kind: str) -> None:
+    tokenizer = make_tokenizer(kind, AWKWARD * 2 + ["école the film"], vocab_size=40, max_length=12, pairs=True)
+    texts = AWKWARD + UNICODE
+    pairs = texts[::-1]
+    expected = tokenizer(tf.constant(texts), tf.constant(pairs)).numpy()
+    ids = (PythonWords if kind == "words" else PythonWordPiece)(tokenizer)(texts, pairs)
+    assert ids.dtype == np.int64 and ids.shape == expected.shape
+    np.testing.assert_array_equal(ids, expected)

@@ -3,7 +3,7 @@ import pytest
 import tensorflow as tf
 
 from core.pretrained import packaged_minilm
-from scratch.tokenizer import WordPieceTokenizer, WordTokenizer, make_tokenizer
+from scratch.tokenizer import WordPieceTokenizer, WordTokenizer, make_tokenizer, pair_lengths
 
 TRAIN = ["The film was great", "a great, GREAT cast!", "dull film"]
 
@@ -88,3 +88,70 @@ def test_wordpiece_model_saves_and_reloads_with_frozen_checkpoint_embeddings(tmp
     model.save(tmp_path / "model.keras")
     reloaded = tf.keras.models.load_model(tmp_path / "model.keras", compile=False, safe_mode=True)
     np.testing.assert_allclose(reloaded(texts).numpy(), model(texts).numpy(), atol=1e-6)
+
+
+def test_pair_lengths_are_the_fast_bert_tokenizer_s_longest_first_cut():
+    from transformers import BertTokenizerFast
+
+    reference = BertTokenizerFast.from_pretrained(str(packaged_minilm()))
+    for max_length in (2, 3, 4, 7, 10):
+        for first in range(9):
+            for second in range(1, 9):  # transformers reads an empty second text as none
+                # one piece per word; [CLS] and a second [SEP] besides the model's sequence
+                ids = reference(
+                    " ".join("a" * first), " ".join("b" * second), truncation="longest_first", max_length=max_length + 2
+                )["input_ids"]
+                kept = ids.count(reference.convert_tokens_to_ids("a")), ids.count(reference.convert_tokens_to_ids("b"))
+                assert pair_lengths(first, second, max_length) == kept, (first, second, max_length)
+
+
+@pytest.mark.parametrize("kind", ["words", "wordpiece"])
+def test_a_pair_is_one_sequence_joined_by_the_separator_and_cut_longest_first(kind):
+    tokenizer = make_tokenizer(kind, TRAIN, vocab_size=100, max_length=7, pairs=True)
+    words = ["the film was great", "dull", "a great cast", "", "film film film film film film film film"]
+    pairs = [(a, b) for a in words for b in words]
+    out = ids_of_pairs(tokenizer, pairs)
+    uncut = {text: tokenizer.ragged_ids(tf.constant([text]))[0].numpy() for text in words}  # an empty text: none
+    for row, (a, b) in zip(out, pairs):
+        first, second = uncut[a], uncut[b]
+        kept = pair_lengths(len(first), len(second), 7)
+        expected = [*first[: kept[0]], tokenizer.separator_id, *second[: kept[1]]]
+        np.testing.assert_array_equal(row[: len(expected)], expected)
+        assert (row[len(expected) :] == 0).all()
+
+
+def ids_of_pairs(tokenizer, pairs):
+    texts, text_pairs = zip(*pairs)
+    return tokenizer(tf.constant(texts, tf.string), tf.constant(text_pairs, tf.string)).numpy()
+
+
+def test_a_pair_word_vocabulary_reserves_the_separator_as_id_2_within_vocab_size():
+    tokenizer = WordTokenizer.adapt(TRAIN, vocab_size=5, max_length=8, pairs=True)
+    assert tokenizer.vocabulary == ["", "[UNK]", "[SEP]", "great", "film"]
+    assert tokenizer.separator_id == 2
+    assert WordTokenizer.adapt(TRAIN, vocab_size=5, max_length=8).separator_id is None
+    with pytest.raises(ValueError, match=r"vocab_size 3 leaves no room for words after the 3 reserved tokens"):
+        WordTokenizer.adapt(TRAIN, vocab_size=3, max_length=8, pairs=True)
+    with pytest.raises(ValueError, match=r"has no \[SEP\] token; it was built for single texts"):
+        WordTokenizer.adapt(TRAIN, vocab_size=5, max_length=8)(tf.constant(["a"]), tf.constant(["b"]))
+
+
+@pytest.mark.parametrize("kind", ["words", "wordpiece"])
+def test_no_text_gives_the_separator_s_id(kind):
+    tokenizer = make_tokenizer(kind, [*TRAIN, "sep SEP [SEP]"], vocab_size=100, max_length=32, pairs=True)
+    out = ids_of_pairs(tokenizer, [("a [SEP] b [sep]", "[SEP]"), ("[SEP][SEP]", "x")])
+    assert ((out == tokenizer.separator_id).sum(axis=1) == 1).all()
+
+
+def test_wordpiece_pairs_match_the_reference_bert_tokenizer_s_longest_first_truncation():
+    from transformers import BertTokenizerFast
+
+    reference = BertTokenizerFast.from_pretrained(str(packaged_minilm()))
+    tokenizer = make_tokenizer("wordpiece", [], vocab_size=3, max_length=12, pairs=True)
+    texts = ["Un-be-LIEVABLY good!!", "Café crème", "it 's a charming and often affecting journey .", "short"]
+    pairs = [(a, b) for a in texts for b in texts]
+    for row, (a, b) in zip(ids_of_pairs(tokenizer, pairs), pairs):
+        # [CLS] a [SEP] b [SEP] in max_length + 2 ids: without the [CLS] and the last [SEP], the model's sequence
+        expected = reference(a, b, truncation="longest_first", max_length=12 + 2)["input_ids"][1:-1]
+        np.testing.assert_array_equal(row[: len(expected)], expected)
+        assert (row[len(expected) :] == 0).all()

@@ -8,7 +8,7 @@ from core import callbacks
 from core.rundir import read_run_json
 from core.training_log import read_history
 from scratch.__main__ import main
-from scratch.pipeline import bucket_boundaries, length_grouped_batches, steps_per_epoch
+from scratch.pipeline import bucket_boundaries, grouped_batches, steps_per_epoch
 from tests.conftest import separable_rows, write_csv
 from tests.scratch.tiny import tiny_argv, train_tiny_run
 
@@ -67,7 +67,7 @@ def test_batches_group_similar_lengths_and_pad_to_their_own_longest():
     rng = np.random.default_rng(0)
     ids = [rng.integers(1, 50, size=n) for n in rng.integers(1, 40, size=300)]
     labels = rng.integers(0, 3, size=300)
-    batches = list(length_grouped_batches(ids, labels, 3, batch_size=16, max_length=64, shuffle_seed=1))
+    batches = list(grouped_batches(ids, np.eye(3)[labels], batch_size=16, max_length=64, shuffle_seed=1))
     seen = 0
     for tokens, targets in batches:
         tokens = tokens.numpy()
@@ -85,7 +85,7 @@ def test_steps_per_epoch_counts_the_batches_an_epoch_yields():
     rng = np.random.default_rng(1)
     ids = [rng.integers(1, 50, size=n) for n in rng.integers(1, 60, size=333)]
     labels = rng.integers(0, 2, size=333)
-    dataset = length_grouped_batches(ids, labels, 2, batch_size=16, max_length=64, shuffle_seed=2)
+    dataset = grouped_batches(ids, np.eye(2)[labels], batch_size=16, max_length=64, shuffle_seed=2)
     assert steps_per_epoch(ids, 16, 64) == len(list(dataset)) == len(list(dataset))  # the same every epoch
     assert dataset.options().autotune.enabled is False  # its thread can hold up the end of an epoch
 
@@ -136,7 +136,7 @@ def test_balanced_class_weights_reach_the_loss_and_the_record(tmp_path):
 def test_batches_keep_each_text_with_its_label():
     ids = [np.arange(1, n + 1) for n in range(1, 30)]
     labels = np.array([n % 2 for n in range(1, 30)])
-    for tokens, targets in length_grouped_batches(ids, labels, 2, batch_size=4, max_length=64, shuffle_seed=3):
+    for tokens, targets in grouped_batches(ids, np.eye(2)[labels], batch_size=4, max_length=64, shuffle_seed=3):
         lengths = (tokens.numpy() != 0).sum(axis=1)
         np.testing.assert_array_equal(targets.numpy().argmax(axis=1), lengths % 2)
 

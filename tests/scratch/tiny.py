@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from scratch.__main__ import main
 from tests.conftest import separable_rows, write_csv
 
@@ -41,3 +43,11 @@ def train_tiny_run(output_dir: Path, train_file: Path, **overrides) -> Path:
         write_csv(train_file, separable_rows(200))
     main(tiny_argv(Path(output_dir), train_file, **overrides))
     return Path(output_dir)
+
+
+def refuse(argv: list[str], capsys) -> str:
+    """The `error:` line `python -m scratch argv` ends with, once it has exited with status 2."""
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    return capsys.readouterr().err.strip().splitlines()[-1]

@@ -14,13 +14,13 @@ import tensorflow as tf
 from core.args import DataArguments
 from core.classifier import load
 from core.data import load_task
-from scratch.__main__ import main
+from core.tasks import SINGLE_LABEL
 from scratch.distill.loss import DistillationLoss, pack_targets
 from scratch.distill.transfer import TRANSFER_FILE, TransferSet, transfer_set
 from scratch.model import build_classifier, config_from_preset
 from scratch.pipeline import grouped_batches
 from tests.conftest import separable_rows, write_csv
-from tests.scratch.tiny import tiny_argv, train_tiny_run
+from tests.scratch.tiny import refuse, tiny_argv, train_tiny_run
 
 STEPS = 40
 
@@ -53,10 +53,10 @@ def test_a_student_of_a_fixed_teacher_reproduces_its_soft_labels_better_than_one
     teacher = (bags @ weights / 4).astype(np.float32)  # (n, K)
     gold = teacher.argmax(axis=1)
     train, test = slice(0, 500), slice(500, None)
-    targets = pack_targets(gold[train], teacher[train])
+    targets = pack_targets(np.eye(3)[gold[train]], teacher[train])
     students = {
-        "teacher": fit_student(token_ids[train], targets, DistillationLoss(3, weight=0.0, temperature=1.0)),
-        "gold": fit_student(token_ids[train], targets, DistillationLoss(3, weight=1.0, temperature=1.0)),
+        "teacher": fit_student(token_ids[train], targets, DistillationLoss(SINGLE_LABEL, 3, weight=0.0, temperature=1)),
+        "gold": fit_student(token_ids[train], targets, DistillationLoss(SINGLE_LABEL, 3, weight=1.0, temperature=1)),
     }
     soft = tf.nn.softmax(teacher[test]).numpy()
     assert soft.max(axis=1).mean() < 0.9  # the teacher's labels are soft
@@ -79,12 +79,14 @@ def test_run_json_records_the_teacher_and_the_transfer_set_stays_with_the_run(ru
     card = (runs["student"] / "README.md").read_text()
     assert f"Distilled from the scratch run `{record['teacher']}`" in card and f"({2 * train_rows:,} rows" in card
     saved = TransferSet.read(runs["student"] / TRANSFER_FILE)
-    assert len(saved.texts) == 2 * train_rows and (saved.gold < 0).sum() == train_rows
+    assert len(saved.texts) == 2 * train_rows and (saved.real_rows, saved.augmented) == (train_rows, train_rows)
+    assert saved.texts[:train_rows] == load_task(DataArguments(**run["data"]["options"])).texts("train")
     assert record["seconds"] == round(saved.seconds, 3) and saved.seconds > 0
-    assert record["soft_targets"] == "log_probabilities"
+    assert record["soft_targets"] == "log_probabilities" and saved.text_pairs is None
+    assert record["teacher_validation"] == {"accuracy": teacher["validation"]["accuracy"]}
     # the teacher's log-probabilities of every row, as the teacher predicts them now
     probs = load(runs["teacher"]).predict_proba(saved.texts)
-    np.testing.assert_allclose(np.exp(saved.logits), probs, atol=1e-5)
+    np.testing.assert_allclose(np.exp(saved.teacher), probs, atol=1e-5)
 
 
 def test_the_transfer_set_is_read_back_rather_than_relabelled(runs, tmp_path):
@@ -110,13 +112,6 @@ def edited_teacher(teacher: Path, folder: Path, edit) -> Path:
     edit(run)
     (folder / "run.json").write_text(json.dumps(run))
     return folder
-
-
-def refuse(argv: list[str], capsys) -> str:
-    with pytest.raises(SystemExit) as stop:
-        main(argv)
-    assert stop.value.code == 2
-    return capsys.readouterr().err.strip().splitlines()[-1]
 
 
 def test_bad_teachers_are_refused_before_training_with_both_sides_named(runs, tmp_path, capsys):
