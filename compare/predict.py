@@ -22,12 +22,11 @@ import pandas as pd
 from compare.progress import Progress
 from compare.report.arguments import PredictArguments
 from compare.report.results import answer, prediction
-from compare.report.runs import problem_type
 from compare.scoring.scores import decide
 from compare.scoring.timing import outputs
 from core.classifier import Classifier, find_runs, load
 from core.data import as_text
-from core.rundir import RunError, read_run_json
+from core.rundir import RunError, problem_type, read_run_json
 from core.tables import DataError, read_table
 from core.tasks import MIRROR_LABEL_SEPARATOR, REGRESSION
 from core.translator import is_translation_run

@@ -152,16 +152,10 @@ def score_against_cost(models: dict, baselines: dict, metric: str = "accuracy") 
         for i, (name, entry) in enumerate(models.items()):
             x = max(entry[key], 1e-3)
             lo, hi = entry[f"{metric}_ci"]
-            ax.errorbar(
-                [x],
-                [entry[metric]],
-                yerr=[[entry[metric] - lo], [hi - entry[metric]]],
-                fmt="o",
-                markersize=9,
-                capsize=4,
-                color=color(i),
-                label=name,
-            )
+            # the interval drawn about its own middle: a rank score's percentile interval need not hold the point
+            middle = (lo + hi) / 2
+            ax.errorbar([x], [middle], yerr=[[middle - lo], [hi - middle]], fmt="none", capsize=4, color=color(i))
+            ax.plot([x], [entry[metric]], "o", markersize=9, color=color(i), label=name)
             params = f"{short_count(entry['params'])} params" if entry.get("params") else ""
             ax.annotate(f"{name}\n{params}", (x, entry[metric]), textcoords="offset points", xytext=(10, -4))
         for key_b, entry in baselines.items():

@@ -152,7 +152,7 @@ def score_models(
                 speed = single_text_latency(classifier, split.texts, args.latency_samples, split.pairs, kind)
                 entries[model.name] = {
                     **score(run_outputs, run_decisions, split.gold, split.labels, stats, kind),
-                    **({"thresholds": list(map(float, classifier.thresholds))} if kind == MULTI_LABEL else {}),
+                    **({"thresholds": [float(t) for t in run.run["thresholds"]]} if kind == MULTI_LABEL else {}),
                     **run_costs(run.run, run.path),
                     **speed,
                     "throughput_per_s": throughput,

@@ -18,8 +18,8 @@ import numpy as np
 from core import sides
 from core.args import DataArguments
 from core.data import TaskData, leakage, load_task
-from core.rundir import RunError, read_run_json
-from core.tasks import REGRESSION, SINGLE_LABEL, get_task
+from core.rundir import RunError, problem_type, read_run_json
+from core.tasks import REGRESSION, get_task
 from core.translator import is_translation_run
 
 
@@ -191,11 +191,6 @@ def check_compatible(runs: list[ComparedRun], split: str) -> list[str]:
         rows = ", ".join(f"{r.name} (seed {r.seed}): {r.train_rows:,}" for r in runs)
         notes.append(f"The runs trained on different train subsets; train rows {rows}.")
     return notes
-
-
-def problem_type(run: dict) -> str:
-    """The kind of task a run.json's run solved (one written before the other kinds existed: single label)."""
-    return run["data"].get("problem_type", SINGLE_LABEL)
 
 
 def leakage_notes(split: str, items: list, train: list, unit: str) -> list[str]:

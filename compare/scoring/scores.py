@@ -12,20 +12,19 @@ import numpy as np
 from compare.scoring.calibration import expected_calibration_error, label_calibration, log_loss, reliability
 from compare.scoring.metrics import load_metric
 from compare.scoring.statistics import StatisticsArguments, model_intervals
+from core.classifier import Classifier, Kind
+from core.classifier import decide as classifier_decide
 from core.metrics import confusion_counts
 from core.multilabel import label_counts
-from core.multilabel import predict as predict_labels
 from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 
 
-def decide(model, outputs: np.ndarray, problem_type: str) -> np.ndarray:
-    """A model's decisions from its outputs: class ids (n,), 0/1 label rows (n, L) by its thresholds, or the values
-    of a regression model as they are."""
+def decide(model: Classifier, outputs: np.ndarray, problem_type: str) -> np.ndarray:
+    """A model's decisions from its outputs as the scores take them: class ids (n,) or 0/1 label rows (n, L) by the
+    thresholds its run.json records (`core.classifier.decide`), or a regression model's values as they are."""
     if problem_type == REGRESSION:
         return outputs
-    if problem_type == MULTI_LABEL:
-        return predict_labels(outputs, np.asarray(model.thresholds))
-    return outputs.argmax(axis=1)
+    return np.asarray(classifier_decide(Kind.of_run(model.run), outputs), np.int64)
 
 
 def score(
