@@ -9,8 +9,6 @@ from compare.scoring import kinds
 from compare.scoring.statistics import significance_text
 from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 
-BASELINE_NAMES = kinds.REFERENCE_NAMES
-
 # Besides the kind's two scores (with their intervals), each kind's headline table shows these, formatted so.
 EXTRA_COLUMNS = {
     SINGLE_LABEL: (("mcc", "MCC", "{:.3f}"), ("ece", "ECE", "{:.3f}"), ("log_loss", "log loss", "{:.3f}")),
@@ -85,17 +83,17 @@ def headline(results: dict) -> Table:
         if several:
             row.append(f"{score(first, seeds[name][f'{first}_mean'])} ± {score(first, seeds[name][f'{first}_std'])}")
         row.append(f"{score(second, m[second])} {score_ci(second, m[f'{second}_ci'])}")
-        rows.append(row + [_extra(m, key, form) for key, _, form in extras])
+        rows.append(row + [_extra(m, column, form) for column, _, form in extras])
     muted = set()
     for key, b in results["baselines"].items():
         muted.add(len(rows))
         row = [
-            BASELINE_NAMES.get(key, key),
+            kinds.REFERENCE_NAMES.get(key, key),
             score(first, b[first]),
             *([""] if several else []),
             score(second, b[second]),
         ]
-        rows.append(row + [_extra(b, key, form) for key, _, form in extras])
+        rows.append(row + [_extra(b, column, form) for column, _, form in extras])
     header = ["model", _score_header(first), _score_header(second), *(title for _, title, _ in extras)]
     note = "Intervals: percentile bootstrap over the examples. The reference rows are trained on the same train split."
     if results.get("columns"):

@@ -23,7 +23,7 @@ Split = tuple[list[str], list[str] | None, np.ndarray]  # texts, second texts (N
 
 
 def reference_rows(problem_type: str, train: Split, validation: Split, test: Split, num_labels: int) -> dict:
-    """Every reference row of the kind of task (`compare.scoring.kinds.REFERENCES`), scored on `test`, by name.
+    """Every reference row of the kind of task, scored on `test`, by name (`compare.scoring.kinds.REFERENCE_NAMES`).
 
     Each is trained on `train` (the multi-label TF-IDF model also chooses its thresholds on `validation`); the
     cosine reference needs pairs and is left out without them.

@@ -31,13 +31,8 @@ NAMES = {
 }
 NOT_FRACTIONS = {"spearman", "pearson", "mcc", "mse", "mae"}  # correlations and errors: shown as they are
 
-# The reference rows of each kind (`compare.scoring.baselines.reference_rows`), the constant answer first, and how
-# the report names them. The TF-IDF ones are what a Transformer must beat (`compare.diagnosis`, `below_baseline`).
-REFERENCES = {
-    SINGLE_LABEL: ("majority", "tfidf_logreg"),
-    MULTI_LABEL: ("no_labels", "tfidf_one_vs_rest"),
-    REGRESSION: ("train_mean", "tfidf_ridge", "tfidf_cosine"),
-}
+# How the report names the reference rows of every kind (`compare.scoring.baselines.reference_rows`); the TF-IDF
+# ones are what a Transformer must beat (`compare.diagnosis`, `below_baseline`).
 REFERENCE_NAMES = {
     "majority": "majority class",
     "tfidf_logreg": "TF-IDF + logistic regression",
