@@ -4,6 +4,7 @@ the report wrote, the comparison is the kind's, and each report renders its own 
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,9 @@ from sklearn.preprocessing import MultiLabelBinarizer
 from compare.render.figures import all_figures
 from compare.report.command import ReportArguments, build_report
 from compare.report.results import read_predictions
+from compare.scoring.baselines import tfidf_logreg
 from compare.scoring.statistics import StatisticsArguments
+from core.args import DataArguments
 from core.data import load_task
 from core.rundir import RunError
 from tests.compare.fakes import (
@@ -306,3 +309,53 @@ def test_runs_of_different_kinds_are_refused(tmp_path: Path) -> None:
     with pytest.raises(RunError, match="solve different kinds of task: single_label_classification versus multi_label"):
         report([single, multi], tmp_path / "report", loader=None)
     assert not (tmp_path / "report").exists()
+
+
+def test_a_single_label_pair_task_reads_both_texts_everywhere(tmp_path: Path) -> None:
+    animals = ["cat", "dog", "owl", "fox", "eel", "yak"]
+
+    def write(name: str, n: int, offset: int) -> str:
+        rng, rows = random.Random(offset), []
+        for i in range(n):  # half the pairs name the same animal twice: a label neither text gives alone
+            first = rng.choice(animals)
+            second = first if rng.random() < 0.5 else rng.choice([a for a in animals if a != first])
+            label = "same" if first == second else "different"
+            rows.append((f"{offset + i} the {first} sat", f"a {second} ran {offset + i}", label))
+        return str(write_rows(tmp_path / name, ["premise", "hypothesis", "label"], rows))
+
+    data = DataArguments(
+        train_file=write("train.csv", 300, 0),
+        validation_file=write("validation.csv", 60, 1000),
+        test_file=write("test.csv", 120, 2000),
+        text_column=["premise"],
+        text_pair_column="hypothesis",
+    )
+    runs = [fake_run(tmp_path / "runs" / side, side, data) for side in ("finetune", "scratch")]
+    results = report(runs, tmp_path / "report", fake_loader({"finetune": 0.9, "scratch": 0.6}, data))
+    assert results["columns"] == {"text": ["premise"], "text_pair": "hypothesis"}
+    assert results["problem_type"] == "single_label_classification" and "mcnemar_p" in results["comparison"]
+    rows = read_predictions(tmp_path / "report" / "predictions.jsonl")
+    task = load_task(data)
+    assert [(row["text"], row["text_pair"]) for row in rows] == task.inputs("test")
+    gold, gold_ids = [row["gold"] for row in rows], task.targets("test")
+    for name in ("finetune", "scratch"):
+        pred = [row["predictions"][name]["label"] for row in rows]
+        assert results["models"][name]["accuracy"] == pytest.approx(accuracy_score(gold, pred))
+    first_only = tfidf_logreg(
+        (task.texts("train"), None, task.targets("train")), (task.texts("test"), None, gold_ids), 2
+    )
+    assert results["baselines"]["tfidf_logreg"]["accuracy"] > first_only["accuracy"] + 0.1  # it read both texts
+
+
+def test_a_single_label_report_records_its_kind(tmp_path: Path) -> None:
+    data = tiny_data(tmp_path / "data")
+    runs = [fake_run(tmp_path / "runs" / side, side, data) for side in ("finetune", "scratch")]
+    results = report(runs, tmp_path / "report", fake_loader({"finetune": 0.9, "scratch": 0.6}, data))
+    assert (results["problem_type"], results["headline_metric"], results["columns"]) == (
+        "single_label_classification",
+        "accuracy",
+        None,
+    )
+    assert results["training_curves"]["metric"] == "val_accuracy"
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "Task: single-label classification (3 classes), ranked by accuracy." in markdown
