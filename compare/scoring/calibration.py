@@ -1,7 +1,9 @@
 """Whether a model's probabilities mean what they say: expected calibration error, log loss, reliability bins.
 
 Confidence is the probability of the predicted class. Bins are equal-width over [0, 1]; a confidence of
-exactly 1 falls in the last bin.
+exactly 1 falls in the last bin. A multi-label model's labels are calibrated each on its own (`label_calibration`):
+a label's probability is a yes/no prediction, [1 - p, p]. A regression model gives values, not probabilities, so
+nothing here applies to it.
 """
 
 from __future__ import annotations

@@ -64,7 +64,11 @@ def point_scores(gold: np.ndarray, pred: np.ndarray, num_labels: int, problem_ty
 
 
 def resampled_scores(
-    gold: np.ndarray, preds: list[np.ndarray], num_labels: int, args: StatisticsArguments, problem_type=SINGLE_LABEL
+    gold: np.ndarray,
+    preds: list[np.ndarray],
+    num_labels: int,
+    args: StatisticsArguments,
+    problem_type: str = SINGLE_LABEL,
 ) -> list[dict[str, np.ndarray]]:
     """The kind's two scores of each set of decisions in `preds` on the same bootstrap resamples of the examples.
 
@@ -96,7 +100,7 @@ def interval(samples: np.ndarray) -> list[float]:
 
 
 def model_intervals(
-    gold: np.ndarray, pred: np.ndarray, num_labels: int, args: StatisticsArguments, problem_type=SINGLE_LABEL
+    gold: np.ndarray, pred: np.ndarray, num_labels: int, args: StatisticsArguments, problem_type: str = SINGLE_LABEL
 ) -> dict:
     """95% bootstrap intervals of one model's two scores: `{"<score>_ci": [lo, hi]}`."""
     (samples,) = resampled_scores(gold, [pred], num_labels, args, problem_type)

@@ -49,7 +49,7 @@ def predict_split(
 
 
 def single_text_latency(
-    model: Classifier, texts: list[str], samples: int, pairs: list[str] | None = None, problem_type=SINGLE_LABEL
+    model: Classifier, texts: list[str], samples: int, pairs: list[str] | None = None, problem_type: str = SINGLE_LABEL
 ) -> dict:
     """Median and 95th-percentile milliseconds of predicting one input per call, over `samples` inputs."""
     picked = [i % len(texts) for i in range(samples)]
