@@ -1,9 +1,11 @@
 """`python -m compare predict --runs RUN [...] --input F --text-column COL --output F`: label a file with every run.
 
-The output keeps the input's columns and adds, per model, its label and its probability of each class:
-CSV columns `<name>_label` and `<name>_p_<label>`, or in JSONL a `predictions` object shaped like
-predictions.jsonl's. Translation runs translate the column instead: a CSV column `<name>_translation` per
-run, or in JSONL a `translations` object {name: text}. One call takes runs of one kind only.
+The output keeps the input's columns and adds, per model, its answer: CSV columns `<name>_label` (a multi-label
+model's labels joined by `;`) and `<name>_p_<label>` (each class's or label's probability), or `<name>_value` for
+a regression model; in JSONL a `predictions` object shaped like predictions.jsonl's. A run trained on pairs of
+texts reads each row's second text from `--text-pair-column`. Translation runs translate the column instead: a
+CSV column `<name>_translation` per run, or in JSONL a `translations` object {name: text}. One call takes
+classification (and regression) runs or translation runs, not both.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -18,11 +21,14 @@ import pandas as pd
 
 from compare.progress import Progress
 from compare.report.arguments import PredictArguments
-from compare.report.results import predictions
+from compare.report.results import answer, prediction
+from compare.scoring.scores import decide
+from compare.scoring.timing import outputs
 from core.classifier import Classifier, find_runs, load
 from core.data import as_text
-from core.rundir import RunError
+from core.rundir import RunError, problem_type, read_run_json
 from core.tables import DataError, read_table
+from core.tasks import MIRROR_LABEL_SEPARATOR, REGRESSION
 from core.translator import is_translation_run
 from core.translator import load as load_translator
 
@@ -38,19 +44,39 @@ def main(argv: list[str] | None = None) -> int:
     return PREDICT.main(argv)
 
 
-def read_texts(path: Path, columns: list[str]) -> tuple[pd.DataFrame, list[str]]:
-    """The input rows (read as the training data is, `core.tables.read_table`) and their texts: the columns
-    joined with a space, missing values as empty text."""
+def read_texts(
+    path: Path, columns: list[str], pair_column: str | None = None
+) -> tuple[pd.DataFrame, list[str], list[str] | None]:
+    """The input rows (read as the training data is, `core.tables.read_table`), their texts (the columns joined
+    with a space, missing values as empty text) and, with `pair_column`, their second texts."""
     frame = read_table(path)
-    missing = [c for c in columns if c not in frame.columns]
+    missing = [c for c in [*columns, *([pair_column] if pair_column else [])] if c not in frame.columns]
     if missing:
+        flag = "--text-pair-column" if missing[0] == pair_column else "--text-column"
         raise DataError(
             f"{path} has no column {missing[0]!r}; its columns are {', '.join(map(str, frame.columns))}. "
-            "Choose with --text-column."
+            f"Choose with {flag}."
         )
     parts = [frame[c].to_numpy(dtype=object) for c in columns]
     texts = [" ".join(v for v in (as_text(p[i]) for p in parts) if v) for i in range(len(frame))]
-    return frame, texts
+    pairs = [as_text(v) for v in frame[pair_column].to_numpy(dtype=object)] if pair_column else None
+    return frame, texts, pairs
+
+
+def check_pairs(paths: list[Path], pair_column: str | None) -> None:
+    """Refuses a pair run without `--text-pair-column`, and `--text-pair-column` for a run of single texts."""
+    for path in paths:
+        trained_on = read_run_json(path)["data"].get("text_pair_column")
+        if trained_on and not pair_column:
+            raise RunError(
+                f"{path} was trained on pairs of texts (the second from the column {trained_on!r}); pass "
+                "--text-pair-column with the input's column of second texts."
+            )
+        if pair_column and not trained_on:
+            raise RunError(
+                f"{path} was trained on single texts, so it has no use for --text-pair-column {pair_column!r}; "
+                "leave it out, or predict with runs trained on pairs."
+            )
 
 
 def model_names(models: list[Classifier], paths: list[Path], names: list[str] | None) -> list[str]:
@@ -66,8 +92,6 @@ def predict_file(args: PredictArguments, loader=load) -> Path:
     """Labels every row of `args.input` with every run and writes `args.output`."""
     progress = Progress()
     paths = find_runs(args.runs)
-    frame, texts = read_texts(Path(args.input), args.text_column)
-    progress.stage("read %d rows from %s", len(texts), args.input)
     translation = [p for p in paths if is_translation_run(p)]
     classification = [p for p in paths if p not in translation]
     if translation and classification:
@@ -76,19 +100,39 @@ def predict_file(args: PredictArguments, loader=load) -> Path:
             "predict with runs of one kind at a time."
         )
     if translation:
+        frame, texts, _ = read_texts(Path(args.input), args.text_column)
+        progress.stage("read %d rows from %s", len(texts), args.input)
         return translate_file(args, paths, frame, texts, progress)
+    check_pairs(paths, args.text_pair_column)
+    frame, texts, pairs = read_texts(Path(args.input), args.text_column, args.text_pair_column)
+    progress.stage("read %d rows from %s", len(texts), args.input)
     models = [loader(path, None) for path in paths]
     names = model_names(models, paths, args.names)
     results = {}
     for name, model in zip(names, models):
-        probs = np.concatenate([model.predict_proba(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)])
-        results[name] = (model.labels, probs)
+        kind = problem_type(model.run)
+        found = [
+            outputs(model, texts[i : i + BATCH], None if pairs is None else pairs[i : i + BATCH], kind)
+            for i in range(0, len(texts), BATCH)
+        ]
+        answers = np.concatenate(found) if found else np.zeros((0,) if kind == REGRESSION else (0, len(model.labels)))
+        results[name] = Answers(list(model.labels), kind, answers, decide(model, answers, kind))
         progress.stage("predicted with %s", name)
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
     write_predictions(frame, results, output)
     progress.stage("wrote %s", output)
     return output
+
+
+@dataclass
+class Answers:
+    """One model's answers to every row: its outputs (probabilities, or values) and its decisions."""
+
+    labels: list[str]
+    problem_type: str
+    outputs: np.ndarray
+    decisions: np.ndarray
 
 
 def translate_file(args: PredictArguments, paths: list[Path], frame: pd.DataFrame, texts: list[str], progress) -> Path:
@@ -118,24 +162,35 @@ def translate_file(args: PredictArguments, paths: list[Path], frame: pd.DataFram
     return output
 
 
-def write_predictions(frame: pd.DataFrame, results: dict, output: Path) -> None:
+def write_predictions(frame: pd.DataFrame, results: dict[str, Answers], output: Path) -> None:
     tmp = output.with_name(output.name + ".tmp")
     if output.suffix.lower() == ".csv":
         out = frame.copy()
-        for name, (labels, probs) in results.items():
-            out[f"{name}_label"] = [labels[i] for i in probs.argmax(axis=1)]
-            for k, label in enumerate(labels):
-                out[f"{name}_p_{label}"] = np.round(probs[:, k], 6)
+        for name, found in results.items():
+            if found.problem_type == REGRESSION:
+                out[f"{name}_value"] = np.round(found.outputs, 6)
+                continue
+            out[f"{name}_label"] = [
+                csv_cell(answer(found.labels, decision, found.problem_type)) for decision in found.decisions
+            ]
+            for k, label in enumerate(found.labels):
+                out[f"{name}_p_{label}"] = np.round(found.outputs[:, k], 6)
         out.to_csv(tmp, index=False)
     else:
         records = frame.to_dict(orient="records")
         with tmp.open("w", encoding="utf-8") as handle:
             for i, record in enumerate(records):
-                record["predictions"] = predictions(
-                    {name: (labels, probs[i]) for name, (labels, probs) in results.items()}
-                )
+                record["predictions"] = {
+                    name: prediction(found.labels, found.outputs[i], found.decisions[i], found.problem_type)
+                    for name, found in results.items()
+                }
                 handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
     tmp.replace(output)
+
+
+def csv_cell(answer: str | list[str]) -> str:
+    """A label, or a multi-label model's labels joined by `;` as the multi-label data files join them."""
+    return MIRROR_LABEL_SEPARATOR.join(answer) if isinstance(answer, list) else answer
 
 
 if __name__ == "__main__":

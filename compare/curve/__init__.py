@@ -1,1 +1,1 @@
-"""`compare curve`: accuracy against train size for both sides (curve.json and its pages)."""
+"""`compare curve`: the test score against train size for both sides (curve.json and its pages)."""

@@ -1,8 +1,9 @@
 """`python -m compare curve <data options> --output-dir DIR [--sizes 500,2000,8000] [--seeds N]`: a learning curve.
 
-Both sides are trained at each train size (the data layer's stratified, seeded `--max-train-samples`
-subset; seed S draws its own subset and initialisation) and every run is scored on the same full test
-split through `core.classifier.load`. Runs go to `DIR/runs/<side>-n<size>-seed<S>`, each run's test scores
+Both sides are trained at each train size (the data layer's seeded `--max-train-samples` subset, stratified
+for a single label; seed S draws its own subset and initialisation) and every run is scored on the same full
+test split through `core.classifier.load`, in the task's two scores (`compare.scoring.kinds`: accuracy and
+macro-F1, macro- and micro-F1, or Spearman and Pearson; the first is the curve's). Runs go to `DIR/runs/<side>-n<size>-seed<S>`, each run's test scores
 to `<run>.score.json` beside it; both are reused when the command runs again with the same options, so an
 interrupted curve resumes where it stopped. DIR receives `curve.json`, `curve.md`, `curve.html` and
 `curve.png`. Pointing DIR at a report directory puts the curve beside the report, where the app shows it.
@@ -27,11 +28,13 @@ from compare.curve.arguments import CurveArguments
 from compare.curve.points import catch_up_size
 from compare.progress import Progress
 from compare.render.curve import FIGURE, curve_figure, render_html, render_markdown
-from compare.report.runs import check_compatible, read_runs
+from compare.report.runs import check_compatible, gold, read_runs
 from compare.run.distill import STUDENT, TEACHER, train_student
 from compare.run.launch import train_side
 from compare.run.profiles import side_data
-from compare.scoring.scores import quick_scores
+from compare.scoring import kinds
+from compare.scoring.scores import decide, quick_scores
+from compare.scoring.timing import outputs
 from core import sides
 from core.args import DataArguments
 from core.classifier import Classifier, load
@@ -58,14 +61,24 @@ class ScoredSplit:
     """The split every point is scored on, read once per command."""
 
     texts: list[str]
+    pairs: list[str] | None
     gold: np.ndarray
     num_labels: int
+    problem_type: str
     fingerprint: str
     source: str
 
     @classmethod
     def of(cls, task: TaskData) -> ScoredSplit:
-        return cls(task.texts(SPLIT), task.label_ids(SPLIT), len(task.labels), task.fingerprints[SPLIT], task.source)
+        return cls(
+            task.texts(SPLIT),
+            task.text_pairs(SPLIT),
+            gold(task, SPLIT),
+            len(task.labels),
+            task.problem_type,
+            task.fingerprints[SPLIT],
+            task.source,
+        )
 
 
 def run_path(output_dir: Path, side: str, size: int, seed: int) -> Path:
@@ -115,12 +128,13 @@ def build_curve(
                     _, reused = train_side(side, side_options, args.side_flags(side), path, args.retrain)
                 point = score_point(path, test, side, size, seed, args.retrain or not reused, loader)
                 progress.stage(
-                    "%s %s at %d examples (seed %d): test accuracy %.4f",
+                    "%s %s at %d examples (seed %d): test %s %.4f",
                     "reused" if reused else "trained",
                     side,
                     size,
                     seed,
-                    point["accuracy"],
+                    kinds.name(task.headline),
+                    point[task.headline],
                 )
                 points.append(point)
                 paths.append(path)
@@ -129,11 +143,13 @@ def build_curve(
         "schema_version": SCHEMA_VERSION,
         "split": SPLIT,
         "source": task.source,
+        "problem_type": task.problem_type,
+        "metric": task.headline,
         "sizes": sizes,
         "seeds": seeds,
         "profile": args.profile,
         "points": points,
-        "catch_up_size": catch_up_size(points),
+        "catch_up_size": catch_up_size(points, scores=kinds.scores(task.problem_type)),
         "environment": environment(),
     }
     write_curve(output_dir, curve)
@@ -153,31 +169,33 @@ def check_sizes(sizes: list[int], train_rows: int) -> None:
 def score_point(
     run_dir: Path, test: ScoredSplit, side: str, size: int, seed: int, rescore: bool = False, loader: Loader = load
 ) -> dict:
-    """The run's test accuracy and macro-F1 as a curve point, read from `<run>.score.json` when still valid."""
+    """The run's two test scores (the task's headline first) as a curve point, read from `<run>.score.json` when
+    still valid."""
     run = read_run_json(run_dir)
     fingerprint = test.fingerprint
     if run["data"]["fingerprints"].get(SPLIT) != fingerprint:
         raise RunError(
             f"{run_dir} saw another {SPLIT} split than {test.source} gives now (the data changed); rerun with --retrain."
         )
+    metrics = kinds.scores(test.problem_type)
     cached = _read_score(score_path(run_dir))
     if (
         not rescore
         and cached
         and cached.get("created") == run.get("created")
         and cached.get("fingerprint") == fingerprint
+        and all(metric in cached["point"] for metric in metrics)
     ):
         return cached["point"]
     classifier = loader(run_dir)
-    probs = classifier.predict_proba(test.texts)
-    scores = quick_scores(probs.argmax(axis=1), test.gold, test.num_labels)
+    decisions = decide(classifier, outputs(classifier, test.texts, test.pairs, test.problem_type), test.problem_type)
+    scores = quick_scores(decisions, test.gold, test.num_labels, test.problem_type)
     del classifier
     point = {
         "side": side,
         "size": size,
         "seed": seed,
-        "accuracy": float(scores["accuracy"]),
-        "macro_f1": float(scores["macro_f1"]),
+        **{metric: float(scores[metric]) for metric in metrics},
         "train_seconds": float(run["training"]["seconds"]),
         "train_rows": int(run["data"]["splits"]["train"]),
         "run": run_dir.name,

@@ -1,23 +1,27 @@
 """Findings that qualify a model's score: each a stable code and a sentence that says what to do.
 
 `diagnose` reads one model's `run.json`, its scores in `results.json` `models.<name>`, the report's
-`baselines` and, with several seeds, the test accuracy of each seed. It returns a list of findings
-`{"code", "message", "evidence"}`, the list that `results.json` `models.<name>.diagnosis` holds:
+`baselines` and, with several seeds, the test score of each seed. Every rule reads the task's headline score
+(`metric`: accuracy, or macro-F1 for multi-label and Spearman for regression; `compare.scoring.kinds`), on test
+and in the history as `val_<metric>`. It returns a list of findings `{"code", "message", "evidence"}`, the list
+that `results.json` `models.<name>.diagnosis` holds:
 
 - `stopped_while_improving`: training ended at its step budget or its epoch limit, not by early
-  stopping, while validation accuracy still rose in the last epoch by at least `MIN_LAST_EPOCH_GAIN`.
+  stopping, while the validation score still rose in the last epoch by at least `MIN_LAST_EPOCH_GAIN`.
   A run of one epoch has no earlier epoch to compare with; its gain is measured against chance
-  (1 / number of labels), the accuracy of the untrained model it started from. A run.json without
-  `stop_reason` is judged on the rise alone: early stopping never ends on an epoch that improved.
-- `below_baseline`: test accuracy below the TF-IDF + logistic regression reference by more than
-  `BASELINE_MARGIN`.
+  (`chance`: 1 / number of labels for accuracy, 0 for macro-F1 and Spearman), the score of the untrained
+  model it started from. A run.json without `stop_reason` is judged on the rise alone: early stopping never
+  ends on an epoch that improved.
+- `below_baseline`: the test score below the strongest TF-IDF reference row (`compare.scoring.kinds.
+  TFIDF_REFERENCES`: logistic regression, one-vs-rest, ridge or cosine) by more than `BASELINE_MARGIN`.
 - `overfitting`: over the last `OVERFITTING_EPOCHS` epochs validation loss rose at every epoch while
   training loss fell at every epoch.
-- `unstable_across_seeds`: the range (max - min) of test accuracy over the seeds exceeds
-  `SEED_SPREAD_LIMIT`, or exceeds the accuracy gap between the compared models.
+- `unstable_across_seeds`: the range (max - min) of the test score over the seeds exceeds
+  `SEED_SPREAD_LIMIT`, or exceeds the gap between the compared models.
 
-`evidence` holds the numbers behind the sentence (fractions in 0..1, like every metric of the suite),
-so the verdict clause and the report can quote them without parsing the message.
+`evidence` holds the numbers behind the sentence (fractions in 0..1, like every metric of the suite, or
+correlations) and the `metric` they are in, so the verdict clause and the report can quote them without parsing
+the message.
 
 Examples:
     >>> run = {"data": {"labels": ["a", "b"]}, "training": {"stop_reason": "budget", "steps": 40,
@@ -31,6 +35,8 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from compare.scoring import kinds
 
 # A rise smaller than this (0.2 points) is within what a handful of validation examples can swing.
 MIN_LAST_EPOCH_GAIN = 0.002
@@ -50,21 +56,23 @@ def diagnose(
     baselines: dict,
     seed_scores: Sequence[float] | None = None,
     gap: float | None = None,
+    metric: str = "accuracy",
 ) -> list[dict]:
     """Every finding that applies to one model, in the order of `CODES`.
 
     Args:
         run: the model's parsed run.json.
-        model_scores: its entry in results.json `models` (`accuracy`, optionally `accuracy_ci`).
-        baselines: results.json `baselines`; without `tfidf_logreg` there is no baseline check.
-        seed_scores: the model's test accuracy under each seed, when several were trained.
-        gap: the absolute test-accuracy difference between the compared models, if known.
+        model_scores: its entry in results.json `models` (`metric`, optionally `<metric>_ci`).
+        baselines: results.json `baselines`; without a TF-IDF reference there is no baseline check.
+        seed_scores: the model's test score under each seed, when several were trained.
+        gap: the absolute test-score difference between the compared models, if known.
+        metric: the headline score of the task.
     """
     findings = [
-        stopped_while_improving(run),
-        below_baseline(model_scores, baselines),
+        stopped_while_improving(run, metric),
+        below_baseline(model_scores, baselines, metric),
         overfitting(run["training"]["history"]),
-        unstable_across_seeds(seed_scores, gap),
+        unstable_across_seeds(seed_scores, gap, metric),
     ]
     return [finding for finding in findings if finding is not None]
 
@@ -74,20 +82,23 @@ def diagnose_report(
 ) -> dict[str, list[dict]]:
     """`diagnose` for every model of results.json that has a run: what `models.<name>.diagnosis` holds.
 
-    The gap the seed spread is held against is `comparison.accuracy_diff`, for the two models it compares.
+    The metric is results.json `headline_metric`; the gap the seed spread is held against is the comparison's
+    difference in it, for the two models it compares.
 
     Args:
         runs: model name -> its parsed run.json.
         results: results.json (its `models`, `baselines` and `comparison`).
-        seed_scores: model name -> its test accuracy under each seed, when several seeds were trained.
+        seed_scores: model name -> its test score under each seed, when several seeds were trained.
     """
+    metric = results.get("headline_metric", "accuracy")
     comparison = results.get("comparison") or {}
     compared = {comparison.get("a"), comparison.get("b")}
     found = {}
     for name, scores in results["models"].items():
         if name in runs:
-            gap = comparison.get("accuracy_diff") if name in compared else None
-            found[name] = diagnose(runs[name], scores, results.get("baselines", {}), (seed_scores or {}).get(name), gap)
+            gap = comparison.get(f"{metric}_diff") if name in compared else None
+            seeds = (seed_scores or {}).get(name)
+            found[name] = diagnose(runs[name], scores, results.get("baselines", {}), seeds, gap, metric)
     return found
 
 
@@ -106,17 +117,22 @@ def rising_gain(scores: Sequence[float], min_gain: float) -> float | None:
     return gain if gain >= min_gain and scores[-1] >= max(scores) else None
 
 
-def stopped_while_improving(run: dict) -> dict | None:
+def chance(run: dict, metric: str) -> float:
+    """The untrained model's score a first epoch rose from: 1 / number of labels for accuracy; 0 for macro-F1
+    and Spearman (no label found, no correlation)."""
+    return 1 / len(run["data"]["labels"]) if metric == "accuracy" else 0.0
+
+
+def stopped_while_improving(run: dict, metric: str = "accuracy") -> dict | None:
     training = run["training"]
-    history = training["history"]
+    history, key = training["history"], f"val_{metric}"
     stop_reason = training.get("stop_reason")
-    if not history or stop_reason == "early_stopping":
+    if not history or stop_reason == "early_stopping" or any(key not in row for row in history):
         return None
-    chance = 1 / len(run["data"]["labels"])  # what a single epoch rose from
-    gain = rising_gain([chance, *(row["val_accuracy"] for row in history)], MIN_LAST_EPOCH_GAIN)
+    gain = rising_gain([chance(run, metric), *(row[key] for row in history)], MIN_LAST_EPOCH_GAIN)
     if gain is None:
         return None
-    last = history[-1]["val_accuracy"]
+    last = history[-1][key]
     before = last - gain
     if stop_reason == "max_epochs":
         limit = run.get("hyperparameters", {}).get("epochs", len(history))
@@ -128,43 +144,51 @@ def stopped_while_improving(run: dict) -> dict | None:
         steps = training.get("steps")
         ended = "Training ended at its step budget" + (f" after {steps} optimizer steps" if steps else "")
         advice = "rerun with --profile full or a larger --max-steps"
+    score = f"validation {kinds.name(metric)}"
     if len(history) > 1:
         rising = (
-            f"{ended} while validation accuracy was still rising: {before:.3f} to {last:.3f}, "
-            f"{100 * gain:+.1f} points in its last epoch."
+            f"{ended} while {score} was still rising: {before:.3f} to {last:.3f}, "
+            f"{kinds.size(metric, gain, signed=True)} in its last epoch."
         )
     else:
         rising = (
-            f"{ended}, within its first epoch: validation accuracy {last:.3f} against chance {before:.3f}, "
+            f"{ended}, within its first epoch: {score} {last:.3f} against chance {before:.3f}, "
             "and no later epoch to show it had stopped improving."
         )
     return {
         "code": "stopped_while_improving",
         "message": f"{rising} The score likely understates what this model can reach; {advice}.",
-        "evidence": {"gain": gain, "val_accuracy": last, "epochs": len(history), "stop_reason": stop_reason},
+        "evidence": {"gain": gain, key: last, "epochs": len(history), "stop_reason": stop_reason, "metric": metric},
     }
 
 
-def below_baseline(model_scores: dict, baselines: dict) -> dict | None:
-    reference = (baselines or {}).get("tfidf_logreg")
-    if not reference:
+def strongest_reference(baselines: dict, metric: str) -> str | None:
+    """The TF-IDF reference row of `baselines` with the best `metric`, or None when there is none."""
+    found = [key for key in kinds.TFIDF_REFERENCES if (baselines or {}).get(key)]
+    return max(found, key=lambda key: baselines[key][metric], default=None)
+
+
+def below_baseline(model_scores: dict, baselines: dict, metric: str = "accuracy") -> dict | None:
+    reference = strongest_reference(baselines, metric)
+    if reference is None:
         return None
-    accuracy, baseline = model_scores["accuracy"], reference["accuracy"]
-    shortfall = baseline - accuracy
+    score, baseline = model_scores[metric], baselines[reference][metric]
+    shortfall = baseline - score
     if shortfall <= BASELINE_MARGIN:
         return None
-    interval = model_scores.get("accuracy_ci")
+    interval = model_scores.get(f"{metric}_ci")
     certainty = ""
     if interval and interval[1] < baseline:
         certainty = f"; its whole 95% interval, {interval[0]:.3f} to {interval[1]:.3f}, lies below it"
     return {
         "code": "below_baseline",
         "message": (
-            f"Test accuracy {accuracy:.3f} is {100 * shortfall:.1f} points below the TF-IDF + logistic regression "
-            f"reference ({baseline:.3f}){certainty}. A model a bag-of-words classifier beats has not learned the "
-            "task; train it longer or tune it (--tune N) before reading the comparison, or use the TF-IDF model."
+            f"Test {kinds.name(metric)} {score:.3f} is {kinds.size(metric, shortfall)} below the "
+            f"{kinds.REFERENCE_NAMES[reference]} reference ({baseline:.3f}){certainty}. A model a bag-of-words model "
+            "beats has not learned the task; train it longer or tune it (--tune N) before reading the comparison, "
+            "or use the TF-IDF model."
         ),
-        "evidence": {"shortfall": shortfall, "accuracy": accuracy, "baseline": baseline},
+        "evidence": {"shortfall": shortfall, metric: score, "baseline": baseline, "metric": metric},
     }
 
 
@@ -194,7 +218,9 @@ def overfitting(history: Sequence[dict]) -> dict | None:
     }
 
 
-def unstable_across_seeds(seed_scores: Sequence[float] | None, gap: float | None = None) -> dict | None:
+def unstable_across_seeds(
+    seed_scores: Sequence[float] | None, gap: float | None = None, metric: str = "accuracy"
+) -> dict | None:
     if seed_scores is None or len(seed_scores) < 2:
         return None
     low, high = min(seed_scores), max(seed_scores)
@@ -205,15 +231,23 @@ def unstable_across_seeds(seed_scores: Sequence[float] | None, gap: float | None
         return None
     reasons = []
     if over_gap:
-        reasons.append(f"wider than the {100 * abs(gap):.1f}-point gap between the models")
+        reasons.append(f"wider than the {kinds.size(metric, gap).replace(' points', '-point')} gap between the models")
     if over_limit:
-        reasons.append(f"above the {100 * SEED_SPREAD_LIMIT:.0f}-point limit for a stable score")
+        limit = f"{100 * SEED_SPREAD_LIMIT:.0f}-point" if kinds.is_fraction(metric) else f"{SEED_SPREAD_LIMIT:.3f}"
+        reasons.append(f"above the {limit} limit for a stable score")
     return {
         "code": "unstable_across_seeds",
         "message": (
-            f"Test accuracy ranges from {low:.3f} to {high:.3f} over {len(seed_scores)} seeds "
-            f"({100 * spread:.1f} points, {' and '.join(reasons)}). One seed's score may rank the models "
+            f"Test {kinds.name(metric)} ranges from {low:.3f} to {high:.3f} over {len(seed_scores)} seeds "
+            f"({kinds.size(metric, spread)}, {' and '.join(reasons)}). One seed's score may rank the models "
             "differently; report the mean over more --seeds."
         ),
-        "evidence": {"spread": spread, "low": low, "high": high, "seeds": len(seed_scores), "gap": gap},
+        "evidence": {
+            "spread": spread,
+            "low": low,
+            "high": high,
+            "seeds": len(seed_scores),
+            "gap": gap,
+            "metric": metric,
+        },
     }

@@ -15,6 +15,7 @@ Examples:
 
 from __future__ import annotations
 
+from compare.scoring import kinds
 from core import sides
 
 
@@ -36,18 +37,20 @@ def verdict_clause(findings: dict[str, list[dict]], descriptions: dict[str, str]
 
 
 def finding_phrase(finding: dict) -> str:
-    """A few words for one finding, to follow the model's name ("is 3.1 points below the TF-IDF reference")."""
+    """A few words for one finding, to follow the model's name ("is 3.1 points below the TF-IDF reference"); the
+    evidence's `metric` (accuracy when absent) says whether its figures are points of a fraction."""
     code, evidence = finding["code"], finding.get("evidence", {})
+    metric = evidence.get("metric", "accuracy")
     if code == "stopped_while_improving":
         if evidence.get("epochs", 2) == 1:
             return "stopped within its first epoch with nothing to show it had converged"
-        return f"stopped while still improving ({100 * evidence['gain']:+.1f} points in its last epoch)"
+        return f"stopped while still improving ({kinds.size(metric, evidence['gain'], signed=True)} in its last epoch)"
     if code == "below_baseline":
-        return f"is {100 * evidence['shortfall']:.1f} points below the TF-IDF reference"
+        return f"is {kinds.size(metric, evidence['shortfall'])} below the TF-IDF reference"
     if code == "overfitting":
         return f"was overfitting (validation loss rising over its last {evidence['epochs']} epochs)"
     if code == "unstable_across_seeds":
-        return f"varies by {100 * evidence['spread']:.1f} points across seeds"
+        return f"varies by {kinds.size(metric, evidence['spread'])} across seeds"
     raise ValueError(f"unknown diagnosis code {code!r}; expected one of the codes in compare.diagnosis.findings.CODES")
 
 

@@ -1,4 +1,4 @@
-"""The report's diagnosis sections (one per model) and its table of validation accuracy against training time.
+"""The report's diagnosis sections (one per model) and its table of the validation score against training time.
 
 Both read only results.json (`models.<name>.diagnosis`, `training_curves`), so the Markdown, the HTML and
 the app show the same words; a results.json written before these fields existed gets no section.
@@ -6,8 +6,9 @@ the app show the same words; a results.json written before these fields existed 
 
 from __future__ import annotations
 
-from compare.render.format import pct
+from compare.render.format import score
 from compare.render.tables import Table
+from compare.scoring import kinds
 
 NO_FINDINGS = "No finding qualifies this score: training ended as planned and nothing below says otherwise."
 
@@ -24,18 +25,22 @@ def diagnosis_tables(results: dict) -> list[Table]:
 
 
 def training_curve_table(results: dict) -> Table | None:
-    """Validation accuracy after each epoch against cumulative training seconds, and the equal-time sentence."""
+    """The validation score after each epoch (`val_accuracy`, or the task's headline) against cumulative training
+    seconds, and the equal-time sentence."""
     section = results.get("training_curves")
     if not section:
         return None
+    key = section.get("metric", "val_accuracy")
+    metric = key.removeprefix("val_")
     rows = [
-        [name, str(point["epoch"]), f"{point['seconds']:.1f}", pct(point["val_accuracy"])]
+        [name, str(point["epoch"]), f"{point['seconds']:.1f}", score(metric, point[key])]
         for name, curve in section["curves"].items()
         for point in curve
     ]
+    header = f"validation {kinds.name(metric)}" + (" %" if kinds.is_fraction(metric) else "")
     return Table(
-        "Validation accuracy against training time",
-        ["model", "epoch", "cumulative training seconds", "validation accuracy %"],
+        f"Validation {kinds.name(metric)} against training time",
+        ["model", "epoch", "cumulative training seconds", header],
         rows or [["–", "–", "–", "no run recorded a training history"]],
         note=section["equal_time"],
     )

@@ -1,5 +1,8 @@
-"""The report's figures as PNG bytes: confusion matrices, reliability diagrams, per-class F1, accuracy vs cost.
+"""The report's figures as PNG bytes, for each kind of task (`all_figures`).
 
+Single label: the headline score (accuracy) against cost, confusion matrices, reliability diagrams and F1 per
+class. Multi-label: macro-F1 against cost, the reliability of every label's probability, F1 per label.
+Regression: Spearman against cost and each model's predicted values against the gold ones (no calibration).
 Each function takes the `models` section of results.json (plus what else it needs) and returns PNG bytes,
 so the same image goes into the report directory and, base64-encoded, into the self-contained HTML.
 """
@@ -16,19 +19,24 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 from compare.render.format import short_count  # noqa: E402
-from compare.render.tables import BASELINE_NAMES  # noqa: E402
+from compare.scoring import kinds  # noqa: E402
+from core.tasks import MULTI_LABEL, REGRESSION  # noqa: E402
 
 FIGURE_TITLES = {
     "accuracy_vs_cost.png": "Accuracy against cost",
+    "macro_f1_vs_cost.png": "Macro-F1 against cost",
+    "spearman_vs_cost.png": "Spearman against cost",
     "confusion_matrices.png": "Confusion matrices",
     "per_class_f1.png": "F1 per class",
+    "per_label_f1.png": "F1 per label",
+    "predicted_vs_gold.png": "Predicted against gold values",
     "reliability.png": "Reliability diagrams",
     "curve.png": "Learning curve",
-    "training_curves.png": "Validation accuracy against training time",
-    "tuning.png": "Tuning: expected best validation accuracy against the number of trials",
+    "training_curves.png": "Validation score against training time",
+    "tuning.png": "Tuning: expected best validation score against the number of trials",
 }
 COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
-BASELINE_STYLE = {"majority": ":", "tfidf_logreg": "--"}
+BASELINE_STYLE = {"majority": ":", "no_labels": ":", "train_mean": ":", "tfidf_cosine": "-."}  # TF-IDF models: --
 
 
 def figure_title(name: str) -> str:
@@ -74,8 +82,9 @@ def confusion_matrices(models: dict, labels: list[str]) -> bytes:
     return png_bytes(fig)
 
 
-def reliability_diagrams(models: dict) -> bytes:
-    """Accuracy against confidence per bin (the diagonal is perfect calibration), above how many fall per bin."""
+def reliability_diagrams(models: dict, confidence: str = "probability of the predicted class") -> bytes:
+    """Accuracy against confidence per bin (the diagonal is perfect calibration), above how many fall per bin;
+    `confidence` says what the confidence is."""
     fig, (top, bottom) = plt.subplots(
         2, 1, figsize=(6.2, 6.2), sharex=True, gridspec_kw={"height_ratios": [3, 1], "hspace": 0.08}
     )
@@ -108,12 +117,12 @@ def reliability_diagrams(models: dict) -> bytes:
     top.set_title("Reliability: does confidence match accuracy?")
     top.legend(loc="upper left", frameon=False)
     bottom.set_ylabel("share")
-    bottom.set_xlabel("confidence (probability of the predicted class)")
+    bottom.set_xlabel(f"confidence ({confidence})")
     return png_bytes(fig)
 
 
-def per_class_f1(models: dict, labels: list[str]) -> bytes:
-    """F1 of each class, one bar per model."""
+def per_class_f1(models: dict, labels: list[str], unit: str = "class") -> bytes:
+    """F1 of each class (or label, `unit`), one bar per model."""
     k = len(labels)
     fig, ax = plt.subplots(figsize=(max(5.5, 1.1 * k * len(models) / 2 + 2.5), 3.6))
     width = 0.8 / len(models)
@@ -126,13 +135,14 @@ def per_class_f1(models: dict, labels: list[str]) -> bytes:
     ax.set_xticks(x, labels, rotation=30 if k > 4 else 0)
     ax.set_ylim(0, 1.1)
     ax.set_ylabel("F1")
-    ax.set_title("F1 per class")
+    ax.set_title(f"F1 per {unit}")
     ax.legend(frameon=False, ncols=len(models), loc="upper center", bbox_to_anchor=(0.5, -0.12 if k <= 4 else -0.25))
     return png_bytes(fig)
 
 
-def accuracy_against_cost(models: dict, baselines: dict) -> bytes:
-    """Accuracy (with its 95% interval) against training time and against single-text latency, log scales."""
+def score_against_cost(models: dict, baselines: dict, metric: str = "accuracy") -> bytes:
+    """The headline score (with its 95% interval) against training time and against single-text latency, log
+    scales; the reference rows as horizontal lines."""
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
     panels = [
         ("train_seconds", "training time (s, log scale)"),
@@ -141,22 +151,16 @@ def accuracy_against_cost(models: dict, baselines: dict) -> bytes:
     for ax, (key, xlabel) in zip(axes, panels):
         for i, (name, entry) in enumerate(models.items()):
             x = max(entry[key], 1e-3)
-            lo, hi = entry["accuracy_ci"]
-            ax.errorbar(
-                [x],
-                [entry["accuracy"]],
-                yerr=[[entry["accuracy"] - lo], [hi - entry["accuracy"]]],
-                fmt="o",
-                markersize=9,
-                capsize=4,
-                color=color(i),
-                label=name,
-            )
+            lo, hi = entry[f"{metric}_ci"]
+            # the interval drawn about its own middle: a rank score's percentile interval need not hold the point
+            middle = (lo + hi) / 2
+            ax.errorbar([x], [middle], yerr=[[middle - lo], [hi - middle]], fmt="none", capsize=4, color=color(i))
+            ax.plot([x], [entry[metric]], "o", markersize=9, color=color(i), label=name)
             params = f"{short_count(entry['params'])} params" if entry.get("params") else ""
-            ax.annotate(f"{name}\n{params}", (x, entry["accuracy"]), textcoords="offset points", xytext=(10, -4))
+            ax.annotate(f"{name}\n{params}", (x, entry[metric]), textcoords="offset points", xytext=(10, -4))
         for key_b, entry in baselines.items():
             if entry:
-                ax.axhline(entry["accuracy"], color="0.45", linestyle=BASELINE_STYLE.get(key_b, "-."), linewidth=1)
+                ax.axhline(entry[metric], color="0.45", linestyle=BASELINE_STYLE.get(key_b, "--"), linewidth=1)
         ax.set_xscale("log")
         xs = [max(e[key], 1e-3) for e in models.values()]
         ax.set_xlim(min(xs) / 3, max(xs) * 6)
@@ -167,8 +171,8 @@ def accuracy_against_cost(models: dict, baselines: dict) -> bytes:
     for key_b, entry in baselines.items():
         if entry:
             axes[1].annotate(
-                f"{BASELINE_NAMES.get(key_b, key_b)} {entry['accuracy']:.3f}",
-                (1.0, entry["accuracy"]),
+                f"{kinds.REFERENCE_NAMES.get(key_b, key_b)} {entry[metric]:.3f}",
+                (1.0, entry[metric]),
                 xycoords=("axes fraction", "data"),
                 xytext=(-4, 3),
                 textcoords="offset points",
@@ -176,16 +180,51 @@ def accuracy_against_cost(models: dict, baselines: dict) -> bytes:
                 fontsize=8,
                 color="0.35",
             )
-    axes[0].set_ylabel("test accuracy (95% interval)")
-    fig.suptitle("Accuracy against cost")
+    axes[0].set_ylabel(f"test {kinds.name(metric)} (95% interval)")
+    fig.suptitle(f"{kinds.name(metric)[:1].upper()}{kinds.name(metric)[1:]} against cost")
     fig.tight_layout()
     return png_bytes(fig)
 
 
-def all_figures(models: dict, baselines: dict, labels: list[str]) -> dict[str, bytes]:
-    """Every figure of the report, by file name."""
+def predicted_against_gold(models: dict, outputs: dict[str, np.ndarray], gold: np.ndarray) -> bytes:
+    """Each regression model's predicted value against the gold value of every example (the diagonal is a perfect
+    prediction), with its correlations and mean absolute error."""
+    fig, axes = plt.subplots(1, len(outputs), figsize=(4.2 * len(outputs), 4.2), squeeze=False)
+    low = min(float(gold.min()), *(float(v.min()) for v in outputs.values()))
+    high = max(float(gold.max()), *(float(v.max()) for v in outputs.values()))
+    for i, (ax, (name, values)) in enumerate(zip(axes[0], outputs.items())):
+        ax.plot([low, high], [low, high], color="0.6", linestyle="--", linewidth=1)
+        ax.scatter(gold, values, s=8, alpha=0.35, color=color(i), linewidths=0)
+        entry = models[name]
+        ax.set_title(
+            f"{name}\nSpearman {entry['spearman']:.3f}, Pearson {entry['pearson']:.3f}, MAE {entry['mae']:.3f}",
+            fontsize=9,
+        )
+        ax.set_xlim(low, high)
+        ax.set_ylim(low, high)
+        ax.set_aspect("equal")
+        ax.set_xlabel("gold value")
+        ax.set_ylabel("predicted value")
+        style_axes(ax)
+    fig.tight_layout()
+    return png_bytes(fig)
+
+
+def all_figures(results: dict, outputs: dict[str, np.ndarray], gold: np.ndarray) -> dict[str, bytes]:
+    """Every figure of the report for its kind of task, by file name."""
+    models, baselines, labels = results["models"], results["baselines"], results["labels"]
+    metric, kind = results["headline_metric"], kinds.of_results(results)
+    cost = {f"{metric}_vs_cost.png": score_against_cost(models, baselines, metric)}
+    if kind == REGRESSION:
+        return {**cost, "predicted_vs_gold.png": predicted_against_gold(models, outputs, gold)}
+    if kind == MULTI_LABEL:
+        return {
+            **cost,
+            "reliability.png": reliability_diagrams(models, "each label's probability of its more likely answer"),
+            "per_label_f1.png": per_class_f1(models, labels, "label"),
+        }
     return {
-        "accuracy_vs_cost.png": accuracy_against_cost(models, baselines),
+        **cost,
         "confusion_matrices.png": confusion_matrices(models, labels),
         "reliability.png": reliability_diagrams(models),
         "per_class_f1.png": per_class_f1(models, labels),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from compare.scoring import kinds
+
 
 def pct(value: float | None, digits: int = 1) -> str:
     return "–" if value is None else f"{value * 100:.{digits}f}"
@@ -13,6 +15,28 @@ def ci(bounds: list[float] | None) -> str:
 
 def signed_ci(bounds: list[float]) -> str:
     return f"[{bounds[0] * 100:+.1f}, {bounds[1] * 100:+.1f}]"
+
+
+def score(metric: str, value: float | None) -> str:
+    """A score as the tables print it: a fraction in percent (`84.2`), a correlation or error as is (`0.842`)."""
+    if value is None:
+        return "–"
+    return pct(value) if kinds.is_fraction(metric) else f"{value:.3f}"
+
+
+def score_ci(metric: str, bounds: list[float] | None) -> str:
+    if not bounds or kinds.is_fraction(metric):
+        return ci(bounds)
+    return f"[{bounds[0]:.3f}, {bounds[1]:.3f}]"
+
+
+def signed_score(metric: str, value: float) -> str:
+    """A difference in `metric`: points to two decimals (`+4.21`), or a correlation's (`+0.042`)."""
+    return f"{value * 100:+.2f}" if kinds.is_fraction(metric) else f"{value:+.3f}"
+
+
+def signed_score_ci(metric: str, bounds: list[float]) -> str:
+    return signed_ci(bounds) if kinds.is_fraction(metric) else f"[{bounds[0]:+.3f}, {bounds[1]:+.3f}]"
 
 
 def short_count(value: float) -> str:

@@ -1,8 +1,8 @@
 """`report.html`: one self-contained page (styles inline, figures embedded as base64 PNG).
 
 The verdict and the headline table come first, then each model's diagnosis; then the difference, cost,
-validation accuracy against training time, tuning (with `--tune`), figures, per-class scores, the examples
-the models get wrong, and the settings.
+the validation score against training time, tuning (with `--tune`), figures, per-class (or per-label) scores, the
+examples the models get wrong, and the settings.
 """
 
 from __future__ import annotations
@@ -86,7 +86,8 @@ def render_html(results: dict, analysis: dict, figures: dict[str, bytes]) -> str
     parts = [
         f"<h1>{html.escape(names)}</h1>",
         f'<p class="sub">{html.escape(results["split"])} split of {html.escape(results["data"]["source"])}: '
-        f"{results['n']:,} examples · {len(results['labels'])} classes · report created {html.escape(results['created'])}</p>",
+        f"{results['n']:,} examples · report created {html.escape(results['created'])}</p>",
+        f'<p class="sub">{html.escape(tables.task_line(results))}</p>',
         *([f'<p class="sub">{html.escape(titles)}</p>'] if titles else []),
         f'<div class="verdict {kind}"><div class="head">{html.escape(head)}</div><div>{html.escape(reason)}</div></div>',
         html_table(tables.headline(results)),
@@ -106,10 +107,14 @@ def render_html(results: dict, analysis: dict, figures: dict[str, bytes]) -> str
     parts += [html_table(t) for t in tuning_tables(results)]
     figures = {name: png for name, png in figures.items() if name != TRAINING_CURVES}
     parts.append("<h2>Figures</h2>")
-    wide = {"accuracy_vs_cost.png", "confusion_matrices.png"}
-    parts += [_figure(n, png) for n, png in figures.items() if n in wide]
+    wide = [
+        n for n in figures if n.endswith("_vs_cost.png") or n in ("confusion_matrices.png", "predicted_vs_gold.png")
+    ]
+    parts += [_figure(n, figures[n]) for n in wide]
     parts.append('<div class="grid">' + "".join(_figure(n, p) for n, p in figures.items() if n not in wide) + "</div>")
-    parts.append(html_table(tables.per_class(results)))
+    per_class = tables.per_class(results)
+    if per_class:
+        parts.append(html_table(per_class))
     parts += [html_table(t) for t in tables.error_tables(results, analysis)]
     parts.append(_settings(results))
     return (

@@ -36,6 +36,8 @@ def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
         f"# {names}: {results['split']} split of {results['data']['source']}",
         "",
         *([titles, ""] if titles else []),
+        tables.task_line(results),
+        "",
         tables.verdict_markdown(results),
         "",
         markdown_table(tables.headline(results)),
@@ -55,7 +57,9 @@ def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
     parts += [markdown_table(t) for t in tuning_tables(results)]
     for name in (n for n in figures if n != TRAINING_CURVES):
         parts += [f"### {figure_title(name)}", "", f"![{figure_title(name)}]({name})", ""]
-    parts.append(markdown_table(tables.per_class(results)))
+    per_class = tables.per_class(results)
+    if per_class:
+        parts.append(markdown_table(per_class))
     parts += [markdown_table(t) for t in tables.error_tables(results, analysis)]
     parts += ["### Notes and settings", ""]
     parts += [f"- {note}" for note in results["data"]["notes"]]

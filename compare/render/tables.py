@@ -4,9 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compare.render.format import ci, count, pct, signed_ci, size, training_time
+from compare.render.format import count, pct, score, score_ci, signed_score, signed_score_ci, size, training_time
+from compare.scoring import kinds
+from compare.scoring.statistics import significance_text
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 
-BASELINE_NAMES = {"majority": "majority class", "tfidf_logreg": "TF-IDF + logistic regression"}
+# Besides the kind's two scores (with their intervals), each kind's headline table shows these, formatted so.
+EXTRA_COLUMNS = {
+    SINGLE_LABEL: (("mcc", "MCC", "{:.3f}"), ("ece", "ECE", "{:.3f}"), ("log_loss", "log loss", "{:.3f}")),
+    MULTI_LABEL: (
+        ("subset_accuracy", "subset accuracy %", "pct"),
+        ("hamming_loss", "Hamming loss %", "pct"),
+        ("ece", "ECE (mean per label)", "{:.3f}"),
+        ("log_loss", "log loss", "{:.3f}"),
+    ),
+    REGRESSION: (("mse", "MSE", "{:.3f}"), ("mae", "MAE", "{:.3f}")),
+}
 
 
 @dataclass
@@ -33,6 +46,23 @@ def model_titles(results: dict) -> str:
     return f"Models: {', '.join(titled)}." if titled else ""
 
 
+def task_line(results: dict) -> str:
+    """`Task: multi-label classification (7 labels), ranked by macro-F1; each input is a pair of texts, from the
+    columns sentence1 and sentence2.`"""
+    kind = kinds.of_results(results)
+    what = {
+        SINGLE_LABEL: f"single-label classification ({len(results['labels'])} classes)",
+        MULTI_LABEL: f"multi-label classification ({len(results['labels'])} labels)",
+        REGRESSION: "regression",
+    }[kind]
+    line = f"Task: {what}, ranked by {kinds.name(kinds.headline(kind))}"
+    columns = results.get("columns")
+    if columns:
+        text = " + ".join(columns["text"])
+        line += f"; each input is a pair of texts, from the columns {text} and {columns['text_pair']}"
+    return line + "."
+
+
 def verdict_markdown(results: dict) -> str:
     """`**Verdict: finetune wins.** Finetune beats scratch by ...`, as report.md and the app lead with it."""
     head, reason = verdict(results)
@@ -40,47 +70,83 @@ def verdict_markdown(results: dict) -> str:
 
 
 def headline(results: dict) -> Table:
+    """The kind's two scores of every model with their intervals (and, with several seeds, the headline's spread),
+    its other scores, then the reference rows."""
+    kind = kinds.of_results(results)
+    first, second = kinds.scores(kind)
     seeds = results.get("seeds", {})
     several = bool(seeds) and min(len(s["seeds"]) for s in seeds.values()) > 1
+    extras = EXTRA_COLUMNS[kind]
     rows = []
     for name, m in results["models"].items():
-        row = [name, f"{pct(m['accuracy'])} {ci(m['accuracy_ci'])}"]
+        row = [name, f"{score(first, m[first])} {score_ci(first, m[f'{first}_ci'])}"]
         if several:
-            row.append(f"{pct(seeds[name]['accuracy_mean'])} ± {pct(seeds[name]['accuracy_std'])}")
-        row += [
-            f"{pct(m['macro_f1'])} {ci(m['macro_f1_ci'])}",
-            f"{m['mcc']:.3f}",
-            f"{m['ece']:.3f}",
-            f"{m['log_loss']:.3f}",
-        ]
-        rows.append(row)
+            row.append(f"{score(first, seeds[name][f'{first}_mean'])} ± {score(first, seeds[name][f'{first}_std'])}")
+        row.append(f"{score(second, m[second])} {score_ci(second, m[f'{second}_ci'])}")
+        rows.append(row + [_extra(m, column, form) for column, _, form in extras])
     muted = set()
     for key, b in results["baselines"].items():
         muted.add(len(rows))
-        rows.append([BASELINE_NAMES.get(key, key), pct(b["accuracy"]), *([""] if several else []), pct(b["macro_f1"])])
-        rows[-1] += [""] * 3
-    header = ["model", "accuracy % [95% CI]", "macro-F1 % [95% CI]", "MCC", "ECE", "log loss"]
+        row = [
+            kinds.REFERENCE_NAMES.get(key, key),
+            score(first, b[first]),
+            *([""] if several else []),
+            score(second, b[second]),
+        ]
+        rows.append(row + [_extra(b, column, form) for column, _, form in extras])
+    header = ["model", _score_header(first), _score_header(second), *(title for _, title, _ in extras)]
     note = "Intervals: percentile bootstrap over the examples. The reference rows are trained on the same train split."
+    if results.get("columns"):
+        note += " Each input is a pair of texts; the TF-IDF reference rows read both."
+    if kind == MULTI_LABEL:
+        note += (
+            " Each model predicts a label when its probability reaches the label's threshold, chosen on validation "
+            "(per label, in the table Per label); ECE is the mean over labels of each label's calibration error."
+        )
+    if kind == REGRESSION:
+        note += " No calibration: a regression model gives values, not probabilities, so ECE and log loss do not apply."
     if several:
         n_seeds = len(next(iter(seeds.values()))["seeds"])
-        header.insert(2, f"accuracy % over {n_seeds} seeds (mean ± sd)")
+        header.insert(2, f"{_score_header(first, interval=False)} over {n_seeds} seeds (mean ± sd)")
         note += " Interval columns score each model's first seed; the seed column shows the spread across seeds."
     return Table(f"Quality on the {results['split']} split ({results['n']:,} examples)", header, rows, muted, note)
 
 
+def _score_header(metric: str, interval: bool = True) -> str:
+    """`accuracy % [95% CI]`, `Spearman [95% CI]`."""
+    unit = " %" if kinds.is_fraction(metric) else ""
+    return f"{kinds.name(metric)}{unit}" + (" [95% CI]" if interval else "")
+
+
+def _extra(entry: dict, key: str, form: str) -> str:
+    if entry.get(key) is None:
+        return ""
+    return pct(entry[key]) if form == "pct" else form.format(entry[key])
+
+
 def difference(results: dict) -> Table:
+    """The first model minus the second in the kind's two scores, with the paired intervals and the kind's test."""
     c = results["comparison"]
+    metrics = kinds.scores(kinds.of_results(results))
+    unit = " (points)" if kinds.is_fraction(metrics[0]) else ""
+    rows = [[kinds.name(m), signed_score(m, c[f"{m}_diff"]), signed_score_ci(m, c[f"{m}_diff_ci"])] for m in metrics]
+    if "mcnemar_p" in c:
+        note = (
+            f"McNemar exact test: {c['a']} right and {c['b']} wrong on {c['mcnemar_b']} examples, the reverse on "
+            f"{c['mcnemar_c']}; p = {c['mcnemar_p']:.3g}."
+        )
+    else:
+        note = (
+            f"Paired bootstrap test of the {kinds.name(metrics[0])} difference: {significance_text(c)} (twice the "
+            "share of resamples on the losing side of 0)."
+        )
+    if c.get("disagreements") is not None:
+        note += f" The models disagree on {c['disagreements']} examples."
     return Table(
         f"{c['a']} minus {c['b']} (paired bootstrap)",
-        ["measure", "difference (points)", "95% CI (points)"],
-        [
-            ["accuracy", f"{c['accuracy_diff'] * 100:+.2f}", signed_ci(c["accuracy_diff_ci"])],
-            ["macro-F1", f"{c['macro_f1_diff'] * 100:+.2f}", signed_ci(c["macro_f1_diff_ci"])],
-        ],
-        note=(
-            f"McNemar exact test: {c['a']} right and {c['b']} wrong on {c['mcnemar_b']} examples, the reverse on "
-            f"{c['mcnemar_c']}; p = {c['mcnemar_p']:.3g}. The models disagree on {c.get('disagreements', '–')} examples."
-        ),
+        ["measure", f"difference{unit}", f"95% CI{unit}"],
+        rows,
+        note=note,
     )
 
 
@@ -118,67 +184,125 @@ def cost(results: dict) -> Table:
 
 
 def seeds(results: dict) -> Table | None:
+    """Each model's headline score per seed, and the mean ± sd of the kind's two scores across seeds."""
     section = results.get("seeds", {})
     if not section or max(len(s["seeds"]) for s in section.values()) < 2:
         return None
+    first, second = kinds.scores(kinds.of_results(results))
     rows = []
     for name, s in section.items():
         rows.append(
             [
                 name,
                 ", ".join(map(str, s["seeds"])),
-                ", ".join(pct(v) for v in s["accuracy"]),
-                f"{pct(s['accuracy_mean'])} ± {pct(s['accuracy_std'])}",
-                f"{pct(s['macro_f1_mean'])} ± {pct(s['macro_f1_std'])}",
+                ", ".join(score(first, v) for v in s[first]),
+                f"{score(first, s[f'{first}_mean'])} ± {score(first, s[f'{first}_std'])}",
+                f"{score(second, s[f'{second}_mean'])} ± {score(second, s[f'{second}_std'])}",
             ]
         )
-    diffs = results["comparison"].get("seed_accuracy_diffs") or []
+    diffs = results["comparison"].get(f"seed_{first}_diffs") or []
+    unit = " (points)" if kinds.is_fraction(first) else ""
     return Table(
         "Across training seeds",
-        ["model", "seeds", "accuracy % per seed", "accuracy % mean ± sd", "macro-F1 % mean ± sd"],
+        [
+            "model",
+            "seeds",
+            f"{_score_header(first, interval=False)} per seed",
+            f"{_score_header(first, interval=False)} mean ± sd",
+            f"{_score_header(second, interval=False)} mean ± sd",
+        ],
         rows,
-        note="Per-seed accuracy differences (points): " + ", ".join(f"{d * 100:+.1f}" for d in diffs),
+        note=f"Per-seed {kinds.name(first)} differences{unit}: "
+        + ", ".join(kinds.signed_number(first, d) for d in diffs),
     )
 
 
-def per_class(results: dict) -> Table:
+def per_class(results: dict) -> Table | None:
+    """Precision, recall and F1 of each class (single label) or label (multi-label, with each model's threshold and
+    calibration error for it); None for regression."""
+    kind = kinds.of_results(results)
+    if kind == REGRESSION:
+        return None
     names = list(results["models"])
-    header = ["class", "support"] + [f"{n} P / R / F1" for n in names]
+    unit = "label" if kind == MULTI_LABEL else "class"
+    header = [unit, "support"] + [f"{n} P / R / F1" for n in names]
+    if kind == MULTI_LABEL:
+        header += [f"{n} threshold / ECE" for n in names]
     rows = []
-    for label in results["labels"]:
+    for k, label in enumerate(results["labels"]):
         support = results["models"][names[0]]["per_class"][label]["support"]
         cells = []
         for n in names:
             c = results["models"][n]["per_class"][label]
             cells.append(f"{c['precision']:.3f} / {c['recall']:.3f} / {c['f1']:.3f}")
+        if kind == MULTI_LABEL:
+            for n in names:
+                m = results["models"][n]
+                cells.append(f"{m['thresholds'][k]:.3f} / {m['per_class'][label]['ece']:.3f}")
         rows.append([label, str(support), *cells])
-    return Table("Per class", header, rows)
+    note = ""
+    if kind == MULTI_LABEL:
+        note = (
+            "Each label is a yes/no decision: its probability against the model's threshold for it, chosen on "
+            "validation to maximise the label's F1 (0.5 for a label absent from validation)."
+        )
+    return Table(f"Per {unit}", header, rows, note=note)
 
 
 def examples(title: str, rows: list[dict], names: list[str], note: str = "") -> Table:
-    header = ["text", "gold"] + names
+    """Example rows of `compare.scoring.error_analysis`: each model's answer, marked right or wrong, beside the
+    gold one; a pair task's second text in a column of its own."""
+    pairs = any("text_pair" in row for row in rows)
+    header = ["text", *(["second text"] if pairs else []), "gold", *names]
     body = []
     for row in rows:
-        cells = []
-        for n in names:
-            m = row["models"][n]
-            mark = "✓" if m["label"] == row["gold"] else "✗"
-            cells.append(f"{mark} {m['label']} ({m['probability']:.2f})")
-        body.append([row["text"], row["gold"], *cells])
+        cells = [_answer(row["models"][n], row["gold"]) for n in names]
+        second = [row["text_pair"]] if pairs else []
+        body.append([row["text"], *second, _gold(row["gold"]), *cells])
     return Table(title, header, body, note=note)
 
 
+def _gold(gold) -> str:
+    if isinstance(gold, list):
+        return ", ".join(gold) or "(none)"
+    return f"{gold:.2f}" if isinstance(gold, float) else str(gold)
+
+
+def _answer(model: dict, gold) -> str:
+    """`✓ positive (0.93)`, `✗ joy, fear` or `3.21 (+0.45)` (the value and its error)."""
+    if "value" in model:
+        return f"{model['value']:.2f} ({model['value'] - gold:+.2f})"
+    if isinstance(model["label"], list):
+        return f"{'✓' if model['right'] else '✗'} {_gold(model['label'])}"
+    mark = "✓" if model["label"] == gold else "✗"
+    return f"{mark} {model['label']} ({model['probability']:.2f})"
+
+
 def error_tables(results: dict, analysis: dict) -> list[Table]:
-    names = list(results["models"])
-    tables = [
-        examples(
+    """Where the models disagree, and each model's most confident mistakes (largest errors, for regression)."""
+    names, kind, n = list(results["models"]), kinds.of_results(results), results["n"]
+    if kind == REGRESSION:
+        first = examples(
+            "Where the models differ most",
+            analysis["disagreements"],
+            names,
+            "The examples whose predicted values lie furthest apart (each value with its error against gold).",
+        )
+        mistakes = "Largest errors of"
+    else:
+        how = (
+            "the widest gap between two models' probabilities of one label first (the labels each model chose)"
+            if kind == MULTI_LABEL
+            else "the most confident disagreements first (label and the probability the model gave it)"
+        )
+        first = examples(
             "Where the models disagree",
             analysis["disagreements"],
             names,
-            f"{analysis['disagreement_count']} of {results['n']} examples; the most confident disagreements first "
-            "(label and the probability the model gave it).",
+            f"{analysis['disagreement_count']} of {n} examples; {how}.",
         )
+        mistakes = "Most confident mistakes of"
+    return [
+        first,
+        *(examples(f"{mistakes} {name}", rows, names) for name, rows in analysis["confident_mistakes"].items()),
     ]
-    for name, rows in analysis["confident_mistakes"].items():
-        tables.append(examples(f"Most confident mistakes of {name}", rows, names))
-    return tables

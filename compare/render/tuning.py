@@ -1,5 +1,5 @@
-"""The report's tuning tables and figure (`compare run --tune N`): the expected best validation accuracy against
-the number of trials, and every trial with its parameters, the chosen one with its test score.
+"""The report's tuning tables and figure (`compare run --tune N`): the expected best validation score (the task's
+headline) against the number of trials, and every trial with its parameters, the chosen one with its test score.
 
 Only the chosen trial was scored on the test split; the others have no test score to show.
 """
@@ -10,8 +10,9 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
 from compare.render.figures import color, png_bytes, style_axes
-from compare.render.format import pct
+from compare.render.format import score
 from compare.render.tables import Table
+from compare.scoring import kinds
 from compare.tune import trial_name
 
 FIGURE = "tuning.png"
@@ -29,17 +30,19 @@ def tuning_tables(results: dict) -> list[Table]:
     if not tuning:
         return []
     sides = list(tuning)
+    metric = next(iter(tuning.values())).get("metric", "accuracy")
+    label = kinds.name(metric) + (" %" if kinds.is_fraction(metric) else "")
     longest = max(len(tuning[side]["expected_max_validation"]) for side in sides)
     curve_rows = []
     for n in range(1, longest + 1):
         row = [str(n)]
         for side in sides:
             values = tuning[side]["expected_max_validation"]
-            row.append(pct(values[n - 1]) if n <= len(values) else "–")
+            row.append(score(metric, values[n - 1]) if n <= len(values) else "–")
         curve_rows.append(row)
     expected = Table(
-        "Tuning: expected best validation accuracy against the number of trials",
-        ["trials", *(f"{side} validation accuracy %" for side in sides)],
+        f"Tuning: expected best validation {kinds.name(metric)} against the number of trials",
+        ["trials", *(f"{side} validation {label}" for side in sides)],
         curve_rows,
         note="The expected maximum of n trials drawn from those run (Dodge et al. 2019, 'Show Your Work'): how much "
         "of a side's tuned score the number of trials bought, and the sides compared at the same tuning budget.",
@@ -48,40 +51,40 @@ def tuning_tables(results: dict) -> list[Table]:
     for side in sides:
         for index, trial in enumerate(tuning[side]["trials"]):
             chosen = index == tuning[side]["selected"]
-            test = pct(results["models"][side]["accuracy"]) if chosen and side in results["models"] else "–"
+            test = score(metric, results["models"][side][metric]) if chosen and side in results["models"] else "–"
             trial_rows.append(
                 [
                     side,
                     trial_name(index),
                     params_text(trial["params"]),
-                    pct(trial["validation_accuracy"]),
+                    score(metric, trial[f"validation_{metric}"]),
                     "✓ chosen" if chosen else "",
                     test,
                 ]
             )
     trials = Table(
         "Tuning: the trials",
-        ["model", "trial", "parameters", "validation accuracy %", "chosen", f"{results['split']} accuracy %"],
+        ["model", "trial", "parameters", f"validation {label}", "chosen", f"{results['split']} {label}"],
         trial_rows,
-        note="Each side's model in this report is its chosen trial, the one with the best validation accuracy; "
-        f"only it was scored on the {results['split']} split.",
+        note=f"Each side's model in this report is its chosen trial, the one with the best validation "
+        f"{kinds.name(metric)}; only it was scored on the {results['split']} split.",
     )
     return [expected, trials]
 
 
-def tuning_figure(tuning: dict) -> bytes:
-    """Each side's expected best validation accuracy against the number of trials, the trials themselves as dots."""
+def tuning_figure(tuning: dict, metric: str = "accuracy") -> bytes:
+    """Each side's expected best validation score against the number of trials, the trials themselves as dots."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     for i, (side, record) in enumerate(tuning.items()):
         curve = record["expected_max_validation"]
         ax.plot(range(1, len(curve) + 1), curve, marker="o", color=color(i), label=f"{side}: expected best of n")
-        trials = [trial["validation_accuracy"] for trial in record["trials"]]
+        trials = [trial[f"validation_{metric}"] for trial in record["trials"]]
         ax.scatter(range(1, len(trials) + 1), trials, color=color(i), alpha=0.35, s=18, label=f"{side}: each trial")
     style_axes(ax)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("number of trials n (the dots: each trial's own score, in trial order)")
-    ax.set_ylabel("validation accuracy")
-    ax.set_title("Tuning: expected best validation accuracy of n trials")
+    ax.set_ylabel(f"validation {kinds.name(metric)}")
+    ax.set_title(f"Tuning: expected best validation {kinds.name(metric)} of n trials")
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return png_bytes(fig)

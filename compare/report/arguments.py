@@ -44,6 +44,9 @@ class PredictArguments:
     text_column: list[str] = field(
         default_factory=lambda: ["text"], metadata={"help": "Text column(s); several are joined with a space."}
     )
+    text_pair_column: str | None = field(
+        default=None, metadata={"help": "Runs trained on pairs of texts: the column of each row's second text."}
+    )
     names: list[str] | None = field(
         default=None, metadata={"help": "A name per run (default: its side; a translation run's directory name)."}
     )

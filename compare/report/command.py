@@ -1,7 +1,8 @@
 """`python -m compare report --runs RUN RUN [...] --output-dir DIR`: score runs on one split and write the report.
 
 Reads the runs only through `run.json` and `core.classifier.load`, scores every model on the same labelled
-split, compares the first two, and writes `report.md`, a self-contained `report.html`, `results.json`,
+split with the scores of its kind of task (single label, multi-label or regression; `compare.scoring.kinds`),
+compares the first two, and writes `report.md`, a self-contained `report.html`, `results.json`,
 `predictions.jsonl` and the figures into DIR, which appears only when all of it succeeded. Translation runs
 get the translation report instead (`compare.translation.report`).
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -29,9 +30,10 @@ from compare.report.qualify import qualify
 from compare.report.results import build_results, prediction_rows, write_predictions
 from compare.report.runs import EvalSplit, Model, check_compatible, group_models, leakage_notes, load_split, read_runs
 from compare.scoring import baselines as baseline_models
+from compare.scoring import kinds
 from compare.scoring.costs import run_costs
 from compare.scoring.error_analysis import confident_mistakes, count_disagreements, disagreements
-from compare.scoring.scores import quick_scores, score
+from compare.scoring.scores import decide, quick_scores, score
 from compare.scoring.statistics import StatisticsArguments
 from compare.scoring.timing import predict_split, single_text_latency
 from compare.translation.arguments import TranslationReportArguments
@@ -39,6 +41,7 @@ from compare.translation.report import build_translation_report
 from core import sides
 from core.classifier import Classifier, load
 from core.rundir import RunError, environment, write_json
+from core.tasks import MULTI_LABEL, REGRESSION
 from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
@@ -69,13 +72,14 @@ def build_report(
     stats: StatisticsArguments,
     progress: Progress | None = None,
     loader: Loader = load,
-    draw: Callable[[dict, dict, list[str]], dict[str, bytes]] = all_figures,
+    draw: Callable[[dict, dict[str, np.ndarray], np.ndarray], dict[str, bytes]] = all_figures,
     tuning: dict | None = None,
 ) -> dict:
     """Scores the runs of `args` and writes the report directory; returns results.json's content.
 
-    `loader` turns a run directory into a Classifier and `draw` makes the figures; tests replace them.
-    `tuning` is results.json `tuning` when `compare run --tune` chose the runs.
+    `loader` turns a run directory into a Classifier and `draw` makes the figures from results.json, the models'
+    outputs and the gold answers; tests replace them. `tuning` is results.json `tuning` when `compare run --tune`
+    chose the runs.
     """
     progress = progress or Progress()
     check_output_dir(Path(args.output_dir))
@@ -84,33 +88,34 @@ def build_report(
     notes = check_compatible(runs, args.split)
     progress.stage("read %d run(s): %s", len(runs), ", ".join(f"{m.name} x{len(m.runs)}" for m in models))
     split = load_split(runs, args.split)
-    notes += leakage_notes(split.name, split.texts, split.train_texts, "texts")
+    unit = "text pairs" if split.pairs is not None else "texts"
+    notes += leakage_notes(split.name, split.task.inputs(split.name), split.task.inputs("train"), unit)
     progress.stage("loaded the %s split: %d examples from %s", split.name, len(split.gold), split.source)
-    entries, probs, seed_scores = score_models(models, split, args, stats, progress, loader)
+    entries, outputs, decisions, seed_scores = score_models(models, split, args, stats, progress, loader)
     baselines = score_baselines(split)
     progress.stage(
-        "baselines: majority %.3f, TF-IDF + logistic regression %.3f (trained on %d rows)",
-        baselines["majority"]["accuracy"],
-        baselines["tfidf_logreg"]["accuracy"],
+        "reference rows (trained on %d rows), %s: %s",
         len(split.train_gold),
+        kinds.name(split.headline),
+        ", ".join(f"{kinds.REFERENCE_NAMES[key]} {row[split.headline]:.3f}" for key, row in baselines.items()),
     )
     settings = {"latency_samples": args.latency_samples, "error_examples": args.examples}
     results = build_results(
-        split, models, entries, probs, seed_scores, baselines, stats, settings, notes, environment()
+        split, models, entries, decisions, seed_scores, baselines, stats, settings, notes, environment()
     )
     if tuning:
         results["tuning"] = tuning
     qualify(results, models, seed_scores)
-    analysis = error_analysis(split, probs, args.examples)
+    analysis = error_analysis(split, outputs, decisions, args.examples)
     results["comparison"]["disagreements"] = analysis["disagreement_count"]
-    figures = draw(results["models"], baselines, split.labels)
+    figures = draw(results, outputs, split.gold)
     curves = results["training_curves"]["curves"]
     if any(curves.values()):
-        figures[TRAINING_CURVES] = training_curves_png(curves)
+        figures[TRAINING_CURVES] = training_curves_png(curves, results["training_curves"]["metric"])
     if tuning:
-        figures[TUNING_FIGURE] = tuning_figure(tuning)
+        figures[TUNING_FIGURE] = tuning_figure(tuning, split.headline)
     progress.stage("drew %d figures. Verdict: %s", len(figures), results["comparison"]["verdict"])
-    write_report(Path(args.output_dir), results, analysis, figures, split, probs)
+    write_report(Path(args.output_dir), results, analysis, figures, prediction_rows(split, outputs, decisions))
     progress.stage("report written: %s", Path(args.output_dir) / "report.html")
     return results
 
@@ -122,28 +127,32 @@ def score_models(
     stats: StatisticsArguments,
     progress: Progress,
     loader: Loader = load,
-) -> tuple[dict, dict, dict]:
+) -> tuple[dict, dict, dict, dict]:
     """Predicts the split with every run; full scores and speed for each model's primary run.
 
     Returns:
-        (results.json `models` entries, primary probabilities by name, per-seed accuracy/macro-F1 lists).
+        (results.json `models` entries, the primary runs' outputs and decisions by name, per-seed lists of the
+        kind's two scores).
     """
-    entries, probs, seed_scores = {}, {}, {}
+    entries, outputs, decisions, seed_scores = {}, {}, {}, {}
+    kind = split.problem_type
     for model in models:
-        seed_scores[model.name] = {"accuracy": [], "macro_f1": []}
+        seed_scores[model.name] = {metric: [] for metric in kinds.scores(kind)}
         for run in model.runs:
             classifier = loader(run.path, model.name)
             if list(classifier.labels) != split.labels:
                 raise RunError(f"{run.path} predicts labels {classifier.labels}, but its run.json says {split.labels}.")
-            run_probs, throughput = predict_split(classifier, split.texts)
-            scores = quick_scores(run_probs.argmax(axis=1), split.gold, len(split.labels))
+            run_outputs, throughput = predict_split(classifier, split.texts, split.pairs, kind)
+            run_decisions = decide(classifier, run_outputs, kind)
+            scores = quick_scores(run_decisions, split.gold, len(split.labels), kind)
             for metric, value in scores.items():
                 seed_scores[model.name][metric].append(value)
             if run is model.primary:
-                probs[model.name] = run_probs
-                speed = single_text_latency(classifier, split.texts, args.latency_samples)
+                outputs[model.name], decisions[model.name] = run_outputs, run_decisions
+                speed = single_text_latency(classifier, split.texts, args.latency_samples, split.pairs, kind)
                 entries[model.name] = {
-                    **score(run_probs, split.gold, split.labels, stats),
+                    **score(run_outputs, run_decisions, split.gold, split.labels, stats, kind),
+                    **({"thresholds": [float(t) for t in run.run["thresholds"]]} if kind == MULTI_LABEL else {}),
                     **run_costs(run.run, run.path),
                     **speed,
                     "throughput_per_s": throughput,
@@ -151,43 +160,46 @@ def score_models(
                     "title": sides.run_title(run.run),
                 }
             progress.stage(
-                "scored %s (seed %s): accuracy %.4f, macro-F1 %.4f, %.0f texts/s",
+                "scored %s (seed %s): %s, %.0f inputs/s",
                 model.name,
                 run.seed,
-                scores["accuracy"],
-                scores["macro_f1"],
+                ", ".join(f"{kinds.name(metric)} {value:.4f}" for metric, value in scores.items()),
                 throughput,
             )
             del classifier
-    return entries, probs, seed_scores
+    return entries, outputs, decisions, seed_scores
 
 
 def score_baselines(split: EvalSplit) -> dict:
-    k = len(split.labels)
-    return {
-        "majority": baseline_models.majority_class(split.train_gold, split.gold, k),
-        "tfidf_logreg": baseline_models.tfidf_logreg(split.train_texts, split.train_gold, split.texts, split.gold, k),
-    }
+    """The kind's reference rows, trained on the train split and scored on the evaluated one."""
+    return baseline_models.reference_rows(
+        split.problem_type, split.part("train"), split.part("validation"), split.part(split.name), len(split.labels)
+    )
 
 
-def error_analysis(split: EvalSplit, probs: dict[str, np.ndarray], limit: int) -> dict:
+def error_analysis(
+    split: EvalSplit, outputs: dict[str, np.ndarray], decisions: dict[str, np.ndarray], limit: int
+) -> dict:
+    """The examples the models disagree on (with their number; none counted for regression, whose values always
+    differ) and each model's most confident mistakes (largest errors, for regression)."""
+    kind, texts, gold, labels = split.problem_type, split.texts, split.gold, split.labels
     return {
-        "disagreement_count": count_disagreements(probs),
-        "disagreements": disagreements(split.texts, split.gold, probs, split.labels, limit),
+        "disagreement_count": None if kind == REGRESSION else count_disagreements(decisions),
+        "disagreements": disagreements(texts, gold, outputs, decisions, labels, limit, kind, split.pairs),
         "confident_mistakes": {
-            name: confident_mistakes(split.texts, split.gold, probs, name, split.labels, min(limit, 10))
-            for name in probs
+            name: confident_mistakes(texts, gold, outputs, decisions, name, labels, min(limit, 10), kind, split.pairs)
+            for name in outputs
         },
     }
 
 
 def write_report(
-    output_dir: Path, results: dict, analysis: dict, figures: dict[str, bytes], split: EvalSplit, probs: dict
+    output_dir: Path, results: dict, analysis: dict, figures: dict[str, bytes], predictions: Iterable[dict]
 ) -> None:
     with report_directory(output_dir) as tmp:
         for name, png in figures.items():
             (tmp / name).write_bytes(png)
-        write_predictions(tmp / "predictions.jsonl", prediction_rows(split, probs))
+        write_predictions(tmp / "predictions.jsonl", predictions)
         (tmp / "report.md").write_text(render_markdown(results, analysis, list(figures)), encoding="utf-8")
         (tmp / "report.html").write_text(render_html(results, analysis, figures), encoding="utf-8")
         write_json(tmp / "results.json", results)

@@ -2,7 +2,8 @@
 clause the verdict sentence carries, and the validation curves against training time.
 
 The findings and their rules are `compare.diagnosis`'s; this module only feeds them the report's runs, its
-scores and, with several seeds, the per-seed test accuracies the report already computed.
+scores and, with several seeds, the per-seed test scores the report already computed, all in the task's headline
+score (results.json `headline_metric`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from compare.report.runs import Model
 def qualify(results: dict, models: list[Model], seed_scores: dict[str, dict[str, list[float]]]) -> None:
     """Adds `models.<name>.diagnosis` and `training_curves`, and the findings' clause to the verdict, in place."""
     runs = {model.name: model.primary.run for model in models}
-    per_seed = {name: scores["accuracy"] for name, scores in seed_scores.items()}
+    headline = results["headline_metric"]
+    per_seed = {name: scores[headline] for name, scores in seed_scores.items()}
     several = min(len(model.runs) for model in models) > 1
     found = diagnose_report(runs, results, per_seed if several else None)
     for name, findings in found.items():
@@ -24,8 +26,10 @@ def qualify(results: dict, models: list[Model], seed_scores: dict[str, dict[str,
     clause = verdict_clause({name: found.get(name, []) for name in pair})
     if clause:
         comparison["verdict"] = comparison["verdict"].removesuffix(".") + clause + "."
-    curves = training_curves(runs)
+    metric = f"val_{headline}"
+    curves = training_curves(runs, metric)
     results["training_curves"] = {
+        "metric": metric,
         "curves": curves,
-        "equal_time": equal_time_sentence({name: curves[name] for name in pair}),
+        "equal_time": equal_time_sentence({name: curves[name] for name in pair}, metric),
     }

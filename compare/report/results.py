@@ -1,4 +1,8 @@
-"""Assembling `results.json` and `predictions.jsonl` (formats fixed in docs/formats.md) from scored predictions."""
+"""Assembling `results.json` and `predictions.jsonl` (formats fixed in docs/formats.md) from scored predictions.
+
+Each model's `outputs` (probabilities, or values for regression) and `decisions` (class ids, 0/1 label rows by its
+thresholds, or the values) are by model name.
+"""
 
 from __future__ import annotations
 
@@ -10,35 +14,40 @@ from pathlib import Path
 import numpy as np
 
 from compare.report.pairs import pair_sections
-from compare.report.runs import EvalSplit, Model
+from compare.report.runs import EvalSplit, Model, input_columns
+from compare.scoring import kinds
 from compare.scoring.statistics import StatisticsArguments, paired_comparison, spread, verdict
+from core.tasks import MULTI_LABEL, REGRESSION
 
 SCHEMA_VERSION = 1
 
 
-def comparison(models: list[Model], probs: dict[str, np.ndarray], seed_scores: dict, split: EvalSplit, stats) -> dict:
-    """The `comparison` section: the first model against the second, with the verdict."""
-    a, b = models[0].name, models[1].name
+def comparison(
+    models: list[Model], decisions: dict[str, np.ndarray], seed_scores: dict, split: EvalSplit, stats
+) -> dict:
+    """The `comparison` section: the first model against the second, with the verdict on the headline."""
+    a, b, headline = models[0].name, models[1].name, split.headline
     result = {
         "a": a,
         "b": b,
-        **paired_comparison(split.gold, probs[a].argmax(axis=1), probs[b].argmax(axis=1), len(split.labels), stats),
+        **paired_comparison(split.gold, decisions[a], decisions[b], len(split.labels), stats, split.problem_type),
     }
     seed_diffs = None
     if len(models[0].runs) > 1:
-        seed_diffs = [x - y for x, y in zip(seed_scores[a]["accuracy"], seed_scores[b]["accuracy"])]
-        result["seed_accuracy_diffs"] = seed_diffs
-    result["winner"], result["verdict"] = verdict(a, b, result, seed_diffs)
+        seed_diffs = [x - y for x, y in zip(seed_scores[a][headline], seed_scores[b][headline])]
+        result[f"seed_{headline}_diffs"] = seed_diffs
+    result["winner"], result["verdict"] = verdict(a, b, result, seed_diffs, headline)
     return result
 
 
-def seeds_section(models: list[Model], seed_scores: dict) -> dict:
-    """Per model: the seeds, their runs and scores, and mean and standard deviation across seeds."""
+def seeds_section(models: list[Model], seed_scores: dict, problem_type: str) -> dict:
+    """Per model: the seeds, their runs and the kind's two scores, with their mean and standard deviation across
+    seeds."""
     section = {}
     for model in models:
         scores = seed_scores[model.name]
         entry = {"seeds": [r.seed for r in model.runs], "runs": [str(r.path) for r in model.runs]}
-        for metric in ("accuracy", "macro_f1"):
+        for metric in kinds.scores(problem_type):
             entry[metric] = scores[metric]
             summary = spread(scores[metric])
             entry[f"{metric}_mean"], entry[f"{metric}_std"] = summary["mean"], summary["std"]
@@ -50,7 +59,7 @@ def build_results(
     split: EvalSplit,
     models: list[Model],
     entries: dict[str, dict],
-    probs: dict[str, np.ndarray],
+    decisions: dict[str, np.ndarray],
     seed_scores: dict[str, dict[str, list[float]]],
     baselines: dict,
     stats: StatisticsArguments,
@@ -58,43 +67,58 @@ def build_results(
     notes: list[str],
     environment: dict,
 ) -> dict:
-    """results.json: split, runs, settings, per-model scores and costs, baselines, comparison (and with more than
-    two models `comparisons` and `gap_closed`), seeds."""
+    """results.json: split, kind of task, runs, settings, per-model scores and costs, baselines, comparison (and with
+    more than two models `comparisons` and `gap_closed`), seeds."""
     return {
         "schema_version": SCHEMA_VERSION,
         "split": split.name,
         "n": len(split.gold),
+        "problem_type": split.problem_type,
+        "headline_metric": split.headline,
         "labels": split.labels,
+        "columns": input_columns(models[0].primary.run),
         "runs": {m.name: str(m.primary.path) for m in models},
         "settings": {**stats.settings(), **settings},
         "data": {"source": split.source, "baseline_train_rows": len(split.train_gold), "notes": notes},
         "models": entries,
         "baselines": baselines,
-        "comparison": comparison(models, probs, seed_scores, split, stats),
-        **pair_sections(models, probs, split, stats),
-        "seeds": seeds_section(models, seed_scores),
+        "comparison": comparison(models, decisions, seed_scores, split, stats),
+        **pair_sections(models, decisions, split, stats),
+        "seeds": seeds_section(models, seed_scores, split.problem_type),
         "environment": environment,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
 
 
-def prediction_rows(split: EvalSplit, probs: dict[str, np.ndarray]) -> Iterable[dict]:
-    """predictions.jsonl rows: text, gold label, and each model's label and probabilities, labels by name."""
-    labels = split.labels
+def prediction_rows(
+    split: EvalSplit, outputs: dict[str, np.ndarray], decisions: dict[str, np.ndarray]
+) -> Iterable[dict]:
+    """predictions.jsonl rows: text (and second text), gold, and each model's answer (`predictions`), labels by name."""
+    labels, kind = split.labels, split.problem_type
     for i, text in enumerate(split.texts):
-        row_predictions = {name: (labels, p[i]) for name, p in probs.items()}
-        yield {"text": text, "gold": labels[split.gold[i]], "predictions": predictions(row_predictions)}
+        row = {"text": text, **({"text_pair": split.pairs[i]} if split.pairs is not None else {})}
+        row["gold"] = answer(labels, split.gold[i], kind)
+        row["predictions"] = {name: prediction(labels, outputs[name][i], decisions[name][i], kind) for name in outputs}
+        yield row
 
 
-def predictions(row: dict[str, tuple[list[str], np.ndarray]]) -> dict[str, dict]:
-    """One row's `predictions` object: {model: {"label": its label, "probs": {label: probability}}}, from
-    {model: (label names, probabilities)}; predictions.jsonl's and `compare predict`'s JSONL rows share it."""
+def answer(labels: list[str], decision, problem_type: str):
+    """One decision in words: a label name, a list of label names (multi-label) or a number (regression)."""
+    if problem_type == REGRESSION:
+        return round(float(decision), 6)
+    if problem_type == MULTI_LABEL:
+        return [labels[k] for k in np.flatnonzero(decision)]
+    return labels[int(decision)]
+
+
+def prediction(labels: list[str], output, decision, problem_type: str) -> dict:
+    """One model's entry in a row's `predictions`: `{"label", "probs": {label: probability}}` for the classification
+    kinds, `{"value"}` for regression; predictions.jsonl's and `compare predict`'s JSONL rows share it."""
+    if problem_type == REGRESSION:
+        return {"value": answer(labels, output, problem_type)}
     return {
-        name: {
-            "label": labels[int(p.argmax())],
-            "probs": {label: round(float(v), 6) for label, v in zip(labels, p)},
-        }
-        for name, (labels, p) in row.items()
+        "label": answer(labels, decision, problem_type),
+        "probs": {label: round(float(v), 6) for label, v in zip(labels, output)},
     }
 
 

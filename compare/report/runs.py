@@ -8,6 +8,7 @@ primary run, whose predictions the bootstrap and error analysis use.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ import numpy as np
 from core import sides
 from core.args import DataArguments
 from core.data import TaskData, leakage, load_task
-from core.rundir import RunError, read_run_json
+from core.rundir import RunError, problem_type, read_run_json
+from core.tasks import REGRESSION, get_task
 from core.translator import is_translation_run
 
 
@@ -50,15 +52,74 @@ class Model:
 
 @dataclass
 class EvalSplit:
-    """The labelled split every model is scored on, and the train split the baselines learn from."""
+    """The labelled split every model is scored on (`name`), and the task's other splits the reference rows learn
+    from, read from the task once."""
 
     name: str
-    texts: list[str]
-    gold: np.ndarray
-    labels: list[str]
-    train_texts: list[str]
-    train_gold: np.ndarray
-    source: str
+    task: TaskData
+
+    @property
+    def problem_type(self) -> str:
+        return self.task.problem_type
+
+    @property
+    def headline(self) -> str:
+        return self.task.headline
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.task.labels)
+
+    @property
+    def source(self) -> str:
+        return self.task.source
+
+    @functools.cached_property
+    def texts(self) -> list[str]:
+        return self.task.texts(self.name)
+
+    @functools.cached_property
+    def pairs(self) -> list[str] | None:
+        """The second texts of a pair task; None without pairs."""
+        return self.task.text_pairs(self.name)
+
+    @functools.cached_property
+    def gold(self) -> np.ndarray:
+        return gold(self.task, self.name)
+
+    @property
+    def train_gold(self) -> np.ndarray:
+        return self.part("train")[2]
+
+    def part(self, split: str) -> tuple[list[str], list[str] | None, np.ndarray]:
+        """(texts, second texts or None, gold) of one of the task's splits."""
+        if split == self.name:
+            return self.texts, self.pairs, self.gold
+        return self.task.texts(split), self.task.text_pairs(split), gold(self.task, split)
+
+
+def gold(task: TaskData, split: str) -> np.ndarray:
+    """The gold answers of a split as the scores take them: int64 class ids (n,) or 0/1 rows (n, L), float64 values
+    (n,)."""
+    targets = task.targets(split)
+    return targets.astype(np.float64) if task.problem_type == REGRESSION else targets.astype(np.int64)
+
+
+def input_columns(run: dict) -> dict[str, list[str] | str] | None:
+    """For a pair task, the columns its two texts came from: `{"text": [columns], "text_pair": column}`; None for
+    single texts. A named task read from its local mirror has the mirror's columns, else the options' or the task's."""
+    data = run["data"]
+    pair = data.get("text_pair_column")
+    if pair is None:
+        return None
+    options = data["options"]
+    if options.get("task") is not None:
+        spec = get_task(options["task"])
+        mirrored = "local mirror" in data["source"]
+        text = spec.mirror_columns.text if mirrored else options.get("text_column") or spec.hub_columns.text
+    else:
+        text = options.get("text_column") or ["text"]
+    return {"text": list(text), "text_pair": pair}
 
 
 def read_runs(paths: list[str | Path], names: list[str] | None = None) -> list[ComparedRun]:
@@ -107,11 +168,17 @@ def group_models(runs: list[ComparedRun]) -> list[Model]:
 def check_compatible(runs: list[ComparedRun], split: str) -> list[str]:
     """Refuses runs that cannot be compared on `split`; returns notes on differences that are allowed.
 
-    Every run must have the same label set and identical validation and evaluated splits (by fingerprint).
-    Train splits may differ (a profile can give each side its own subset size); that is noted.
+    Every run must have the same kind of task and label set, and identical validation and evaluated splits (by
+    fingerprint). Train splits may differ (a profile can give each side its own subset size); that is noted.
     """
     first = runs[0]
     for run in runs[1:]:
+        kind, first_kind = problem_type(run.run), problem_type(first.run)
+        if kind != first_kind:
+            raise RunError(
+                f"Runs {first.path} and {run.path} solve different kinds of task: {first_kind} versus {kind}. "
+                "Compare runs trained on the same task."
+            )
         if run.run["data"]["labels"] != first.run["data"]["labels"]:
             raise RunError(
                 f"Runs {first.path} and {run.path} have different label sets: {first.run['data']['labels']} versus "
@@ -126,9 +193,10 @@ def check_compatible(runs: list[ComparedRun], split: str) -> list[str]:
     return notes
 
 
-def leakage_notes(split: str, items: list[str], train: list[str], unit: str) -> list[str]:
-    """A note when items of the scored split (texts, or translation sources; `unit` names them) also occur in train:
-    a model can score on those from memory. Empty when there are none, or when the split is train itself."""
+def leakage_notes(split: str, items: list, train: list, unit: str) -> list[str]:
+    """A note when items of the scored split (texts, text pairs, or translation sources; `unit` names them) also
+    occur in train: a model can score on those from memory. Empty when there are none, or when the split is train
+    itself."""
     shared = 0 if split == "train" else leakage(train, {split: items})[split]
     if not shared:
         return []
@@ -166,23 +234,14 @@ def data_arguments(run: dict, options: type = DataArguments) -> Any:
 
 
 def load_split(runs: list[ComparedRun], split: str) -> EvalSplit:
-    """Reads the data once: the evaluated split (checked against the fingerprint the runs recorded) and the
-    largest train split any run saw, for the baselines.
+    """Reads the data once: the evaluated split (checked against the fingerprint the runs recorded) beside the
+    largest train split any run saw, for the reference rows.
 
     The data is loaded with the options of the run that trained on the most rows; `check_compatible` has made
     sure every run recorded the same evaluated split, so its texts are every run's.
     """
     biggest = max(runs, key=lambda r: r.train_rows)
-    data = _load_checked(biggest, split)
-    return EvalSplit(
-        name=split,
-        texts=data.texts(split),
-        gold=data.label_ids(split),
-        labels=list(data.labels),
-        train_texts=data.texts("train"),
-        train_gold=data.label_ids("train"),
-        source=data.source,
-    )
+    return EvalSplit(split, _load_checked(biggest, split))
 
 
 def _load_checked(run: ComparedRun, split: str) -> TaskData:

@@ -160,8 +160,8 @@ class CompareRunArguments(SideTrainingArguments):
         default=None,
         metadata={
             "help": "Tune each side: train N seeded random trials of its search space and keep the one with the "
-            "best validation accuracy (runs/tune/<side>/trial-NNN; the profile's step budget gives way to each "
-            "trial's)."
+            "best validation score, the task's headline (runs/tune/<side>/trial-NNN; the profile's step budget gives "
+            "way to each trial's)."
         },
     )
 

@@ -4,9 +4,10 @@ Runs go to `DIR/runs/finetune` and `DIR/runs/scratch`; with `--seeds N` (N > 1) 
 `DIR/runs/finetune-seed<S>` and `DIR/runs/scratch-seed<S>` for S = --seed, --seed + 1, ... The report
 goes to DIR. Model flags beyond the profile's pass through `--finetune-args "..."` / `--scratch-args "..."`
 (a shell-quoted string each), for instance tiny configurations in tests; `--class-weight` goes to both.
-With `--tune N` each side's model is instead the best of N seeded random trials on validation accuracy
-(`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`. With `--distill` each fine-tuned run also teaches a
-from-scratch student, `DIR/runs/scratch-distilled` (`compare.run.distill`), the report's third model.
+With `--tune N` each side's model is instead the best of N seeded random trials on validation, by the task's
+headline score (`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`. With `--distill` each fine-tuned
+run also teaches a from-scratch student, `DIR/runs/scratch-distilled` (`compare.run.distill`), the report's third
+model.
 """
 
 from __future__ import annotations
@@ -70,15 +71,19 @@ def run_comparison(
 
 def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
     """Everything `compare run` can refuse before any side starts (the flags each side gets were checked by the
-    options themselves): the output directory, the data (files there and readable, columns present), every tuning
-    trial's flags. Creates nothing."""
+    options themselves): the output directory, the data (files there and readable, columns present), a class weight
+    the kind of task has no classes for, every tuning trial's flags. Creates nothing."""
     check_output_dir(Path(args.output_dir))
     checked, names = [], sides.classifier_names()
     for side in names:  # each side's data, as the profile cuts it
         options = side_data(data, side, args.profile, data.seed)
         if options not in checked:
-            load_task(options)
+            task = load_task(options)
             checked.append(options)
+    if args.class_weight:
+        from core.kinds import check_class_weight  # TensorFlow: only when there is a class weight to check
+
+        check_class_weight(args.class_weight, task.problem_type)
     if args.tune:
         for side in names:
             check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains

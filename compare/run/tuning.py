@@ -5,7 +5,8 @@ main runs, so a finished trial with the same data options and flags is reused: t
 (`compare.tune.space`; the profile sets the range of its training length), so a rerun with a larger N trains
 only the new trials. A trial's flags are the profile's without its step budget (the trial's `--max-steps` is
 its training length), `--class-weight` and the user's flags, then the trial's parameters, which win over both.
-Only `validation.accuracy` from each trial's run.json is read to choose; with `--seeds N` the chosen parameters
+Only the validation headline score from each trial's run.json (`validation.accuracy`, `validation.macro_f1` or
+`validation.spearman`, as `data.headline_metric` names it) is read to choose; with `--seeds N` the chosen parameters
 are trained again for the other seeds into `trial-NNN-seed<S>`.
 """
 
@@ -17,6 +18,7 @@ from compare.progress import Progress
 from compare.run.arguments import SideTrainingArguments, check_command_flags
 from compare.run.launch import train_side
 from compare.run.profiles import side_data
+from compare.scoring import kinds
 from compare.tune import sample_trials, trial_flags, trial_name, tuning_record
 from core.args import DataArguments
 from core.rundir import RunError, read_run_json
@@ -42,7 +44,7 @@ def check_trials(side: str, data: DataArguments, args: SideTrainingArguments, tr
 def tune_side(
     side: str, data: DataArguments, args: SideTrainingArguments, trials: int, progress: Progress
 ) -> tuple[dict, list[Path]]:
-    """Trains (or reuses) the first `trials` trials of `side` and chooses one on validation accuracy.
+    """Trains (or reuses) the first `trials` trials of `side` and chooses one on its validation headline score.
 
     Args:
         side: `finetune` or `scratch`.
@@ -63,17 +65,20 @@ def tune_side(
             trial_dir(output_dir, side, index),
             args.retrain,
         )
-        accuracy = read_run_json(run_dir)["validation"]["accuracy"]
-        found.append({"params": params, "validation_accuracy": accuracy, "run": str(run_dir)})
+        run = read_run_json(run_dir)
+        metric = run["data"].get("headline_metric", "accuracy")
+        value = run["validation"][metric]
+        found.append({"params": params, f"validation_{metric}": value, "run": str(run_dir)})
         progress.stage(
-            "%s %s %s %s: validation accuracy %.4f",
+            "%s %s %s %s: validation %s %.4f",
             "reused" if reused else "trained",
             side,
             trial_name(index),
             params,
-            accuracy,
+            kinds.name(metric),
+            value,
         )
-    record = tuning_record(found)
+    record = tuning_record(found, metric)
     chosen = record["trials"][record["selected"]]
     progress.stage("chose %s %s on validation: %s", side, trial_name(record["selected"]), chosen["params"])
     paths = [Path(chosen["run"])]

@@ -2,8 +2,9 @@
 
 Single label: the majority class, TF-IDF + logistic regression. Multi-label: no label at all, TF-IDF + one
 logistic regression per label. Regression: the train mean, TF-IDF + ridge, and for a pair task the cosine
-similarity of the two texts' TF-IDF vectors. They show how much either Transformer adds over a model that needs
-no neural network at all.
+similarity of the two texts' TF-IDF vectors. For a pair task the linear models read both texts (`tfidf_features`).
+They show how much either Transformer adds over a model that needs no neural network at all; `reference_rows`
+gives a kind's rows.
 """
 
 from __future__ import annotations
@@ -11,12 +12,33 @@ from __future__ import annotations
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.pipeline import make_pipeline
 
 from compare.scoring.scores import quick_scores
 from core.multilabel import choose_thresholds, multilabel_scores
 from core.multilabel import predict as predict_labels
 from core.regression import regression_scores
+from core.tasks import MULTI_LABEL, REGRESSION
+
+Split = tuple[list[str], list[str] | None, np.ndarray]  # texts, second texts (None without pairs), gold
+
+
+def reference_rows(problem_type: str, train: Split, validation: Split, test: Split, num_labels: int) -> dict:
+    """Every reference row of the kind of task, scored on `test`, by name (`compare.scoring.kinds.REFERENCE_NAMES`).
+
+    Each is trained on `train` (the multi-label TF-IDF model also chooses its thresholds on `validation`); the
+    cosine reference needs pairs and is left out without them.
+    """
+    if problem_type == MULTI_LABEL:
+        return {"no_labels": no_labels(test[2]), "tfidf_one_vs_rest": tfidf_one_vs_rest(train, validation, test)}
+    if problem_type == REGRESSION:
+        rows = {"train_mean": train_mean(train[2], test[2]), "tfidf_ridge": tfidf_ridge(train, test)}
+        if test[1] is not None:
+            rows["tfidf_cosine"] = tfidf_cosine(train, test)
+        return rows
+    return {
+        "majority": majority_class(train[2], test[2], num_labels),
+        "tfidf_logreg": tfidf_logreg(train, test, num_labels),
+    }
 
 
 def majority_class(train_gold: np.ndarray, test_gold: np.ndarray, num_classes: int) -> dict:
@@ -25,21 +47,11 @@ def majority_class(train_gold: np.ndarray, test_gold: np.ndarray, num_classes: i
     return quick_scores(np.full(len(test_gold), majority), test_gold, num_classes)
 
 
-def tfidf_logreg(
-    train_texts: list[str],
-    train_gold: np.ndarray,
-    test_texts: list[str],
-    test_gold: np.ndarray,
-    num_classes: int,
-    seed: int = 0,
-) -> dict:
-    """Word uni- and bigram TF-IDF features into an L2-regularised logistic regression."""
-    model = make_pipeline(
-        TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, lowercase=True),
-        LogisticRegression(C=4.0, max_iter=2000, random_state=seed),
-    )
-    model.fit(train_texts, train_gold)
-    return quick_scores(model.predict(test_texts), test_gold, num_classes)
+def tfidf_logreg(train: Split, test: Split, num_classes: int, seed: int = 0) -> dict:
+    """Word uni- and bigram TF-IDF features (`tfidf_features`) into an L2-regularised logistic regression."""
+    vectorise, train_x = tfidf_features(train[0], train[0], train[1], train[1])
+    model = LogisticRegression(C=4.0, max_iter=2000, random_state=seed).fit(train_x, train[2])
+    return quick_scores(model.predict(vectorise(test[0], test[1])), test[2], num_classes)
 
 
 def tfidf_features(train_texts: list[str], texts: list[str], pairs: list[str] | None = None, train_pairs=None):

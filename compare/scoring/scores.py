@@ -1,16 +1,50 @@
-"""Quality of one model's probabilities on a labelled split, through the suite's `evaluate` modules."""
+"""Quality of one model's outputs on a labelled split, through the suite's `evaluate` modules, for each kind of task.
+
+A model's outputs are class probabilities (n, K) for a single label, independent label probabilities (n, L) for
+multi-label, values (n,) for regression; its decisions are what it answers from them: class ids (n,), 0/1 rows
+(n, L) by its thresholds, or the values themselves.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from compare.scoring.calibration import expected_calibration_error, log_loss, reliability
+from compare.scoring.calibration import expected_calibration_error, label_calibration, log_loss, reliability
 from compare.scoring.metrics import load_metric
 from compare.scoring.statistics import StatisticsArguments, model_intervals
+from core.classifier import Classifier, Kind
+from core.classifier import decide as classifier_decide
 from core.metrics import confusion_counts
+from core.multilabel import label_counts
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 
 
-def score(probs: np.ndarray, gold: np.ndarray, labels: list[str], args: StatisticsArguments) -> dict:
+def decide(model: Classifier, outputs: np.ndarray, problem_type: str) -> np.ndarray:
+    """A model's decisions from its outputs as the scores take them: class ids (n,) or 0/1 label rows (n, L) by the
+    thresholds its run.json records (`core.classifier.decide`), or a regression model's values as they are."""
+    if problem_type == REGRESSION:
+        return outputs
+    return np.asarray(classifier_decide(Kind.of_run(model.run), outputs), np.int64)
+
+
+def score(
+    outputs: np.ndarray,
+    decisions: np.ndarray,
+    gold: np.ndarray,
+    labels: list[str],
+    args: StatisticsArguments,
+    problem_type: str = SINGLE_LABEL,
+) -> dict:
+    """The model's quality entries of results.json for its kind of task (docs/formats.md), with bootstrap intervals
+    of the kind's two scores."""
+    if problem_type == MULTI_LABEL:
+        return multilabel_score(outputs, decisions, gold, labels, args)
+    if problem_type == REGRESSION:
+        return regression_score(decisions, gold, args)
+    return single_label_score(outputs, gold, labels, args)
+
+
+def single_label_score(probs: np.ndarray, gold: np.ndarray, labels: list[str], args: StatisticsArguments) -> dict:
     """Accuracy, F1s, MCC, calibration and bootstrap intervals of one model.
 
     Args:
@@ -46,10 +80,63 @@ def score(probs: np.ndarray, gold: np.ndarray, labels: list[str], args: Statisti
     }
 
 
-def quick_scores(pred: np.ndarray, gold: np.ndarray, num_classes: int) -> dict:
-    """Accuracy and macro-F1 only (baselines and per-seed runs)."""
-    prf = load_metric("precision_recall_f1").compute(predictions=pred, references=gold, labels=list(range(num_classes)))
+def multilabel_score(
+    probs: np.ndarray, decisions: np.ndarray, gold: np.ndarray, labels: list[str], args: StatisticsArguments
+) -> dict:
+    """Micro- and macro-F1, subset accuracy, Hamming loss, per-label scores and each label's calibration.
+
+    Args:
+        probs: (n, L) independent label probabilities.
+        decisions: (n, L) 0/1, the probabilities against the model's thresholds.
+        gold: (n, L) 0/1.
+    """
+    found = load_metric("multilabel").compute(predictions=decisions.tolist(), references=gold.tolist())
+    counts = label_counts(gold, decisions)
+    calibration = label_calibration(probs, gold, args.ece_bins)
     return {
-        "accuracy": load_metric("accuracy").compute(predictions=pred, references=gold)["accuracy"],
+        **{key: found[key] for key in ("micro_f1", "macro_f1", "subset_accuracy", "hamming_loss")},
+        "ece": calibration["ece"],
+        "log_loss": calibration["log_loss"],
+        **model_intervals(gold, decisions, len(labels), args, MULTI_LABEL),
+        "per_class": {
+            label: {
+                "precision": _share(counts["tp"][k], counts["predicted"][k]),
+                "recall": _share(counts["tp"][k], counts["actual"][k]),
+                "f1": found["per_label_f1"][k],
+                "support": int(counts["actual"][k]),
+                "ece": calibration["ece_per_label"][k],
+            }
+            for k, label in enumerate(labels)
+        },
+        "reliability": calibration["reliability"],
+    }
+
+
+def regression_score(values: np.ndarray, gold: np.ndarray, args: StatisticsArguments) -> dict:
+    """Pearson, Spearman, MSE and MAE of predicted values against gold values, both (n,)."""
+    found = load_metric("regression").compute(predictions=values.tolist(), references=gold.tolist())
+    return {**found, **model_intervals(gold, values, 0, args, REGRESSION)}
+
+
+def quick_scores(
+    decisions: np.ndarray, gold: np.ndarray, num_labels: int, problem_type: str = SINGLE_LABEL
+) -> dict[str, float]:
+    """The kind's two scores only (`compare.scoring.kinds.scores`: per seed, per curve point), through the evaluate
+    modules."""
+    if problem_type == MULTI_LABEL:
+        found = load_metric("multilabel").compute(predictions=decisions.tolist(), references=gold.tolist())
+        return {"macro_f1": found["macro_f1"], "micro_f1": found["micro_f1"]}
+    if problem_type == REGRESSION:
+        found = load_metric("regression").compute(predictions=decisions.tolist(), references=gold.tolist())
+        return {"spearman": found["spearman"], "pearson": found["pearson"]}
+    prf = load_metric("precision_recall_f1").compute(
+        predictions=decisions, references=gold, labels=list(range(num_labels))
+    )
+    return {
+        "accuracy": load_metric("accuracy").compute(predictions=decisions, references=gold)["accuracy"],
         "macro_f1": prf["macro_f1"],
     }
+
+
+def _share(part: int, whole: int) -> float:
+    return float(part / whole) if whole else 0.0

@@ -1,10 +1,15 @@
-"""How sure we are: bootstrap intervals, paired bootstrap differences, McNemar's test and the verdict.
+"""How sure we are: bootstrap intervals, paired bootstrap differences, significance tests and the verdict.
 
 Every interval is a 95% percentile bootstrap over the examples of the evaluated split. The paired
 bootstrap draws the same examples for both models, so the interval of a difference reflects how the two
 models err on the same texts rather than two independent noises. With several training seeds per model,
 the spread across seeds (how much is luck of the initialisation and subset) is reported beside it and the
 verdict asks both questions.
+
+Each kind of task is scored by its two scores (`compare.scoring.kinds`, the headline first) on its own
+decisions: class ids (single label), 0/1 rows (multi-label) or values (regression). The significance test
+fits the kind: McNemar's exact test where each example is simply right or wrong (single label), the paired
+bootstrap p-value (`paired_p_value`) where it is not.
 """
 
 from __future__ import annotations
@@ -13,7 +18,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from compare.scoring import kinds
 from core.metrics import accuracy_and_macro_f1, confusion_counts
+from core.multilabel import multilabel_scores
+from core.regression import regression_scores
+from core.tasks import MULTI_LABEL, SINGLE_LABEL
 
 CONFIDENCE = 0.95
 CHUNK = 64  # resamples drawn at a time, which bounds memory on large test splits
@@ -44,22 +53,43 @@ class StatisticsArguments:
         }
 
 
-def resampled_scores(gold: np.ndarray, preds: list[np.ndarray], num_classes: int, args: StatisticsArguments) -> list:
-    """Accuracy and macro-F1 of each prediction vector on the same bootstrap resamples.
+def point_scores(gold: np.ndarray, pred: np.ndarray, num_labels: int, problem_type: str = SINGLE_LABEL) -> dict:
+    """The kind's two scores (`kinds.scores`) of one set of decisions: class ids (n,), 0/1 rows (n, L) or values
+    (n,)."""
+    if problem_type == SINGLE_LABEL:
+        accuracy, macro_f1 = accuracy_and_macro_f1(confusion_counts(gold, pred, num_labels))
+        return {"accuracy": float(accuracy[0]), "macro_f1": float(macro_f1[0])}
+    found = multilabel_scores(gold, pred) if problem_type == MULTI_LABEL else regression_scores(gold, pred)
+    return {metric: found[metric] for metric in kinds.scores(problem_type)}
+
+
+def resampled_scores(
+    gold: np.ndarray,
+    preds: list[np.ndarray],
+    num_labels: int,
+    args: StatisticsArguments,
+    problem_type: str = SINGLE_LABEL,
+) -> list[dict[str, np.ndarray]]:
+    """The kind's two scores of each set of decisions in `preds` on the same bootstrap resamples of the examples.
 
     Returns:
-        one (accuracy, macro_f1) pair of arrays of length `bootstrap_resamples` per entry of `preds`.
+        per entry of `preds`, {score: array of length `bootstrap_resamples`}.
     """
     rng = np.random.default_rng(args.bootstrap_seed)
     n = len(gold)
-    out = [([], []) for _ in preds]
+    out = [{metric: [] for metric in kinds.scores(problem_type)} for _ in preds]
     for start in range(0, args.bootstrap_resamples, CHUNK):
         idx = rng.integers(0, n, size=(min(CHUNK, args.bootstrap_resamples - start), n))  # (R, n)
-        for (accs, f1s), pred in zip(out, preds):
-            accuracy, macro_f1 = accuracy_and_macro_f1(confusion_counts(gold[idx], pred[idx], num_classes))
-            accs.append(accuracy)
-            f1s.append(macro_f1)
-    return [(np.concatenate(accs), np.concatenate(f1s)) for accs, f1s in out]
+        for samples, pred in zip(out, preds):
+            if problem_type == SINGLE_LABEL:  # all R resamples at once, from their confusion matrices
+                accuracy, macro_f1 = accuracy_and_macro_f1(confusion_counts(gold[idx], pred[idx], num_labels))
+                samples["accuracy"].append(accuracy)
+                samples["macro_f1"].append(macro_f1)
+                continue
+            rows = [point_scores(gold[i], pred[i], num_labels, problem_type) for i in idx]
+            for metric, values in samples.items():
+                values.append(np.array([row[metric] for row in rows]))
+    return [{metric: np.concatenate(values) for metric, values in samples.items()} for samples in out]
 
 
 def interval(samples: np.ndarray) -> list[float]:
@@ -69,31 +99,67 @@ def interval(samples: np.ndarray) -> list[float]:
     return [float(lo), float(hi)]
 
 
-def model_intervals(gold: np.ndarray, pred: np.ndarray, num_classes: int, args: StatisticsArguments) -> dict:
-    """95% bootstrap intervals of one model's accuracy and macro-F1."""
-    ((accuracy, macro_f1),) = resampled_scores(gold, [pred], num_classes, args)
-    return {"accuracy_ci": interval(accuracy), "macro_f1_ci": interval(macro_f1)}
+def model_intervals(
+    gold: np.ndarray, pred: np.ndarray, num_labels: int, args: StatisticsArguments, problem_type: str = SINGLE_LABEL
+) -> dict:
+    """95% bootstrap intervals of one model's two scores: `{"<score>_ci": [lo, hi]}`."""
+    (samples,) = resampled_scores(gold, [pred], num_labels, args, problem_type)
+    return {f"{metric}_ci": interval(values) for metric, values in samples.items()}
+
+
+def paired_p_value(diffs: np.ndarray) -> float:
+    """Two-sided paired bootstrap p-value: twice the smaller share of resamples on either side of 0.
+
+    Koehn (2004) calls a system better with 95% confidence when it wins in at least 95% of the resamples;
+    the +1s keep the estimate from reaching 0 with finitely many resamples. Identical systems get 1.
+
+        >>> paired_p_value(np.array([0.02, 0.01, -0.01, 0.03]))  # one of four resamples at or below 0
+        0.8
+        >>> paired_p_value(np.zeros(9))
+        1.0
+    """
+    r = len(diffs)
+    not_above, not_below = int((diffs <= 0).sum()), int((diffs >= 0).sum())
+    return min(1.0, 2 * (min(not_above, not_below) + 1) / (r + 1))
 
 
 def paired_comparison(
-    gold: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray, num_classes: int, args: StatisticsArguments
+    gold: np.ndarray,
+    pred_a: np.ndarray,
+    pred_b: np.ndarray,
+    num_labels: int,
+    args: StatisticsArguments,
+    problem_type: str = SINGLE_LABEL,
 ) -> dict:
-    """Differences a minus b with paired bootstrap intervals, and McNemar's exact test."""
-    (acc_a, f1_a), (acc_b, f1_b) = resampled_scores(gold, [pred_a, pred_b], num_classes, args)
-    point_a = accuracy_and_macro_f1(confusion_counts(gold, pred_a, num_classes))
-    point_b = accuracy_and_macro_f1(confusion_counts(gold, pred_b, num_classes))
+    """Differences a minus b in the kind's two scores with paired bootstrap intervals, and the kind's test:
+    McNemar's exact test (`mcnemar_p`, `mcnemar_b`, `mcnemar_c`) for a single label, else the paired bootstrap
+    p-value of the headline's difference (`bootstrap_p`)."""
+    samples_a, samples_b = resampled_scores(gold, [pred_a, pred_b], num_labels, args, problem_type)
+    point_a = point_scores(gold, pred_a, num_labels, problem_type)
+    point_b = point_scores(gold, pred_b, num_labels, problem_type)
+    result = {}
+    for metric in kinds.scores(problem_type):
+        result[f"{metric}_diff"] = point_a[metric] - point_b[metric]
+        result[f"{metric}_diff_ci"] = interval(samples_a[metric] - samples_b[metric])
+    if problem_type != SINGLE_LABEL:
+        headline = kinds.headline(problem_type)
+        result["bootstrap_p"] = paired_p_value(samples_a[headline] - samples_b[headline])
+        return result
     from compare.scoring.metrics import load_metric  # evaluate loads TensorFlow: not for `--help`
 
     mcnemar = load_metric("mcnemar").compute(predictions1=pred_a, predictions2=pred_b, references=gold)
-    return {
-        "accuracy_diff": float(point_a[0][0] - point_b[0][0]),
-        "accuracy_diff_ci": interval(acc_a - acc_b),
-        "macro_f1_diff": float(point_a[1][0] - point_b[1][0]),
-        "macro_f1_diff_ci": interval(f1_a - f1_b),
-        "mcnemar_p": mcnemar["p_value"],
-        "mcnemar_b": mcnemar["b"],
-        "mcnemar_c": mcnemar["c"],
-    }
+    return {**result, "mcnemar_p": mcnemar["p_value"], "mcnemar_b": mcnemar["b"], "mcnemar_c": mcnemar["c"]}
+
+
+def p_value(comparison: dict) -> float:
+    """The comparison's significance: McNemar's p for a single label, else the paired bootstrap p."""
+    return comparison["mcnemar_p"] if "mcnemar_p" in comparison else comparison["bootstrap_p"]
+
+
+def significance_text(comparison: dict) -> str:
+    """`McNemar p = 0.012` or `paired bootstrap p = 0.012`."""
+    test = "McNemar" if "mcnemar_p" in comparison else "paired bootstrap"
+    return f"{test} p = {p_value(comparison):.3g}"
 
 
 def spread(values: list[float]) -> dict:
@@ -103,35 +169,37 @@ def spread(values: list[float]) -> dict:
     return {"mean": float(values.mean()), "std": std}
 
 
-def verdict(a: str, b: str, comparison: dict, seed_diffs: list[float] | None = None) -> tuple[str | None, str]:
-    """Names the winner only when the paired 95% interval of the accuracy difference excludes 0 and,
-    with several seeds, every seed's accuracy difference points the same way.
+def verdict(
+    a: str, b: str, comparison: dict, seed_diffs: list[float] | None = None, metric: str = "accuracy"
+) -> tuple[str | None, str]:
+    """Names the winner only when the paired 95% interval of the difference in `metric` (the headline) excludes 0
+    and, with several seeds, every seed's difference points the same way.
 
     Returns:
         (winner or None, a sentence saying why).
     """
-    lo, hi = comparison["accuracy_diff_ci"]
-    diff = comparison["accuracy_diff"]
-    points = f"{abs(diff) * 100:.1f} points"
-    ci = f"95% interval of {a} minus {b}: [{lo * 100:+.1f}, {hi * 100:+.1f}] points"
+    lo, hi = comparison[f"{metric}_diff_ci"]
+    diff = comparison[f"{metric}_diff"]
+    size = kinds.amount(metric, diff)
+    ci = f"95% interval of {a} minus {b}: {kinds.signed_interval(metric, [lo, hi])}"
     if lo <= 0 <= hi:
-        return None, f"No clear winner: the {ci} contains 0 (McNemar p = {comparison['mcnemar_p']:.3g})."
+        return None, f"No clear winner: the {ci} contains 0 ({significance_text(comparison)})."
     winner, loser = (a, b) if lo > 0 else (b, a)
     sign = 1 if winner == a else -1
     if seed_diffs and len(seed_diffs) > 1:
         against = [d for d in seed_diffs if d * sign <= 0]
         if against:
             return None, (
-                f"No clear winner: {winner} leads by {points} on the test examples ({ci}), but {len(against)} of "
+                f"No clear winner: {winner} leads by {size} on the test examples ({ci}), but {len(against)} of "
                 f"{len(seed_diffs)} training seeds do not favour it, so the lead is within seed-to-seed luck."
             )
         mean = spread(seed_diffs)
         return winner, (
-            f"{winner} beats {loser} by {points} ({ci}; McNemar p = {comparison['mcnemar_p']:.3g}), and on every "
-            f"one of {len(seed_diffs)} seeds (mean difference {abs(mean['mean']) * 100:.1f} ± "
-            f"{mean['std'] * 100:.1f} points)."
+            f"{winner} beats {loser} by {size} ({ci}; {significance_text(comparison)}), and on every one of "
+            f"{len(seed_diffs)} seeds (mean difference {kinds.magnitude(metric, mean['mean'])} ± "
+            f"{kinds.size(metric, mean['std'])})."
         )
-    return winner, f"{winner} beats {loser} by {points} ({ci}; McNemar p = {comparison['mcnemar_p']:.3g})."
+    return winner, f"{winner} beats {loser} by {size} ({ci}; {significance_text(comparison)})."
 
 
 def holm(p_values: list[float]) -> list[float]:

@@ -1,4 +1,9 @@
-"""Prediction through a Classifier, timed: a whole split in batches (with its throughput) and single texts."""
+"""Prediction through a Classifier, timed: a whole split in batches (with its throughput) and single inputs.
+
+An input is a text, or for a pair task a text and its second text; what a model answers is its probabilities
+(`predict_proba`: (n, K) classes or (n, L) independent labels) or, for regression, its values (`predict_values`,
+(n,)), as the `Classifier` protocol gives them (docs/formats.md).
+"""
 
 from __future__ import annotations
 
@@ -7,32 +12,55 @@ import time
 import numpy as np
 
 from core.classifier import Classifier
+from core.tasks import REGRESSION, SINGLE_LABEL
 
-BATCH = 256  # texts per predict_proba call when predicting a whole split
+BATCH = 256  # inputs per call when predicting a whole split
 
 
-def predict_split(model: Classifier, texts: list[str]) -> tuple[np.ndarray, float]:
-    """Probabilities for every text, in batches, and the batched throughput in texts per second.
+def outputs(
+    model: Classifier, texts: list[str], pairs: list[str] | None = None, problem_type: str = SINGLE_LABEL
+) -> np.ndarray:
+    """The model's probabilities for these inputs, or its values for a regression task."""
+    given = (texts,) if pairs is None else (texts, pairs)
+    return model.predict_values(*given) if problem_type == REGRESSION else model.predict_proba(*given)
+
+
+def predict_split(
+    model: Classifier, texts: list[str], pairs: list[str] | None = None, problem_type: str = SINGLE_LABEL
+) -> tuple[np.ndarray, float]:
+    """The model's outputs for every input, in batches, and the batched throughput in inputs per second.
 
     One small call first warms up (graph tracing, first allocations) so it does not count as throughput.
     """
-    model.predict_proba(texts[: min(8, len(texts))])
+    warm = min(8, len(texts))
+    outputs(model, texts[:warm], None if pairs is None else pairs[:warm], problem_type)
     start = time.perf_counter()
-    probs = np.concatenate([model.predict_proba(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)])
+    found = [
+        outputs(model, texts[i : i + BATCH], None if pairs is None else pairs[i : i + BATCH], problem_type)
+        for i in range(0, len(texts), BATCH)
+    ]
     seconds = time.perf_counter() - start
-    expected = (len(texts), len(model.labels))
-    if probs.shape != expected:
-        raise ValueError(f"{model.name} returned probabilities of shape {probs.shape}, expected {expected}.")
-    return probs.astype(np.float64), len(texts) / max(seconds, 1e-9)
+    found = np.concatenate(found)
+    expected = (len(texts),) if problem_type == REGRESSION else (len(texts), len(model.labels))
+    if found.shape != expected:
+        what = "values" if problem_type == REGRESSION else "probabilities"
+        raise ValueError(f"{model.name} returned {what} of shape {found.shape}, expected {expected}.")
+    return found.astype(np.float64), len(texts) / max(seconds, 1e-9)
 
 
-def single_text_latency(model: Classifier, texts: list[str], samples: int) -> dict:
-    """Median and 95th-percentile milliseconds of `predict_proba([text])` over `samples` texts."""
-    picked = [texts[i % len(texts)] for i in range(samples)]
-    model.predict_proba(picked[:1])
+def single_text_latency(
+    model: Classifier, texts: list[str], samples: int, pairs: list[str] | None = None, problem_type: str = SINGLE_LABEL
+) -> dict:
+    """Median and 95th-percentile milliseconds of predicting one input per call, over `samples` inputs."""
+    picked = [i % len(texts) for i in range(samples)]
+
+    def one(i: int) -> None:
+        outputs(model, [texts[i]], None if pairs is None else [pairs[i]], problem_type)
+
+    one(picked[0])
     times = []
-    for text in picked:
+    for i in picked:
         start = time.perf_counter()
-        model.predict_proba([text])
+        one(i)
         times.append((time.perf_counter() - start) * 1000)
     return {"latency_p50_ms": float(np.percentile(times, 50)), "latency_p95_ms": float(np.percentile(times, 95))}

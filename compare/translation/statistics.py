@@ -3,7 +3,8 @@
 Corpus BLEU and chrF++ are not means of sentence scores, so a resample is scored from the sum of its
 sentences' sufficient statistics (n-gram matches and totals), exactly as sacrebleu scores a corpus. Every
 system is resampled on the same sentences, so the interval of a difference is paired: it reflects how two
-systems fare on the same test sentences. The winner rule is classification's (`compare.scoring.statistics.
+systems fare on the same test sentences, and its p-value is classification's paired bootstrap p-value
+(`compare.scoring.statistics.paired_p_value`). The winner rule is classification's (`compare.scoring.statistics.
 verdict`): a winner only when the paired 95% interval of the BLEU difference excludes 0.
 """
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from compare.scoring.metrics.sacrebleu_bleu import make_bleu
 from compare.scoring.metrics.sacrebleu_chrf import make_chrf
-from compare.scoring.statistics import CONFIDENCE, StatisticsArguments, interval
+from compare.scoring.statistics import CONFIDENCE, StatisticsArguments, interval, paired_p_value
 
 METRICS = ("bleu", "chrf")
 
@@ -72,17 +73,6 @@ def resample_counts(n: int, args: StatisticsArguments) -> np.ndarray:
 def resampled_scores(system: SentenceStats, counts: np.ndarray) -> dict[str, np.ndarray]:
     """Each metric's corpus score on every resample: {metric: (R,)}."""
     return {metric: np.array([score_from_sums(metric, s) for s in counts @ system.stats[metric]]) for metric in METRICS}
-
-
-def paired_p_value(diffs: np.ndarray) -> float:
-    """Two-sided paired bootstrap p-value: twice the smaller share of resamples on either side of 0.
-
-    Koehn (2004) calls a system better with 95% confidence when it wins in at least 95% of the resamples;
-    the +1s keep the estimate from reaching 0 with finitely many resamples. Identical systems get 1.
-    """
-    r = len(diffs)
-    not_above, not_below = int((diffs <= 0).sum()), int((diffs >= 0).sum())
-    return min(1.0, 2 * (min(not_above, not_below) + 1) / (r + 1))
 
 
 def paired_comparison(a: str, b: str, scores: dict, samples: dict) -> dict:

@@ -1,6 +1,8 @@
-"""Choosing among tuning trials on validation accuracy, and the expected best of n trials.
+"""Choosing among tuning trials on their validation score, and the expected best of n trials.
 
-Selection sees validation accuracies only: `select_trial` is handed nothing else, so a test score can
+The score is the task's headline (`compare.scoring.kinds`: accuracy, macro-F1 or Spearman), as each trial's
+run.json `validation` records it. Selection sees validation scores only: `select_trial` is handed nothing else,
+so a test score can
 never choose a model. `expected_max` is the expected validation performance curve of Dodge et al.
 (2019), "Show Your Work": with the N observed values sorted, v_(1) <= ... <= v_(N), the expected maximum
 of n draws (with replacement) from them is
@@ -36,27 +38,30 @@ def expected_max(values: Sequence[float]) -> list[float]:
     return [float(x) for x in weights @ v]
 
 
-def select_trial(validation_accuracies: Sequence[float]) -> int:
-    """The index of the trial with the highest validation accuracy; a tie goes to the earlier trial."""
-    _check(validation_accuracies)
-    return int(np.argmax(np.asarray(validation_accuracies, dtype=float)))
+def select_trial(validation_scores: Sequence[float]) -> int:
+    """The index of the trial with the highest validation score; a tie goes to the earlier trial."""
+    _check(validation_scores)
+    return int(np.argmax(np.asarray(validation_scores, dtype=float)))
 
 
-def tuning_record(trials: list[dict]) -> dict:
+def tuning_record(trials: list[dict], metric: str = "accuracy") -> dict:
     """One side's results.json `tuning.<side>` section from its finished trials.
 
     Args:
-        trials: `[{"params", "validation_accuracy", "run"}]` in trial order (any other keys are kept but
+        trials: `[{"params", "validation_<metric>", "run"}]` in trial order (any other keys are kept but
             never read).
+        metric: the headline score the trials are chosen by.
 
     Returns:
-        `{"trials": trials, "expected_max_validation": [n = 1..N], "selected": index of the chosen trial}`.
+        `{"metric": metric, "trials": trials, "expected_max_validation": [n = 1..N], "selected": index of the chosen
+        trial}`.
     """
-    accuracies = [trial["validation_accuracy"] for trial in trials]
+    scores = [trial[f"validation_{metric}"] for trial in trials]
     return {
+        "metric": metric,
         "trials": trials,
-        "expected_max_validation": expected_max(accuracies),
-        "selected": select_trial(accuracies),
+        "expected_max_validation": expected_max(scores),
+        "selected": select_trial(scores),
     }
 
 
@@ -65,4 +70,4 @@ def _check(values: Sequence[float]) -> None:
         raise ValueError("no trial values: tuning needs at least one finished trial (--tune N with N >= 1)")
     bad = [(i, v) for i, v in enumerate(values) if not math.isfinite(v)]
     if bad:
-        raise ValueError(f"trial {bad[0][0]} has validation accuracy {bad[0][1]!r}; every trial needs a finite score")
+        raise ValueError(f"trial {bad[0][0]} has validation score {bad[0][1]!r}; every trial needs a finite score")

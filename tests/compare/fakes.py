@@ -1,5 +1,6 @@
-"""In-memory stand-ins for trained runs: fake classifiers answering from fixed probability tables, and
-run directories whose run.json describes real tiny splits (so fingerprints and data loading are real)."""
+"""In-memory stand-ins for trained runs: fake classifiers answering from fixed tables, and run directories whose
+run.json describes real tiny splits (so fingerprints and data loading are real), for each kind of task: single
+label (`tiny_data`), multi-label (`multilabel_data`) and regression on text pairs (`pair_regression_data`)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,41 @@ from pathlib import Path
 import numpy as np
 
 from core.args import DataArguments
+from core.classifier import Kind, check_inputs
 from core.data import load_task
+from core.multilabel import choose_thresholds
 from core.rundir import write_run_json
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 
 LABELS = ["neg", "neu", "pos"]
+EMOTIONS = ["anger", "fear", "joy"]
+VALIDATION = {  # what run.json's `validation` holds per kind (the values are not read)
+    SINGLE_LABEL: {"accuracy": 0.8, "macro_f1": 0.8},
+    MULTI_LABEL: {"macro_f1": 0.7, "micro_f1": 0.75, "subset_accuracy": 0.5, "hamming_loss": 0.2},
+    REGRESSION: {"spearman": 0.8, "pearson": 0.8, "mse": 0.5, "mae": 0.5},
+}
 
 
 class FakeClassifier:
-    def __init__(self, side: str, labels: list[str], run: dict, table: dict[str, np.ndarray]) -> None:
-        self.name, self.side, self.labels, self.run, self.table = side, side, labels, run, table
+    """The `Classifier` protocol (docs/formats.md) answering from a table: each input (a text, or a `(text,
+    text_pair)` pair) to its probabilities, or to its value for regression. Its kind, pairs and thresholds are its
+    run.json's."""
 
-    def predict_proba(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self.table[t] for t in texts]).reshape(len(texts), len(self.labels))
+    def __init__(self, side: str, labels: list[str], run: dict, table: dict) -> None:
+        self.name, self.side, self.labels, self.run, self.table = side, side, list(labels), run, table
+        kind = Kind.of_run(run)
+        self.problem_type, self.has_pairs, self.thresholds = kind.problem_type, kind.has_pairs, kind.thresholds
+
+    def answers(self, texts: list[str], text_pairs: list[str] | None, want: str) -> list:
+        check_inputs(self, texts, text_pairs, want)
+        return [self.table[key] for key in (texts if text_pairs is None else list(zip(texts, text_pairs)))]
+
+    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        rows = self.answers(texts, text_pairs, "probabilities")
+        return np.asarray(rows, np.float32).reshape(len(texts), len(self.labels))
+
+    def predict_values(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        return np.asarray(self.answers(texts, text_pairs, "values"), np.float32)
 
 
 def write_split(path: Path, n: int, offset: int, labels: list[str] = LABELS, with_labels: bool = True) -> Path:
@@ -48,6 +72,63 @@ def tiny_data(folder: Path, n_test: int = 240, **kwargs) -> DataArguments:
     )
 
 
+def multilabel_data(folder: Path, n_test: int = 200, **kwargs) -> DataArguments:
+    """A multi-label task in three CSV files (`labels`: names joined by `;`, some rows with none, some with two):
+    300 train, 60 validation, `n_test` test rows."""
+    folder.mkdir(parents=True, exist_ok=True)
+    sets = [["joy"], ["anger"], [], ["anger", "fear"], ["fear"], ["joy", "fear"], ["joy"]]
+
+    def write(name: str, n: int, offset: int) -> str:
+        rows = [
+            (f"message {offset + i} feeling {'+'.join(sets[i % 7]) or 'calm'}", ";".join(sets[i % 7])) for i in range(n)
+        ]
+        return str(write_rows(folder / name, ["text", "labels"], rows))
+
+    return DataArguments(
+        train_file=write("train.csv", 300, 0),
+        validation_file=write("validation.csv", 60, 1000),
+        test_file=write("test.csv", n_test, 2000),
+        label_column="labels",
+        problem=MULTI_LABEL,
+        **kwargs,
+    )
+
+
+def pair_regression_data(folder: Path, n_test: int = 200, **kwargs) -> DataArguments:
+    """A similarity task on text pairs (`sentence1`, `sentence2`, `score` in 0..5), in three CSV files: 300 train,
+    60 validation, `n_test` test rows."""
+    folder.mkdir(parents=True, exist_ok=True)
+    words = ["cat", "dog", "sun", "rain", "tree", "road"]
+
+    def write(name: str, n: int, offset: int) -> str:
+        rows = []
+        for i in range(n):
+            shared = i % 6  # words the two sentences share, of five
+            first = [f"w{offset + i}"] + [words[(i + k) % 6] for k in range(5)]
+            second = [f"v{offset + i}"] + first[1 : 1 + shared] + ["other"] * (5 - shared)
+            rows.append((" ".join(first), " ".join(second), shared))
+        return str(write_rows(folder / name, ["sentence1", "sentence2", "score"], rows))
+
+    return DataArguments(
+        train_file=write("train.csv", 300, 0),
+        validation_file=write("validation.csv", 60, 1000),
+        test_file=write("test.csv", n_test, 2000),
+        text_column=["sentence1"],
+        text_pair_column="sentence2",
+        label_column="score",
+        problem=REGRESSION,
+        **kwargs,
+    )
+
+
+def write_rows(path: Path, header: list[str], rows: list[tuple]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
 def noisy_probs(gold: np.ndarray, num_classes: int, accuracy: float, seed: int) -> np.ndarray:
     """Probabilities whose argmax is right on a random `accuracy` share of the examples."""
     rng = np.random.default_rng(seed)
@@ -58,8 +139,23 @@ def noisy_probs(gold: np.ndarray, num_classes: int, accuracy: float, seed: int) 
     return probs / probs.sum(axis=1, keepdims=True)
 
 
+def noisy_label_probs(gold: np.ndarray, accuracy: float, seed: int) -> np.ndarray:
+    """Independent label probabilities (n, L) on the right side of 0.5 for a random `accuracy` share of the
+    (example, label) decisions."""
+    rng = np.random.default_rng(seed)
+    decided = np.where(rng.random(gold.shape) < accuracy, gold, 1 - gold)
+    return np.where(decided == 1, rng.uniform(0.5, 1.0, gold.shape), rng.uniform(0.0, 0.5, gold.shape))
+
+
+def noisy_values(gold: np.ndarray, quality: float, seed: int) -> np.ndarray:
+    """Values that follow `gold` the more closely the higher `quality` (0..1), the rest noise of gold's spread."""
+    rng = np.random.default_rng(seed)
+    return quality * gold + (1 - quality) * rng.normal(gold.mean(), gold.std() + 1e-9, len(gold))
+
+
 def fake_run(run_dir: Path, side: str, data_args: DataArguments, **changes) -> Path:
-    """A finished run directory of `side` trained (on paper) on `data`; `changes` edit run.json sections."""
+    """A finished run directory of `side` trained (on paper) on `data`; `changes` edit run.json sections. A
+    multi-label run's thresholds are chosen on validation probabilities as a real run's are."""
     task = load_task(data_args)
     record = {
         "side": side,
@@ -78,8 +174,11 @@ def fake_run(run_dir: Path, side: str, data_args: DataArguments, **changes) -> P
             "history": [],
             "examples_per_second": 10.0,
         },
-        "validation": {"accuracy": 0.8, "macro_f1": 0.8},
+        "validation": VALIDATION[task.problem_type],
     }
+    if task.problem_type == MULTI_LABEL:
+        gold = task.targets("validation")
+        record["thresholds"] = [float(t) for t in choose_thresholds(noisy_label_probs(gold, 0.8, seed=7), gold)]
     for section, values in changes.items():
         record[section] = {**record[section], **values} if isinstance(values, dict) else values
     run_dir.mkdir(parents=True)
@@ -88,21 +187,32 @@ def fake_run(run_dir: Path, side: str, data_args: DataArguments, **changes) -> P
     return run_dir
 
 
-def fake_loader(accuracies: dict[str, float], data: DataArguments):
-    """A loader for build_report: each run answers the test split with its configured accuracy.
+def answers(task, quality: float, seed: int) -> np.ndarray:
+    """What a fake model of `quality` answers to the test split of `task`: probabilities, or values."""
+    gold = task.targets("test")
+    if task.problem_type == MULTI_LABEL:
+        return noisy_label_probs(gold, quality, seed)
+    if task.problem_type == REGRESSION:
+        return noisy_values(gold, quality, seed)
+    return noisy_probs(gold, len(task.labels), quality, seed)
 
-    `accuracies` maps a run directory's name to the accuracy its fake classifier reaches.
+
+def fake_loader(accuracies: dict[str, float], data: DataArguments):
+    """A loader for build_report: each run answers the test split with its configured quality (the accuracy of a
+    single-label run, of each label decision of a multi-label one, how closely a regression run follows gold).
+
+    `accuracies` maps a run directory's name to its quality.
     """
     from core.rundir import read_run_json
 
     task = load_task(data)
-    texts, gold = task.texts("test"), task.label_ids("test")
+    inputs = task.inputs("test")
 
     def load(path: Path, name: str | None = None) -> FakeClassifier:
         run = read_run_json(path)
         seed = sum(map(ord, Path(path).name))
-        probs = noisy_probs(gold, len(task.labels), accuracies[Path(path).name], seed)
-        model = FakeClassifier(run["side"], list(run["data"]["labels"]), run, dict(zip(texts, probs)))
+        table = dict(zip(inputs, answers(task, accuracies[Path(path).name], seed)))
+        model = FakeClassifier(run["side"], list(run["data"]["labels"]), run, table)
         model.name = name or run["side"]
         return model
 

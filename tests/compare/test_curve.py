@@ -16,7 +16,7 @@ from compare.run import launch
 from core.args import DataArguments, RunArguments
 from core.data import DataError, load_task
 from core.rundir import partial_path
-from tests.compare.fakes import FakeClassifier, fake_run, noisy_probs, tiny_data
+from tests.compare.fakes import FakeClassifier, fake_run, noisy_probs, noisy_values, pair_regression_data, tiny_data
 from tests.conftest import separable_rows, write_csv
 
 
@@ -138,7 +138,8 @@ class FakeLoader:
         self.loaded.append(run_dir.name)
         probs = noisy_probs(self.gold, len(self.labels), accuracy_for(run_dir), seed=len(self.loaded))
         self.probs[run_dir.name] = probs
-        return FakeClassifier(run_dir.name.split("-")[0], self.labels, {}, dict(zip(self.texts, probs)))
+        run = json.loads((run_dir / "run.json").read_text())
+        return FakeClassifier(run_dir.name.split("-")[0], self.labels, run, dict(zip(self.texts, probs)))
 
 
 def test_curve_has_every_point_and_a_rerun_reuses_runs_and_scores(tmp_path, monkeypatch):
@@ -215,3 +216,31 @@ def test_curve_trains_and_scores_the_real_sides(tmp_path, split_files, monkeypat
         assert run["data"]["splits"] == {"train": 24, "validation": 16, "test": 20}
         assert point["train_seconds"] == run["training"]["seconds"]
         assert point["accuracy"] in {k / 20 for k in range(21)}  # a share of the 20 test texts
+
+
+def test_a_regression_curve_is_drawn_in_spearman_on_text_pairs(tmp_path, monkeypatch):
+    from scipy.stats import pearsonr, spearmanr
+
+    monkeypatch.setattr(launch, "run_command", FakeTrainer().run)
+    data = pair_regression_data(tmp_path / "data", n_test=80)
+    task = load_task(data)
+    gold, inputs = task.targets("test"), task.inputs("test")
+    values = {}
+
+    def loader(run_dir: Path) -> FakeClassifier:
+        run = json.loads((Path(run_dir) / "run.json").read_text())
+        quality = accuracy_for(Path(run_dir))
+        values[Path(run_dir).name] = noisy_values(gold, quality, seed=len(values))
+        return FakeClassifier(run["side"], [], run, dict(zip(inputs, values[Path(run_dir).name])))
+
+    curve = build_curve(data, CurveArguments(output_dir=str(tmp_path / "curve"), sizes="60,120"), loader=loader)
+    assert (curve["problem_type"], curve["metric"]) == ("regression", "spearman")
+    for point in curve["points"]:
+        predicted = values[run_path(tmp_path / "curve", point["side"], point["size"], point["seed"]).name]
+        assert point["spearman"] == pytest.approx(spearmanr(gold, predicted).statistic)
+        assert point["pearson"] == pytest.approx(pearsonr(gold, predicted).statistic)
+    assert curve["catch_up_size"] == catch_up_size(curve["points"], scores=("spearman", "pearson"))
+    markdown = (tmp_path / "curve" / "curve.md").read_text()
+    assert "| train size | finetune Spearman | finetune Pearson | finetune train time |" in markdown
+    sentence = catch_up_sentence(curve["catch_up_size"], [60, 120], metric="spearman")
+    assert sentence in markdown and ("within 0.01 of the fine-tuned one" in sentence)

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from compare.predict import PredictArguments, predict_file
+from core.classifier import check_inputs
 from core.data import DataError
-from tests.compare.fakes import fake_run, tiny_data
+from tests.compare.fakes import EMOTIONS, FakeClassifier, fake_run, multilabel_data, pair_regression_data, tiny_data
 
 
 class LengthClassifier:
@@ -23,6 +24,7 @@ class LengthClassifier:
             run["data"]["labels"],
             shift,
         )
+        self.problem_type, self.has_pairs, self.thresholds = "single_label_classification", False, None
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
         scores = np.array([[(len(t) + self.shift + k) % 5 for k in range(len(self.labels))] for t in texts], float)
@@ -103,3 +105,101 @@ def test_an_unreadable_input_is_one_error_naming_the_file(tmp_path: Path, runs: 
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1
     assert re.search(message, err) and not (tmp_path / "o.csv").exists()
+
+
+class PairLengthRegressor(FakeClassifier):
+    """Gives each pair a value from its two lengths, so the expected output can be computed independently."""
+
+    def __init__(self, run: dict) -> None:
+        super().__init__(run["side"], [], run, {})
+
+    def answers(self, texts, text_pairs, want):
+        check_inputs(self, texts, text_pairs, want)
+        return [len(a) / 10 + len(b) / 100 for a, b in zip(texts, text_pairs)]
+
+
+class LengthTagger(FakeClassifier):
+    """Gives each label a probability from the text's length."""
+
+    def __init__(self, run: dict) -> None:
+        super().__init__(run["side"], run["data"]["labels"], run, {})
+
+    def answers(self, texts, text_pairs, want):
+        check_inputs(self, texts, text_pairs, want)
+        return [[((len(t) + 3 * k) % 10) / 10 for k in range(len(self.labels))] for t in texts]
+
+
+def kind_loader(path: Path, name=None):
+    from core.rundir import read_run_json
+
+    run = read_run_json(path)
+    return PairLengthRegressor(run) if run["data"]["problem_type"] == "regression" else LengthTagger(run)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_pair_regression_and_multilabel_runs_write_their_own_columns(tmp_path: Path, suffix: str) -> None:
+    fake_run(tmp_path / "stsb" / "finetune", "finetune", pair_regression_data(tmp_path / "pairs"))
+    tags = fake_run(tmp_path / "tags" / "scratch", "scratch", multilabel_data(tmp_path / "multi"))
+    thresholds = np.array(json.loads((tags / "run.json").read_text())["thresholds"])
+    first, second = ["a cat", "the sun is out", "x"], ["a dog", "rain", "yy"]
+    frame = pd.DataFrame({"id": [1, 2, 3], "s1": first, "s2": second})
+    frame.to_csv(tmp_path / "in.csv", index=False)
+    values = np.array([len(a) / 10 + len(b) / 100 for a, b in zip(first, second)])
+    probs = np.array([[((len(t) + 3 * k) % 10) / 10 for k in range(3)] for t in first])
+    chosen = [[label for label, p, t in zip(EMOTIONS, row, thresholds) if p >= t] for row in probs]
+    outputs = {}
+    for runs, pair in (("stsb", "s2"), ("tags", None)):
+        out = tmp_path / f"{runs}{suffix}"
+        args = PredictArguments(
+            runs=[str(tmp_path / runs)], input=str(tmp_path / "in.csv"), output=str(out), text_column=["s1"]
+        )
+        args.text_pair_column = pair
+        predict_file(args, loader=kind_loader)
+        outputs[runs] = (
+            pd.read_csv(out) if suffix == ".csv" else [json.loads(line) for line in out.read_text().splitlines()]
+        )
+    if suffix == ".csv":
+        np.testing.assert_allclose(outputs["stsb"]["finetune_value"], values, atol=1e-6)
+        assert list(outputs["stsb"].columns) == ["id", "s1", "s2", "finetune_value"]
+        tagged = outputs["tags"]
+        assert list(tagged["scratch_label"].fillna("")) == [";".join(labels) for labels in chosen]
+        np.testing.assert_allclose(tagged[[f"scratch_p_{label}" for label in EMOTIONS]].to_numpy(), probs, atol=1e-6)
+    else:
+        assert [row["predictions"] for row in outputs["stsb"]] == [
+            {"finetune": {"value": pytest.approx(v, abs=1e-6)}} for v in values
+        ]
+        assert [row["predictions"]["scratch"]["label"] for row in outputs["tags"]] == chosen
+        assert [row["s2"] for row in outputs["tags"]] == second  # the input's columns are kept
+
+
+@pytest.mark.parametrize(
+    "pair, message",
+    [
+        (None, r"finetune was trained on pairs of texts \(the second from the column 'sentence2'\); pass "),
+        ("nope", r"has no column 'nope'; its columns are s1, s2\. Choose with --text-pair-column"),
+    ],
+)
+def test_a_pair_run_needs_the_column_of_second_texts(tmp_path: Path, capsys, pair, message) -> None:
+    import re
+
+    from compare.predict import main
+
+    fake_run(tmp_path / "runs" / "finetune", "finetune", pair_regression_data(tmp_path / "pairs"))
+    pd.DataFrame({"s1": ["a"], "s2": ["b"]}).to_csv(tmp_path / "in.csv", index=False)
+    argv = ["--runs", str(tmp_path / "runs"), "--input", str(tmp_path / "in.csv"), "--output", str(tmp_path / "o.csv")]
+    argv += ["--text-column", "s1", *(["--text-pair-column", pair] if pair else [])]
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("error: ") and err.count("\n") == 1
+    assert re.search(message, err) and not (tmp_path / "o.csv").exists()
+
+
+def test_a_single_text_run_refuses_a_column_of_second_texts(tmp_path: Path, runs: Path) -> None:
+    from core.rundir import RunError
+
+    pd.DataFrame({"text": ["a"], "other": ["b"]}).to_csv(tmp_path / "in.csv", index=False)
+    args = PredictArguments(runs=[str(runs)], input=str(tmp_path / "in.csv"), output=str(tmp_path / "o.csv"))
+    args.text_pair_column = "other"
+    with pytest.raises(RunError, match="was trained on single texts, so it has no use for --text-pair-column 'other'"):
+        predict_file(args, loader=loader)

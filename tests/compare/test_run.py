@@ -206,3 +206,26 @@ def command_main(argv: list[str]):
     from compare.run import command
 
     return command.main(argv)
+
+
+@pytest.mark.parametrize("problem", ["regression", "multi_label_classification"])
+def test_a_class_weight_for_a_task_without_exclusive_classes_is_refused_before_any_training(
+    problem, tmp_path, monkeypatch, capsys
+) -> None:
+    from compare.run import launch
+    from tests.compare.fakes import multilabel_data, pair_regression_data
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a side started despite the class weight")
+
+    monkeypatch.setattr(launch, "run_command", no_training)
+    data = (pair_regression_data if problem == "regression" else multilabel_data)(tmp_path / "data")
+    argv = ["--train-file", data.train_file, "--label-column", data.label_column, "--problem", problem]
+    argv += ["--text-column", *data.text_column] if data.text_column else []
+    argv += ["--text-pair-column", data.text_pair_column] if data.text_pair_column else []
+    with pytest.raises(SystemExit) as exit_:
+        command_main([*argv, "--class-weight", "balanced", "--output-dir", str(tmp_path / "out")])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --class-weight balanced weighs single-label classes") and err.count("\n") == 1
+    assert f"({problem}); drop --class-weight" in err and not (tmp_path / "out").exists()

@@ -19,7 +19,7 @@ from compare.run.profiles import get_profile
 from compare.scoring.statistics import StatisticsArguments
 from compare.tune import sample_trials, trial_flags, trial_name
 from demo import report_view
-from tests.compare.fakes import fake_loader, fake_run, tiny_data
+from tests.compare.fakes import fake_loader, fake_run, multilabel_data, tiny_data
 
 STATS = StatisticsArguments(bootstrap_resamples=200)
 
@@ -33,8 +33,8 @@ def validation_accuracy(side: str, learning_rate: float) -> float:
 class FakeSides:
     """Stands in for `python -m <side>`: records each command and writes the run it would have trained."""
 
-    def __init__(self, data) -> None:
-        self.data, self.calls = data, []
+    def __init__(self, data, metric: str = "accuracy") -> None:
+        self.data, self.calls, self.metric = data, [], metric
 
     def __call__(self, cmd: list[str], log: Path | None = None) -> None:
         side, run_dir = cmd[2], Path(cmd[cmd.index("--output-dir") + 1])
@@ -43,7 +43,7 @@ class FakeSides:
         accuracy = validation_accuracy(side, float(options["--learning-rate"]))
         seed = int(cmd[cmd.index("--seed") + 1])
         shutil.rmtree(run_dir, ignore_errors=True)
-        fake_run(run_dir, side, dataclasses.replace(self.data, seed=seed), validation={"accuracy": accuracy})
+        fake_run(run_dir, side, dataclasses.replace(self.data, seed=seed), validation={self.metric: accuracy})
         self.calls.append((side, run_dir.name, flags))
 
 
@@ -193,3 +193,20 @@ def test_a_trial_whose_flags_its_side_would_refuse_stops_the_tuning_before_any_t
     assert err.startswith(f"error: --tune: scratch {first}: python -m scratch would refuse") and err.count("\n") == 1
     assert "--min-steps 1500 is more than --max-steps" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_multilabel_task_is_tuned_on_its_validation_macro_f1(tmp_path: Path, monkeypatch) -> None:
+    data = multilabel_data(tmp_path / "data")
+    monkeypatch.setattr(launch, "run_command", FakeSides(data, metric="macro_f1"))
+    loader = fake_loader({trial_name(i): 0.8 for i in range(3)}, data)
+    args = CompareRunArguments(output_dir=str(tmp_path / "out"), tune=3, scratch_args="--preset tiny")
+    results = run_comparison(data, args, STATS, loader=loader)
+    for side in ("finetune", "scratch"):
+        trials = sample_trials(side, 3, seed=data.seed, profile="quick")
+        scores = [validation_accuracy(side, t["learning_rate"]) for t in trials]
+        record = results["tuning"][side]
+        assert record["metric"] == "macro_f1" and record["selected"] == int(np.argmax(scores))
+        assert [t["validation_macro_f1"] for t in record["trials"]] == pytest.approx(scores)
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert "### Tuning: expected best validation macro-F1 against the number of trials" in markdown
+    assert "| model | trial | parameters | validation macro-F1 % | chosen | test macro-F1 % |" in markdown

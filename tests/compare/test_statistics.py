@@ -10,6 +10,7 @@ from compare.scoring.statistics import (
     confusion_counts,
     model_intervals,
     paired_comparison,
+    paired_p_value,
     spread,
     verdict,
 )
@@ -125,3 +126,44 @@ def test_spread_is_the_mean_and_sample_standard_deviation() -> None:
 def test_settings_are_validated() -> None:
     with pytest.raises(ValueError, match="at least 100, got 5"):
         StatisticsArguments(bootstrap_resamples=5)
+
+
+def test_the_paired_bootstrap_p_value_on_a_hand_worked_case() -> None:
+    # 9 resampled differences, 2 at or below 0 and 7 at or above: p = 2 * (2 + 1) / (9 + 1)
+    diffs = np.array([0.03, -0.01, 0.02, 0.0, 0.05, 0.01, 0.04, 0.02, 0.03])
+    assert paired_p_value(diffs) == pytest.approx(0.6)
+    assert paired_p_value(-diffs) == pytest.approx(0.6)  # two-sided: the sign of the difference does not matter
+    assert paired_p_value(np.full(99, 0.02)) == pytest.approx(2 / 100)  # never at or below 0: the floor, 2 / (R + 1)
+    assert paired_p_value(np.zeros(50)) == 1.0
+
+
+@pytest.mark.parametrize("mean", [0.0, 0.01, 0.02, 0.03])
+def test_the_paired_bootstrap_p_value_of_a_normal_difference_is_the_two_sided_normal_p(mean: float) -> None:
+    """Differences spread normally about `mean` with sd 0.01: the share of them beyond 0 on the losing side is
+    Phi(-|mean| / sd), so the p-value is twice that."""
+    from scipy.stats import norm
+
+    diffs = np.random.default_rng(3).normal(mean, 0.01, 40_000)
+    assert paired_p_value(diffs) == pytest.approx(min(1.0, 2 * norm.cdf(-abs(mean) / 0.01)), abs=0.01)
+
+
+def test_regression_and_multilabel_comparisons_use_the_paired_bootstrap_p_value() -> None:
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(4)
+    gold = rng.normal(size=400)
+    a, b = gold + rng.normal(0, 0.5, 400), gold + rng.normal(0, 1.5, 400)
+    args = StatisticsArguments(bootstrap_resamples=300)
+    result = paired_comparison(gold, a, b, 0, args, "regression")
+    assert result["spearman_diff"] == pytest.approx(spearmanr(gold, a).statistic - spearmanr(gold, b).statistic)
+    assert "mcnemar_p" not in result and result["bootstrap_p"] == pytest.approx(2 / 301)  # a is better every time
+    same = paired_comparison(gold, a, a, 0, args, "regression")
+    assert same["bootstrap_p"] == 1.0 and verdict("a", "b", same, metric="spearman")[0] is None
+    labels = rng.integers(0, 2, (300, 4))
+    noisy = np.where(rng.random((300, 4)) < 0.9, labels, 1 - labels)
+    result = paired_comparison(labels, labels, noisy, 4, args, "multi_label_classification")
+    assert result["macro_f1_diff"] == pytest.approx(1 - f1_score(labels, noisy, average="macro"))
+    assert result["micro_f1_diff"] == pytest.approx(1 - f1_score(labels, noisy, average="micro"))
+    assert result["bootstrap_p"] == pytest.approx(2 / 301)
+    winner, sentence = verdict("a", "b", result, metric="macro_f1")
+    assert winner == "a" and "points of macro-F1" in sentence and "paired bootstrap p = 0.00664" in sentence

@@ -57,9 +57,9 @@ def test_the_leader_at_the_end_of_the_shorter_curve():
     # Points at 12 s (finetune's epoch 1; scratch has 0.60), 15 s and 20 s (scratch's epochs 3 and 4).
     assert [p["seconds"] for p in result["points"]] == [12.0, 15.0, 20.0]
     assert [p["ahead"] for p in result["points"]] == ["finetune", "scratch", "scratch"]
-    assert result["points"][0]["accuracy"] == {"scratch": 0.60, "finetune": 0.65}
+    assert result["points"][0]["scores"] == {"scratch": 0.60, "finetune": 0.65}
     assert result["seconds"] == 20.0 and result["ahead"] == "scratch"
-    assert result["accuracy"] == {"scratch": 0.72, "finetune": 0.65}
+    assert result["scores"] == {"scratch": 0.72, "finetune": 0.65}
     sentence = equal_time_sentence(curves)
     assert sentence == (
         "At equal training time (20 s, the end of the shorter run) scratch is ahead: "

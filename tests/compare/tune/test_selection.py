@@ -50,7 +50,7 @@ def test_expected_max_starts_at_the_mean_rises_and_ends_below_the_best():
 def test_expected_max_refuses_no_values_and_non_finite_ones():
     with pytest.raises(ValueError, match="at least one finished trial"):
         expected_max([])
-    with pytest.raises(ValueError, match="trial 1 has validation accuracy nan"):
+    with pytest.raises(ValueError, match="trial 1 has validation score nan"):
         expected_max([0.8, float("nan")])
 
 
@@ -62,7 +62,7 @@ def test_selection_takes_the_best_validation_and_breaks_ties_by_trial_index():
 
 
 def test_selection_never_sees_test_scores():
-    assert list(inspect.signature(select_trial).parameters) == ["validation_accuracies"]
+    assert list(inspect.signature(select_trial).parameters) == ["validation_scores"]
     # Trial 2 has the best test accuracy, trial 0 the best validation accuracy: trial 0 is chosen.
     trials = [
         {"params": {"learning_rate": 3e-5}, "validation_accuracy": 0.88, "test_accuracy": 0.84, "run": "t0"},
