@@ -30,6 +30,9 @@ import tensorflow as tf
 
 from core.args import BudgetArguments, ClassifierBudgetArguments
 from core.budget import TrainingPlan, balanced_class_weights
+from core.kinds import check_class_weight, dataset_outputs, monitor
+from core.regression import regression_scores
+from core.tasks import REGRESSION, SINGLE_LABEL
 from core.training_log import HISTORY_FILE, TrainingLog, best_epoch, pass_examples, read_history, training_summary
 
 logger = logging.getLogger(__name__)
@@ -364,21 +367,35 @@ def fit_classifier(
     run_dir: Path,
     args: ClassifierBudgetArguments,
     plan: TrainingPlan,
-    train_labels: np.ndarray,
+    train_targets: np.ndarray,
     num_labels: int,
+    problem_type: str = SINGLE_LABEL,
+    callbacks: Sequence[tf.keras.callbacks.Callback] = (),
 ) -> dict[str, Any]:
-    """`fit` for a classifier: early stopping on validation accuracy, and the class weights `--class-weight` asks for.
+    """`fit` for a model of one of the three kinds (`core.kinds`): early stopping on `val_<headline>` (mode max), the
+    class weights `--class-weight balanced` asks for (single label only), and for regression the validation Spearman
+    computed after every epoch.
 
     Args:
+        validation: batches of (features, targets) the model's logits are scored on.
         args: the side's options (`batch_size` and `class_weight` besides what `fit` reads).
-        train_labels: the label id of every training example, for the example count and class weights.
-        num_labels: the task's classes.
+        train_targets: every training example's target (`core.data.TaskData.targets`), for the example count and
+            class weights.
+        num_labels: the task's classes (labels), for the class weights.
+        problem_type: the task's kind.
+        callbacks: what else runs before the others (`fit`'s `callbacks`).
     Returns:
         `fit`'s summary plus, with `--class-weight balanced`, `class_weights` (per label id).
     """
-    weights = balanced_class_weights(train_labels, num_labels) if args.class_weight == "balanced" else None
-    examples = pass_examples(len(train_labels), plan.steps_per_epoch, args.batch_size)
-    summary = fit(model, train, validation, run_dir, args, plan, examples, class_weight=weights)
+    check_class_weight(args.class_weight, problem_type)
+    weights = balanced_class_weights(train_targets, num_labels) if args.class_weight == "balanced" else None
+    examples = pass_examples(len(train_targets), plan.steps_per_epoch, args.batch_size)
+    watched = monitor(problem_type)
+    if problem_type == REGRESSION:
+        spearman = lambda: regression_scores(*dataset_outputs(model, validation, problem_type))["spearman"]  # noqa: E731
+        callbacks = [ValidationScore(watched, spearman), *callbacks]
+    fitting = {"monitor": watched, "callbacks": callbacks, "class_weight": weights}
+    summary = fit(model, train, validation, run_dir, args, plan, examples, **fitting)
     if weights is not None:
         summary["class_weights"] = [weights[k] for k in range(num_labels)]
     return summary

@@ -8,40 +8,100 @@ stays importable without the other.
     >>> model = load("reports/sst2/runs/finetune")          # doctest: +SKIP
     >>> model.predict_proba(["a gripping, funny film"])     # doctest: +SKIP
     array([[0.02, 0.98]], dtype=float32)
+    >>> stsb = load("reports/stsb/runs/finetune")            # doctest: +SKIP
+    >>> stsb.predict_values(["A man plays a guitar."], ["Someone plays music."])  # doctest: +SKIP
+    array([3.1], dtype=float32)
+
+Each side's classifier keeps a `Kind` (read from run.json with `Kind.of_run`) and calls `check_inputs` first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from core import sides
-from core.rundir import RunError, read_run_json
+from core.rundir import RunError, problem_type, read_run_json
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from core.translator import is_translation_run
 
 
 @runtime_checkable
 class Classifier(Protocol):
-    """A trained text classifier.
+    """A trained model of one of the three kinds of problem (`core.kinds`), on single texts or on text pairs.
 
     Attributes:
         name: how reports and the app call it (the side unless renamed).
         side: the classification side that trained it (`core.sides`: `finetune`, `scratch`).
-        labels: class names in label-id order.
+        problem_type: `single_label_classification`, `multi_label_classification` or `regression`.
+        has_pairs: whether each input is a `(text, text_pair)` pair.
+        labels: class (label) names in id order; [] for regression.
+        thresholds: a multi-label run's decision threshold per label (chosen on validation); None otherwise.
         run: the parsed `run.json`.
     """
 
     name: str
     side: str
+    problem_type: str
+    has_pairs: bool
     labels: list[str]
+    thresholds: list[float] | None
     run: dict[str, Any]
 
-    def predict_proba(self, texts: list[str]) -> np.ndarray:
-        """Class probabilities, shape (len(texts), len(labels)), each row summing to 1."""
+    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """The classification kinds' probabilities, (len(texts), len(labels)) float32: rows summing to 1 (single
+        label) or each label's independent probability (multi-label). `text_pairs` exactly for a pair task."""
         ...
+
+    def predict_values(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """A regression model's values, (len(texts),) float32. `text_pairs` exactly for a pair task."""
+        ...
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a run.json says about the problem a classifier solves (the `Classifier` attributes of the same names)."""
+
+    problem_type: str
+    has_pairs: bool
+    thresholds: list[float] | None
+
+    @classmethod
+    def of_run(cls, run: dict[str, Any]) -> Kind:
+        """A run written before there were other kinds is single label, on single texts."""
+        thresholds = run.get("thresholds")
+        return cls(problem_type(run), bool(run["data"].get("text_pair_column")), thresholds and list(thresholds))
+
+
+def check_inputs(model: Classifier | Kind, texts: list[str], text_pairs: list[str] | None, want: str) -> None:
+    """Raises a ValueError unless `text_pairs` is given exactly for a pair task (as many as `texts`) and the kind
+    of `model` gives `want` (`probabilities` or `values`)."""
+    if model.has_pairs and text_pairs is None:
+        raise ValueError("this model reads text pairs: pass text_pairs, the second text of each input.")
+    if not model.has_pairs and text_pairs is not None:
+        raise ValueError("this model reads single texts: pass no text_pairs.")
+    if text_pairs is not None and len(text_pairs) != len(texts):
+        raise ValueError(f"got {len(texts)} texts but {len(text_pairs)} text_pairs; give one second text per text.")
+    regression = model.problem_type == REGRESSION
+    if want == "probabilities" and regression:
+        raise ValueError("a regression model gives values: call predict_values, not predict_proba.")
+    if want == "values" and not regression:
+        raise ValueError(f"a {model.problem_type} model gives probabilities: call predict_proba, not predict_values.")
+
+
+def decide(model: Classifier | Kind, probs: np.ndarray) -> np.ndarray:
+    """The decisions a classifier makes from its probabilities: class ids (n,) by argmax for single label; (n, L)
+    bool, a label chosen when its probability reaches its threshold, for multi-label."""
+    probs = np.asarray(probs)
+    if model.problem_type == MULTI_LABEL:
+        return probs >= np.asarray(model.thresholds, probs.dtype)[None, :]
+    if model.problem_type == SINGLE_LABEL:
+        return probs.argmax(axis=1)
+    raise ValueError("a regression model decides nothing: its values are its predictions.")
 
 
 def predict_in_batches(

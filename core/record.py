@@ -38,7 +38,9 @@ class RunContext:
         plan: the epochs and steps the budget gave.
         replicas: devices that trained in sync.
         training: `core.callbacks.fit`'s summary, with what the side adds.
-        validation: the kept weights' validation scores.
+        validation: the kept weights' validation scores (`core.kinds.validation_scores`).
+        thresholds: a multi-label run's decision threshold per label, chosen on validation
+            (`core.kinds.thresholds`); None for the other kinds.
         task_kind: `classification` or `translation`.
         sections: other top-level sections (`serving`, `tokenizer`, `distillation`).
     """
@@ -54,6 +56,7 @@ class RunContext:
     replicas: int
     training: dict[str, Any]
     validation: dict[str, Any]
+    thresholds: list[float] | None = None
     task_kind: str = CLASSIFICATION
     sections: dict[str, Any] = field(default_factory=dict)
 
@@ -61,7 +64,7 @@ class RunContext:
 def run_record(context: RunContext) -> dict[str, Any]:
     """run.json's body: `side`, `task_kind`, `model` (with the parameter counts), `data`, `hyperparameters` (the
     options with `max_length`, `seed`, `strategy`, `replicas` and the plan's `epochs`, `steps_per_epoch` and
-    `total_steps`), `training`, `validation` and the other sections."""
+    `total_steps`), `training`, `validation`, for a classification task `thresholds`, and the other sections."""
     params, trainable = count_params(context.model)
     plan = context.plan
     return {
@@ -81,5 +84,6 @@ def run_record(context: RunContext) -> dict[str, Any]:
         },
         "training": context.training,
         "validation": context.validation,
+        **({"thresholds": context.thresholds} if context.task_kind == CLASSIFICATION else {}),
         **context.sections,
     }

@@ -24,6 +24,7 @@ from typing import Any
 from core import sides
 from core.errors import UserError
 from core.sides import CLASSIFICATION, TRANSLATION
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,6 @@ REQUIRED_NESTED = {
         "model": ("name", "source", "params", "trainable_params"),
         "data": ("labels", "splits", "fingerprints", "options"),
         "training": TRAINING,
-        "validation": ("accuracy", "macro_f1"),
     },
     TRANSLATION: {
         "model": ("name", "source", "arch", "params", "trainable_params"),
@@ -55,6 +55,12 @@ REQUIRED_NESTED = {
         "training": TRAINING,
         "validation": ("bleu", "chrf"),
     },
+}
+# A classification run's `validation` per problem type (`data.problem_type`, single label when absent; core.kinds).
+VALIDATION_FIELDS = {
+    SINGLE_LABEL: ("accuracy", "macro_f1"),
+    MULTI_LABEL: ("macro_f1", "micro_f1"),
+    REGRESSION: ("spearman", "pearson", "mse"),
 }
 ENVIRONMENT_PACKAGES = {CLASSIFICATION: (), TRANSLATION: ("tensorflow-text", "sentencepiece", "sacrebleu")}
 
@@ -227,6 +233,12 @@ def task_kind(record: dict[str, Any]) -> str:
     return record.get("task_kind", CLASSIFICATION)
 
 
+def problem_type(record: dict[str, Any]) -> str:
+    """The kind of problem a classification run's record names (`data.problem_type`); single label for a run.json
+    written before there were other kinds."""
+    return record.get("data", {}).get("problem_type") or SINGLE_LABEL
+
+
 def write_run_json(run_dir: str | Path, record: dict[str, Any]) -> dict[str, Any]:
     """The one writer of run.json: completes `record` (schema version, task kind, the environment with the kind's
     packages, time), checks it against its kind's schema and writes it atomically as `run_dir/run.json`."""
@@ -284,7 +296,13 @@ def validate_run(record: Any, path: Path, kind: str | None = CLASSIFICATION) -> 
     for key, kind_of in required.items():
         if not isinstance(record.get(key), kind_of):
             raise RunError(f"{path} lacks {key!r} (a {kind_of.__name__}); the run is incomplete, train it again.")
-    for key, fields in REQUIRED_NESTED[found].items():
+    nested = dict(REQUIRED_NESTED[found])
+    if found == CLASSIFICATION:
+        problem = problem_type(record)
+        if problem not in VALIDATION_FIELDS:
+            raise RunError(f"{path}: data.problem_type {problem!r} is not one of {', '.join(VALIDATION_FIELDS)}.")
+        nested["validation"] = VALIDATION_FIELDS[problem]
+    for key, fields in nested.items():
         missing = [f for f in fields if f not in record[key]]
         if missing:
             raise RunError(f"{path}: {key!r} lacks {', '.join(missing)}; the run is incomplete, train it again.")

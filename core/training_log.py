@@ -21,7 +21,8 @@ from typing import Any
 import tensorflow as tf
 
 HISTORY_FILE = "history.jsonl"
-METRICS = ("loss", "accuracy", "val_loss", "val_accuracy")  # every model logs these; a task may add `val_*` scores
+METRICS = ("loss", "accuracy", "val_loss", "val_accuracy")  # logged first, the losses always, accuracy when compiled
+LOSSES = ("loss", "val_loss")
 STOP_REASONS = ("budget", "early_stopping", "max_epochs")
 
 
@@ -59,11 +60,14 @@ class TrainingLog(tf.keras.callbacks.Callback):
         logs = logs or {}
         steps = self._steps()
         seconds = self._train_seconds if self._train_seconds is not None else time.perf_counter() - self._start
+        metrics = [key for key in METRICS if key in logs or key in LOSSES]
+        # then the other `val_*` scores (`val_macro_f1`, `val_spearman`), each after its training value if any
         scores = [key for key in logs if key.startswith("val_") and key not in METRICS]
+        scores = [*(key[len("val_") :] for key in scores if key[len("val_") :] in logs), *scores]
         last = epoch + 1 >= self.params.get("epochs", math.inf)
         row = {
             "epoch": epoch + 1,
-            **{key: float(logs.get(key, float("nan"))) for key in (*METRICS, *scores)},
+            **{key: float(logs.get(key, float("nan"))) for key in (*metrics, *scores)},
             "train_seconds": round(seconds, 3),
             "steps": steps,
             "examples": self.examples(self._steps_before, steps),
