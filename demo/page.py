@@ -52,7 +52,9 @@ CSS = """
 #latency p {color: #475569; font-size: 0.95em;}
 .label-panel {min-height: 220px;}
 #report table {font-size: 0.92em;}
-#report th, #report td {word-break: normal !important; overflow-wrap: normal !important; hyphens: none;}
+#report th, #report td, .label-panel th, .label-panel td {word-break: normal !important;
+  overflow-wrap: normal !important; hyphens: none;}
+.label-panel table {font-size: 0.92em;}
 .reference textarea, .reference input {border: none !important; box-shadow: none !important;
   background: transparent !important; padding-left: 0 !important; font-weight: 600;}
 """
@@ -257,9 +259,9 @@ def answer_panel(name: str, task: Task) -> Any:
     """Where a model's answer shows: a `gr.Label` of class probabilities, or Markdown for the other kinds."""
     if task.problem_type == SINGLE_LABEL:
         return gr.Label(label=title(name), num_top_classes=8, elem_id=f"label-{name}", elem_classes="label-panel")
-    return gr.Markdown(
-        label=title(name), show_label=True, container=True, elem_id=f"label-{name}", elem_classes="label-panel"
-    )
+    with gr.Column(min_width=160, elem_classes="label-panel"):
+        gr.Markdown(f"**{title(name)}**", elem_classes="panel-title")
+        return gr.Markdown(elem_id=f"label-{name}")
 
 
 def _examples(examples: list[Example], task: Task, count: int, inputs: list[Any]) -> None:

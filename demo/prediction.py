@@ -167,8 +167,8 @@ def panel(answer: dict[str, Any] | None, task: Task) -> Any:
 
 
 def panel_markdown(answer: dict[str, Any], task: Task) -> str:
-    """A multi-label answer as its chosen labels over a table of each label's probability and threshold; a
-    regression answer as its value and the train split's range."""
+    """A multi-label answer as its chosen labels over a table of each label's probability and threshold (the
+    chosen ones ticked); a regression answer as its value and the train split's range."""
     if task.problem_type == REGRESSION:
         scale = ""
         if task.value_range is not None:
@@ -178,10 +178,10 @@ def panel_markdown(answer: dict[str, Any], task: Task) -> str:
     chosen = answer["label"]
     head = "**Chosen:** " + (", ".join(f"`{label}`" for label in chosen) or "none: no label reaches its threshold")
     rows = [
-        f"| {label} | {p:.3f} | {answer['thresholds'][label]:.3f} | {'✓' if label in chosen else ''} |"
+        f"| {f'✓ **{label}**' if label in chosen else label} | {p:.3f} | {answer['thresholds'][label]:.3f} |"
         for label, p in answer["probs"].items()
     ]
-    return "\n".join([head, "", "| label | probability | threshold | chosen |", "|---|---:|---:|:-:|", *rows])
+    return "\n".join([head, "", "| label | probability | threshold |", "|---|---:|---:|", *rows])
 
 
 def attention_model(models: dict[str, Any], choice: Any) -> Any:

@@ -311,12 +311,12 @@ def test_a_multi_label_panel_shows_each_probability_its_threshold_and_the_chosen
     assert answer["label"] == ["anger", "sadness"]
     lines = finetune.splitlines()
     assert lines[0] == "**Chosen:** `anger`, `sadness`"
-    assert lines[2:4] == ["| label | probability | threshold | chosen |", "|---|---:|---:|:-:|"]
+    assert lines[2:4] == ["| label | probability | threshold |", "|---|---:|---:|"]
     assert lines[4:] == [
-        f"| {label} | {answer['probs'][label]:.3f} | {threshold:.3f} | {'✓' if label in answer['label'] else ''} |"
+        f"| {f'✓ **{label}**' if label in answer['label'] else label} | {answer['probs'][label]:.3f} | {threshold:.3f} |"
         for label, threshold in zip(EMOTIONS, THRESHOLDS["finetune"])
     ]
-    assert "| anger | 0.731 | 0.350 | ✓ |" in lines and "| neutral | 0.182 | 0.600 |  |" in lines  # by hand
+    assert "| ✓ **anger** | 0.731 | 0.350 |" in lines and "| neutral | 0.182 | 0.600 |" in lines  # by hand
     nothing = {"label": [], "probs": {"joy": 0.2}, "thresholds": {"joy": 0.5}}
     assert prediction.panel_markdown(nothing, task).startswith("**Chosen:** none: no label reaches its threshold")
 
