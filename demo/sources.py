@@ -60,7 +60,7 @@ class Example:
         return max(self.values.values()) - min(self.values.values()) if self.values else 0.0
 
     @property
-    def short(self) -> bool:
+    def short_enough(self) -> bool:
         """Short enough to offer as an example (each text)."""
         texts = [self.text, *([] if self.text_pair is None else [self.text_pair])]
         return all(text.strip() and len(text) <= EXAMPLE_MAX_CHARS for text in texts)
@@ -154,7 +154,7 @@ def pick_examples(rows: Iterable[Example], per_kind: int = EXAMPLES_PER_KIND) ->
     rows (with values) are not agreements or disagreements: the `2 * per_kind` the models differ most on are
     taken, largest spread first.
     """
-    rows = [row for row in rows if row.short]
+    rows = [row for row in rows if row.short_enough]
     if any(row.values for row in rows):
         return sorted(rows, key=lambda row: -row.spread)[: 2 * per_kind]
     pools: dict[bool, dict[Any, list[Example]]] = {True: {}, False: {}}
@@ -240,7 +240,7 @@ def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
         )
         for i in map(int, order)
     )
-    rows = [row for row in candidates if row.short][:LIVE_EXAMPLE_POOL]
+    rows = [row for row in candidates if row.short_enough][:LIVE_EXAMPLE_POOL]
     if not rows:
         return []
     asked = [row.text for row in rows], None if pairs is None else [row.text_pair for row in rows]
