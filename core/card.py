@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from core.tasks import HEADLINE_METRICS, MULTI_LABEL, REGRESSION, SINGLE_LABEL
+
 CARD_FILE = "README.md"
 
 
@@ -48,17 +50,8 @@ def render_card(
             'model.translate(["O Tom pode falar francês também."])  # a list of str',
         ]
     else:
-        columns = ["loss", "val_loss", "val_accuracy", "train_seconds"]
-        what = "Labels: " + ", ".join(f"`{label}`" for label in data["labels"]) + ". Texts"
+        columns, what, rows, scores, example = _classifier_sections(record)
         unit = "examples"
-        rows = "text, label"
-        scores = f"Accuracy {validation['accuracy']:.4f}, macro-F1 {validation['macro_f1']:.4f}"
-        example = [
-            "from core.classifier import load",
-            "",
-            'model = load("path/to/this/run")',
-            f'model.predict_proba(["a gripping, funny film"])  # (1, {len(data["labels"])}), rows sum to 1',
-        ]
     lines = ["---", *front_matter, "---", ""] if front_matter else []
     lines += [f"# {title}", "", intro, ""]
     lines += [
@@ -110,6 +103,38 @@ def render_card(
         "",
     ]
     return "\n".join(lines)
+
+
+def _classifier_sections(record: dict[str, Any]) -> tuple[list[str], str, str, str, list[str]]:
+    """A classification (or regression) run's history columns, data line, fingerprinted row, scores and example, by
+    its kind of problem and whether it reads text pairs."""
+    data, validation = record["data"], record["validation"]
+    problem = data.get("problem_type") or SINGLE_LABEL
+    pair = data.get("text_pair_column")
+    columns = ["loss", "val_loss", f"val_{HEADLINE_METRICS[problem]}", "train_seconds"]
+    if problem == REGRESSION:
+        what = "Values (regression)"
+    else:
+        what = ("Labels (several per text): " if problem == MULTI_LABEL else "Labels: ") + ", ".join(
+            f"`{label}`" for label in data["labels"]
+        )
+    what += f". Text pairs (second text from `{pair}`)" if pair else ". Texts"
+    rows = f"text, {'text_pair, ' if pair else ''}label"
+    if problem == SINGLE_LABEL:
+        scores = f"Accuracy {validation['accuracy']:.4f}, macro-F1 {validation['macro_f1']:.4f}"
+    else:
+        scores = ", ".join(f"{name} {value:.4f}" for name, value in validation.items())
+    if problem == MULTI_LABEL:
+        chosen = ", ".join(f"`{label}` {t:.4f}" for label, t in zip(data["labels"], record["thresholds"], strict=True))
+        scores += f" (each label chosen at its threshold, chosen on validation: {chosen})"
+    inputs = '["A man plays a guitar."], ["Someone plays music."]' if pair else '["a gripping, funny film"]'
+    outputs = {
+        SINGLE_LABEL: f"predict_proba({inputs})  # (1, {len(data['labels'])}), rows sum to 1",
+        MULTI_LABEL: f"predict_proba({inputs})  # (1, {len(data['labels'])}), each label's probability",
+        REGRESSION: f"predict_values({inputs})  # (1,)",
+    }[problem]
+    example = ["from core.classifier import load", "", 'model = load("path/to/this/run")', f"model.{outputs}"]
+    return columns, what, rows, scores, example
 
 
 def _cell(value: Any, column: str) -> str:

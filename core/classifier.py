@@ -105,18 +105,23 @@ def decide(model: Classifier | Kind, probs: np.ndarray) -> np.ndarray:
 
 
 def predict_in_batches(
-    predict: Callable[[list[Any]], np.ndarray], items: Sequence[Any], batch_size: int, width: int | None = None
+    predict: Callable[[list[Any]], np.ndarray],
+    items: Sequence[Any],
+    batch_size: int,
+    width: int | None = None,
+    lengths: Sequence[int] | None = None,
 ) -> np.ndarray:
-    """`predict` (a list of items -> rows (n, width)) over `items` in batches of similar length, so each batch is
-    padded to little more than its own items; the rows come back in the order given, float32. `width` (the row
-    length) gives an empty input its shape (0, width)."""
-    order = np.argsort([len(item) for item in items], kind="stable")
+    """`predict` (a list of items -> rows (n, width), or values (n,)) over `items` in batches of similar length, so
+    each batch is padded to little more than its own items; the rows come back in the order given, float32.
+    `lengths` are the items' lengths (default `len(item)`); `width` (the row length) gives an empty input its shape
+    (0, width)."""
+    order = np.argsort([len(item) for item in items] if lengths is None else lengths, kind="stable")
     out = None if width is None else np.zeros((len(items), width), np.float32)
     for start in range(0, len(items), batch_size):
         chosen = order[start : start + batch_size]
         rows = predict([items[i] for i in chosen])
         if out is None:
-            out = np.zeros((len(items), rows.shape[1]), np.float32)
+            out = np.zeros((len(items), *rows.shape[1:]), np.float32)
         out[chosen] = rows
     return out if out is not None else np.zeros((0, 0), np.float32)
 

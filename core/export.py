@@ -1,17 +1,21 @@
-"""Serving exports (`python -m <side> export RUN_DIR --output-dir DIR`): raw strings in, probabilities out.
+"""Serving exports (`python -m <side> export RUN_DIR --output-dir DIR`): raw strings in, probabilities (or a
+regression run's values) out.
 
 Each side builds a `tf.Module` whose `serve(text)` maps a `tf.string` batch (B,) to `{"probabilities": (B, K)}`
+(`{"values": (B,)}` for regression; a pair task's `serve(text, text_pair)` takes a second batch of strings)
 with its tokenizer inside the graph; a side whose tokenizer TFLite can run also gives `serve_lite`, the same
 computation written with TFLite-convertible ops, which becomes the int8 variant (dynamic-range quantization:
 int8 weights, activations quantized on the fly). This module writes, into `DIR.partial/` renamed to `DIR` when
 complete (docs/formats.md, "Serving export"):
 
-- `saved_model/`: the float SavedModel, signature `serving_default` (input `text`, output `probabilities`);
+- `saved_model/`: the float SavedModel, signature `serving_default` (input `text`, and `text_pair` for a pair task;
+  output `probabilities`, or `values`);
 - `model_int8.tflite`: the int8 variant, signature `serving_default` with the same names;
 - `model.onnx`, `model_int8.onnx`, `tokenizer.json`: (fine-tuned side) the same classifier for ONNX Runtime, float and
   int8 (dynamic quantization), taking token ids from the Hugging Face tokenizer in `tokenizer.json`;
-- `labels.txt`: the class names in probability-column order;
-- `export.json`: what was exported and both variants' test-split accuracy.
+- `labels.txt`: the class names in probability-column order (none for regression);
+- `export.json`: what was exported (with the kind of problem, the inputs, the output and a multi-label run's
+  thresholds) and every variant's test-split headline score.
 
 Reading the TensorFlow files needs TensorFlow and tensorflow-text only, the ONNX ones onnxruntime and tokenizers
 only: `load_float`, `load_int8` and `load_onnx` are what a user writes.
@@ -24,13 +28,15 @@ import json
 import logging
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from core.args import DataArguments, ExportArguments
-from core.classifier import predict_in_batches
+from core.classifier import Kind, decide, predict_in_batches
+from core.kinds import validation_scores
 from core.rundir import (
     RESUME_FILE,
     SAVED_MODEL_DIR,
@@ -42,6 +48,7 @@ from core.rundir import (
     replace_dir,
     write_json,
 )
+from core.tasks import HEADLINE_METRICS, REGRESSION
 from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
@@ -54,7 +61,18 @@ TOKENIZER_FILE = "tokenizer.json"
 SCHEMA_VERSION = 1
 EVAL_BATCH = 64
 
-Predict = Callable[[list[str]], np.ndarray]  # texts -> probabilities (n, K)
+Predict = Callable[
+    ..., np.ndarray
+]  # texts (and for a pair task their text pairs) -> probabilities (n, K) or values (n,)
+
+
+@dataclass
+class TestSplit:
+    """What an export is scored on: the run's test texts, their second texts (pair tasks) and their targets."""
+
+    texts: list[str]
+    text_pairs: list[str] | None
+    targets: np.ndarray
 
 
 class Untracked:
@@ -105,8 +123,8 @@ def check_output_dir(args: ExportArguments) -> Path:
     return output_dir
 
 
-def read_test_split(run: dict[str, Any]) -> tuple[list[str], np.ndarray]:
-    """The run's test texts and gold label ids, read from the data options it recorded."""
+def read_test_split(run: dict[str, Any]) -> TestSplit:
+    """The run's test split, read from the data options it recorded."""
     from core.data import DataError, load_task
 
     try:
@@ -115,15 +133,13 @@ def read_test_split(run: dict[str, Any]) -> tuple[list[str], np.ndarray]:
         raise RunError(
             f"{error} The export is scored on the run's test split; pass --no-evaluate to skip it."
         ) from None
-    return task.texts("test"), task.label_ids("test")
+    return TestSplit(task.texts("test"), task.text_pairs("test"), task.targets("test"))
 
 
-def export(
-    args: ExportArguments, run: dict[str, Any], module: Any, test: tuple[list[str], np.ndarray] | None = None
-) -> Path:
+def export(args: ExportArguments, run: dict[str, Any], module: Any, test: TestSplit | None = None) -> Path:
     """Writes the export of `module` (a side's serving module) for `run` into `args.output_dir`; returns it.
 
-    `test` (texts, gold label ids) is scored when given. Nothing is left in `DIR.partial/` when this fails.
+    `test` is scored when given. Nothing is left in `DIR.partial/` when this fails.
     """
     output_dir = check_output_dir(args)
     partial = partial_path(output_dir)
@@ -139,21 +155,22 @@ def export(
     return output_dir
 
 
-def _write(
-    args: ExportArguments, run: dict[str, Any], module: Any, test: tuple[list[str], np.ndarray] | None, partial: Path
-) -> None:
+def _write(args: ExportArguments, run: dict[str, Any], module: Any, test: TestSplit | None, partial: Path) -> None:
     import tensorflow as tf
 
     logger.info("Saving the float SavedModel to %s", partial / SAVED_MODEL_DIR)
     tf.saved_model.save(module, str(partial / SAVED_MODEL_DIR), signatures={"serving_default": module.serve})
+    kind = Kind.of_run(run)
     labels = list(run["data"]["labels"])
-    (partial / LABELS_FILE).write_text("".join(f"{label}\n" for label in labels), encoding="utf-8")
+    if kind.problem_type != REGRESSION:
+        (partial / LABELS_FILE).write_text("".join(f"{label}\n" for label in labels), encoding="utf-8")
+    inputs = ["text", "text_pair"] if kind.has_pairs else ["text"]
     int8_note = getattr(module, "int8_note", None)
     if hasattr(module, "serve_lite"):
         logger.info("Converting to TFLite with dynamic-range int8 quantization")
         (partial / INT8_FILE).write_bytes(convert_int8(module))
         try:  # a converted graph can hold ops the interpreter cannot run; find out now, not when it is served
-            load_int8(partial)(["a"])
+            load_int8(partial)(*[["a"]] * len(inputs))
         except (RuntimeError, ValueError) as error:
             raise RunError(f"The int8 TFLite model converted from {args.run_dir} does not run: {error}") from None
     onnx = module.write_onnx(partial) if hasattr(module, "write_onnx") else None
@@ -163,7 +180,11 @@ def _write(
         "side": run["side"],
         "run": str(Path(args.run_dir).resolve()),
         "run_created": run.get("created"),
+        "problem_type": kind.problem_type,
+        "inputs": inputs,
+        "output": "values" if kind.problem_type == REGRESSION else "probabilities",
         "labels": labels,
+        "thresholds": kind.thresholds,
         "max_length": run["data"]["options"]["max_length"],
         "tokenizer": getattr(module, "tokenizer_note", ""),
         "float": {"path": SAVED_MODEL_DIR, "bytes": _size(partial / SAVED_MODEL_DIR)},
@@ -179,7 +200,7 @@ def _write(
     else:
         record["int8_note"] = int8_note
     if test is not None:
-        record["test"] = evaluate_export(partial, record, *test)
+        record["test"] = evaluate_export(partial, record, test)
     record["environment"] = {**environment(), "tensorflow_text": package_version("tensorflow-text")}
     record["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     write_json(partial / EXPORT_JSON, record)
@@ -196,40 +217,65 @@ def convert_int8(module: Any) -> bytes:
     return converter.convert()
 
 
-def evaluate_export(export_dir: Path, record: dict[str, Any], texts: list[str], gold: np.ndarray) -> dict[str, Any]:
-    """Accuracy of the written files on the run's test split, and how often int8 picks the float label."""
-    logger.info("Scoring the export on the %d test texts", len(texts))
+def outputs_of(predict: Predict, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+    """`predict` over `texts` (with `text_pairs`) in batches of similar length, in the order given."""
+    if text_pairs is None:
+        return predict_in_batches(predict, texts, EVAL_BATCH)
+    lengths = [len(text) + len(pair) for text, pair in zip(texts, text_pairs, strict=True)]
+    pairs = lambda rows: predict([texts[i] for i in rows], [text_pairs[i] for i in rows])  # noqa: E731
+    return predict_in_batches(pairs, list(range(len(texts))), EVAL_BATCH, lengths=lengths)
 
-    def labels_of(predict: Predict) -> np.ndarray:
-        return predict_in_batches(predict, texts, EVAL_BATCH).argmax(axis=1)
 
-    float_labels = labels_of(load_float(export_dir))
-    result: dict[str, Any] = {"split": "test", "n": len(texts), "float_accuracy": float(np.mean(float_labels == gold))}
-    if (export_dir / INT8_FILE).is_file():
-        int8_labels = labels_of(load_int8(export_dir))
-        result["int8_accuracy"] = float(np.mean(int8_labels == gold))
-        result["int8_accuracy_change"] = result["int8_accuracy"] - result["float_accuracy"]
-        result["int8_agreement"] = float(np.mean(int8_labels == float_labels))
+def evaluate_export(export_dir: Path, record: dict[str, Any], test: TestSplit) -> dict[str, Any]:
+    """The written files' headline score on the run's test split (`float_<headline>`, `int8_<headline>`, ... with
+    `accuracy`, `macro_f1` or `spearman`), its change from float, and for the classification kinds how often a
+    quantized variant decides as the float one does."""
+    logger.info("Scoring the export on the %d test examples", len(test.texts))
+    kind = Kind(record["problem_type"], len(record["inputs"]) == 2, record["thresholds"])
+    headline = HEADLINE_METRICS[kind.problem_type]
+
+    def score(outputs: np.ndarray) -> float:
+        return validation_scores(kind.problem_type, test.targets, outputs, kind.thresholds)[headline]
+
+    def agreement(outputs: np.ndarray, reference: np.ndarray) -> float:
+        decided, expected = decide(kind, outputs), decide(kind, reference)
+        same = decided.reshape(len(decided), -1) == expected.reshape(len(expected), -1)  # (n, 1) or (n, L)
+        return float(np.mean(same.all(axis=1)))
+
+    floats = outputs_of(load_float(export_dir), test.texts, test.text_pairs)
+    variants = {"int8": load_int8} if (export_dir / INT8_FILE).is_file() else {}
     if (export_dir / ONNX_FILES["int8"]).is_file():
-        onnx_labels = {v: labels_of(load_onnx(export_dir, v, record=record)) for v in ONNX_FILES}
-        result["onnx_float_accuracy"] = float(np.mean(onnx_labels["float"] == gold))
-        result["onnx_int8_accuracy"] = float(np.mean(onnx_labels["int8"] == gold))
-        result["onnx_int8_accuracy_change"] = result["onnx_int8_accuracy"] - result["float_accuracy"]
-        result["onnx_int8_agreement"] = float(np.mean(onnx_labels["int8"] == float_labels))
+        variants.update({f"onnx_{v}": lambda d, v=v: load_onnx(d, v, record=record) for v in ONNX_FILES})
+    result: dict[str, Any] = {"split": "test", "n": len(test.texts), f"float_{headline}": score(floats)}
+    for name, loader in variants.items():
+        outputs = outputs_of(loader(export_dir), test.texts, test.text_pairs)
+        result[f"{name}_{headline}"] = score(outputs)
+        if name.endswith("int8"):
+            result[f"{name}_{headline}_change"] = result[f"{name}_{headline}"] - result[f"float_{headline}"]
+            if kind.problem_type != REGRESSION:
+                result[f"{name}_agreement"] = agreement(outputs, floats)
     return result
 
 
 def load_float(export_dir: str | Path) -> Predict:
-    """The float SavedModel's `serving_default` as texts -> probabilities (plain TensorFlow + tensorflow-text)."""
+    """The float SavedModel's `serving_default` as texts (and a pair task's text pairs) -> probabilities or values
+    (plain TensorFlow + tensorflow-text)."""
     import tensorflow as tf
     import tensorflow_text  # noqa: F401 - registers the tokenizer ops the graph uses
 
     serve = tf.saved_model.load(str(Path(export_dir) / SAVED_MODEL_DIR)).signatures["serving_default"]
-    return lambda texts: serve(text=tf.constant(list(texts), tf.string))["probabilities"].numpy()
+    (output,) = serve.structured_outputs  # probabilities or values
+
+    def predict(texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        pair = {} if text_pairs is None else {"text_pair": tf.constant(list(text_pairs), tf.string)}
+        return serve(text=tf.constant(list(texts), tf.string), **pair)[output].numpy()
+
+    return predict
 
 
 def load_int8(export_dir: str | Path, threads: int | None = None) -> Predict:
-    """The int8 TFLite model's `serving_default` as texts -> probabilities, tensorflow-text's kernels registered."""
+    """The int8 TFLite model's `serving_default` as texts (and text pairs) -> probabilities or values,
+    tensorflow-text's kernels registered."""
     import warnings
 
     import tensorflow_text
@@ -243,14 +289,21 @@ def load_int8(export_dir: str | Path, threads: int | None = None) -> Predict:
             num_threads=threads,
         )
     runner = interpreter.get_signature_runner("serving_default")
-    return lambda texts: runner(text=np.array(list(texts), dtype=object))["probabilities"]
+
+    def predict(texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        pair = {} if text_pairs is None else {"text_pair": np.array(list(text_pairs), dtype=object)}
+        (output,) = runner(text=np.array(list(texts), dtype=object), **pair).values()  # probabilities or values
+        return output
+
+    return predict
 
 
 def load_onnx(
     export_dir: str | Path, variant: str = "int8", threads: int | None = None, record: dict | None = None
 ) -> Predict:
-    """The ONNX model (`float` or `int8`) as texts -> probabilities, tokenised by `tokenizer.json` (onnxruntime and
-    tokenizers only); `record` is the export's export.json, read from `export_dir` when not given."""
+    """The ONNX model (`float` or `int8`) as texts (and text pairs) -> probabilities or values, tokenised by
+    `tokenizer.json` (onnxruntime and tokenizers only); `record` is the export's export.json, read from `export_dir`
+    when not given."""
     from tokenizers import Tokenizer
 
     from core.onnx import Session
@@ -258,18 +311,24 @@ def load_onnx(
     export_dir = Path(export_dir)
     record = record or json.loads((export_dir / EXPORT_JSON).read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
-    tokenizer.enable_truncation(record["max_length"])  # [CLS] and [SEP] kept, as the run cuts texts
+    tokenizer.enable_truncation(record["max_length"])  # [CLS] and [SEP] kept, as the run cuts texts (longest_first)
     tokenizer.enable_padding(pad_id=record["onnx"]["pad_id"])
     session = Session(export_dir / ONNX_FILES[variant], threads)
-    classes = len(record["labels"])
+    empty = (0,) if record.get("output") == "values" else (0, len(record["labels"]))
 
-    def predict(texts: list[str]) -> np.ndarray:
+    def predict(texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         if not texts:
-            return np.zeros((0, classes), np.float32)
-        encodings = tokenizer.encode_batch([str(text) for text in texts])
+            return np.zeros(empty, np.float32)
+        inputs = [str(text) for text in texts]
+        if text_pairs is not None:
+            inputs = list(zip(inputs, map(str, text_pairs), strict=True))
+        encodings = tokenizer.encode_batch(inputs)
         ids = np.array([e.ids for e in encodings], np.int32)  # (B, T)
         mask = np.array([e.attention_mask for e in encodings], np.int32)  # (B, T)
-        return session(input_ids=ids, attention_mask=mask)
+        if text_pairs is None:
+            return session(input_ids=ids, attention_mask=mask)
+        types = np.array([e.type_ids for e in encodings], np.int32)  # (B, T)
+        return session(input_ids=ids, attention_mask=mask, token_type_ids=types)
 
     return predict
 

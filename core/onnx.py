@@ -98,9 +98,12 @@ class Session:
 
 
 def check(reference: np.ndarray, candidate: np.ndarray) -> dict[str, Any]:
-    """How closely `candidate` probabilities (n, K) reproduce `reference`, and whether that is close enough."""
+    """How closely `candidate` probabilities (n, K) or values (n,) reproduce `reference`, and whether that is close
+    enough; `label_agreement` is that of the most probable class (1.0 for values)."""
     difference = float(np.max(np.abs(reference - candidate))) if len(reference) else 0.0
-    agreement = float(np.mean(reference.argmax(axis=1) == candidate.argmax(axis=1))) if len(reference) else 1.0
+    agreement = 1.0
+    if len(reference) and reference.ndim == 2:
+        agreement = float(np.mean(reference.argmax(axis=1) == candidate.argmax(axis=1)))
     return {
         "max_abs_difference": difference,
         "label_agreement": agreement,
@@ -128,8 +131,8 @@ def keep_if_faithful(
 
     Args:
         write: writes the ONNX file to the path it is given and returns the seconds it took.
-        reference: TensorFlow's probabilities on the validation split (n, K).
-        predict: the validation split's probabilities (n, K) through the ONNX file at the path it is given.
+        reference: TensorFlow's outputs on the validation split: probabilities (n, K) or values (n,).
+        predict: the validation split's outputs through the ONNX file at the path it is given.
     """
     reason = available()
     if reason:

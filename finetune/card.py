@@ -6,6 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from core import card
+from core.tasks import HEADLINE_METRICS, MULTI_LABEL, REGRESSION, SINGLE_LABEL
+
+PURPOSES = {
+    SINGLE_LABEL: "to tell apart {n} classes",
+    MULTI_LABEL: "to choose any of {n} labels",
+    REGRESSION: "to predict a value",
+}
 
 FRONT_MATTER = [
     "library_name: transformers",
@@ -18,14 +25,18 @@ def render_card(run: dict[str, Any], run_dir: Path) -> str:
     """The card's Markdown from the run's record: the shared sections plus the checkpoint and transformers loading."""
     model, data = run["model"], run["data"]
     task = data["options"].get("task") or data["options"].get("train_file")
+    problem = data.get("problem_type") or SINGLE_LABEL
+    pairs = " on text pairs" if data.get("text_pair_column") else ""
     return card.render_card(
         run,
         title=f"{model['name']} fine-tuned on {task}",
         intro=f"A `{model.get('architecture', 'sequence classification')}` model fine-tuned from "
-        f"`{model['source']}` to tell apart {len(data['labels'])} classes.",
+        f"`{model['source']}` {PURPOSES[problem].format(n=len(data['labels']))}{pairs}.",
         model=[
-            f"- Pretrained checkpoint `{model['name']}` ({model['source']}), a new classification head for the labels",
-            "- AdamW with linear warmup and linear decay; early stopping on validation accuracy",
+            f"- Pretrained checkpoint `{model['name']}` ({model['source']}), a new head for the task "
+            f"(transformers' `problem_type` {problem})",
+            "- AdamW with linear warmup and linear decay; early stopping on validation "
+            f"{HEADLINE_METRICS[problem].replace('_', '-')}",
         ],
         usage=[
             "or with transformers alone (TensorFlow, `TF_USE_LEGACY_KERAS=1`):",

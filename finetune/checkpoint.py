@@ -20,6 +20,7 @@ import tensorflow as tf
 
 from core.errors import UserError
 from core.pretrained import ALIASES, resolve_model
+from core.tasks import REGRESSION, SINGLE_LABEL
 
 logger = logging.getLogger(__name__)
 
@@ -183,13 +184,17 @@ def convert_safetensors(directory: Path, cache: Path) -> Path:
     return target
 
 
-def load_for_task(checkpoint: Checkpoint, labels: list[str], pooling: str = "cls") -> tf.keras.Model:
-    """The pretrained encoder with a classification head for `labels` (names stored in its config).
+def load_for_task(
+    checkpoint: Checkpoint, labels: list[str], pooling: str = "cls", problem_type: str = SINGLE_LABEL
+) -> tf.keras.Model:
+    """The pretrained encoder with a head for `labels` (names stored in its config) and the kind of problem: a logit
+    per class or label, or one output for regression (`labels` empty). The config records transformers'
+    `problem_type`, so `from_pretrained` on the saved run rebuilds the same model.
 
     `pooling` is what the head reads: `cls`, BERT's [CLS] pooler (any architecture), or `mean`, the mean of the
     real tokens' last hidden states (`finetune.modeling`, BERT checkpoints only). A checkpoint already
-    fine-tuned on these labels keeps its head; one fine-tuned on another label set gets a new, randomly
-    initialised head, and the log says so.
+    fine-tuned on these labels (and kind) keeps its head; one fine-tuned on another label set or kind gets a new,
+    randomly initialised head, and the log says so.
     """
     from transformers import AutoConfig, BertConfig, TFAutoModelForSequenceClassification
 
@@ -207,36 +212,47 @@ def load_for_task(checkpoint: Checkpoint, labels: list[str], pooling: str = "cls
         config_class = BertConfig  # a mean-pooled run fine-tuned further with the [CLS] pooler
     else:
         config_class = AutoConfig
-    id2label = dict(enumerate(labels))
+    names = {"id2label": dict(enumerate(labels)), "label2id": {label: i for i, label in enumerate(labels)}}
     config = config_class.from_pretrained(
         checkpoint.directory,
-        num_labels=len(labels),
-        id2label=id2label,
-        label2id={label: i for i, label in id2label.items()},
+        num_labels=1 if problem_type == REGRESSION else len(labels),
+        problem_type=problem_type,
+        **(names if labels else {}),  # regression: transformers' own name for its one output
     )
     model = TFAutoModelForSequenceClassification.from_pretrained(
         tf_checkpoint(checkpoint), config=config, ignore_mismatched_sizes=True
     )
     trained_labels = trained_head_labels(source_config)
     if trained_labels is not None:
-        if trained_labels == labels:
+        if trained_labels == labels and head_problem_type(source_config) == problem_type:
             logger.info("%s was fine-tuned on these labels; keeping its classification head.", checkpoint.name)
         else:
             logger.warning(
-                "%s was fine-tuned on the labels %s; starting a new classification head for %s.",
+                "%s was fine-tuned on the labels %s (%s); starting a new head for %s (%s).",
                 checkpoint.name,
                 trained_labels,
+                head_problem_type(source_config),
                 labels,
+                problem_type,
             )
             reset_head(model, config.initializer_range)
     return model
 
 
 def trained_head_labels(config) -> list[str] | None:
-    """The label names a checkpoint's classification head was trained on, or None when it has no head."""
+    """The label names a checkpoint's classification head was trained on ([] for a regression head), or None when it
+    has no head."""
     if not any(a.endswith("ForSequenceClassification") for a in config.architectures or []):
         return None
+    if head_problem_type(config) == REGRESSION:
+        return []
     return [config.id2label[i] for i in sorted(config.id2label)]
+
+
+def head_problem_type(config) -> str:
+    """The kind of problem a checkpoint's head was trained for: its `problem_type`, else as transformers reads a
+    config without one (one output is regression)."""
+    return config.problem_type or (REGRESSION if config.num_labels == 1 else SINGLE_LABEL)
 
 
 def reset_head(model: tf.keras.Model, initializer_range: float) -> None:

@@ -1,4 +1,5 @@
-"""The fine-tuned side's serving module: BERT's tokenizer and the classifier in one graph, strings in.
+"""The fine-tuned side's serving module: BERT's tokenizer and the model in one graph, strings in, probabilities (or a
+regression run's values) out; a pair task's module takes `text` and `text_pair`, joined as transformers joins them.
 
 `python -m finetune export RUN_DIR --output-dir DIR` (`core.export` writes the files). Tokenisation follows the
 run's Hugging Face tokenizer (BertNormalizer, then BERT pre-tokenisation and WordPiece) with tensorflow-text:
@@ -7,7 +8,8 @@ run's Hugging Face tokenizer (BertNormalizer, then BERT pre-tokenisation and Wor
   whitespace to spaces, control characters dropped, NFD then combining marks dropped (accent stripping),
   lower-casing character by character (so a final sigma stays σ), then `FastBertTokenizer` without its own
   normalisation. It gives the transformers tokenizer's ids, [CLS] and [SEP] around at most `max_length - 2`
-  pieces, as `finetune.pipeline.encode` cuts them.
+  pieces, as `finetune.pipeline.encode` cuts them; for a pair, `[CLS] text [SEP] text_pair [SEP]` with its segment
+  ids, cut the tokenizer's `longest_first` way (`add_pair_special_tokens`).
 - `write_onnx`: the run's `model.onnx` (converted now if the run has none), its int8 quantization and the Hugging Face
   `tokenizer.json`, for ONNX Runtime (`core.onnx`).
 - `serve_lite` (the int8 TFLite variant): `FastBertTokenizer`'s own normalizer, the one TFLite can run. It folds
@@ -24,9 +26,12 @@ from typing import Any
 import tensorflow as tf
 
 from core.args import ExportArguments
+from core.classifier import Kind
 from core.errors import UserError
 from core.export import Untracked
+from core.kinds import activate
 from core.runtime import STRINGS
+from finetune.onnx import output_name
 
 
 def normalize(texts: tf.Tensor, lowercase: bool, strip_accents: bool) -> tf.Tensor:
@@ -57,6 +62,47 @@ def add_special_tokens(pieces: tf.RaggedTensor, max_length: int, cls_id: int, se
     ends = lengths[:, None] + 1  # (B, 1): where [SEP] goes
     ids = tf.where(positions == ends, sep_id, tf.where(positions > ends, pad_id, ids))
     return ids, tf.cast(positions <= ends, tf.int32)
+
+
+def longest_first(first: tf.Tensor, second: tf.Tensor, budget: int) -> tuple[tf.Tensor, tf.Tensor]:
+    """How many pieces of each text of a pair (lengths (B,) each) the tokenizers library's `longest_first` truncation
+    keeps within `budget` pieces: none are cut when both fit; else the shorter is kept whole and the longer cut to
+    the rest when the shorter takes at most half; else each gets half (the longer, or on a tie the second, the odd
+    piece)."""
+    short, long = tf.minimum(first, second), tf.maximum(first, second)
+    fits, halves = short + long <= budget, 2 * short > budget
+    short_keep = tf.where(fits | ~halves, short, budget // 2)
+    long_keep = tf.where(fits, long, tf.where(halves, budget // 2 + budget % 2, budget - short))
+    first_longer = first > second
+    return tf.where(first_longer, long_keep, short_keep), tf.where(first_longer, short_keep, long_keep)
+
+
+def add_pair_special_tokens(
+    first: tf.RaggedTensor, second: tf.RaggedTensor, max_length: int, cls_id: int, sep_id: int, pad_id: int
+) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+    """Piece ids (B, None) of each text of a pair -> `[CLS] first [SEP] second [SEP]` cut to `max_length` tokens
+    (`longest_first`), padded: ids, segment ids (1 from the second text on) and mask, (B, T) each.
+
+    Written with dense ops only, so that TFLite runs it without TensorFlow's ragged kernels.
+    """
+    batch = tf.shape(first.row_lengths())[0]
+    column = tf.fill([batch, 1], pad_id)  # so that a batch of empty texts still has a column to gather from
+    a = tf.concat([first.to_tensor(default_value=pad_id), column], axis=1)  # (B, Wa + 1)
+    b = tf.concat([second.to_tensor(default_value=pad_id), column], axis=1)  # (B, Wb + 1)
+    lengths = [tf.cast(text.row_lengths(), tf.int32) for text in (first, second)]
+    a_keep, b_keep = longest_first(*lengths, max_length - 3)  # (B,) each
+    a_end = a_keep[:, None] + 1  # (B, 1): where the first [SEP] goes
+    b_end = a_end + b_keep[:, None] + 1  # (B, 1): the second [SEP]
+    positions = tf.range(tf.reduce_max(b_end) + 1)[None, :]  # (1, T)
+    a_index = tf.clip_by_value(positions - 1 + 0 * a_end, 0, tf.shape(a)[1] - 1)  # (B, T)
+    b_index = tf.clip_by_value(positions - a_end - 1, 0, tf.shape(b)[1] - 1)  # (B, T)
+    from_a, from_b = tf.gather(a, a_index, batch_dims=1), tf.gather(b, b_index, batch_dims=1)  # (B, T) each
+    body = tf.where(positions < a_end, from_a, tf.where(positions == a_end, sep_id, from_b))
+    ids = tf.where(
+        positions == 0, cls_id, tf.where(positions < b_end, body, tf.where(positions == b_end, sep_id, pad_id))
+    )
+    types = tf.cast((positions > a_end) & (positions <= b_end), tf.int32)
+    return ids, types, tf.cast(positions <= b_end, tf.int32)
 
 
 class WordPieceIds(tf.Module):
@@ -100,33 +146,71 @@ class WordPieceIds(tf.Module):
         """The same with FastBertTokenizer's own normalizer, in ops TFLite runs."""
         return add_special_tokens(self.pieces_lite.tokenize(texts), self.max_length, *self.special)
 
+    def pairs(self, texts: tf.Tensor, text_pairs: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        """The transformers tokenizer's ids, segment ids and attention mask of `(text, text_pair)`, (B, T) each."""
+        first, second = (
+            self.pieces.tokenize(normalize(x, self.lowercase, self.strip_accents)) for x in (texts, text_pairs)
+        )
+        return add_pair_special_tokens(first, second, self.max_length, *self.special)
+
+    def pairs_lite(self, texts: tf.Tensor, text_pairs: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
+        """The same with FastBertTokenizer's own normalizer, in ops TFLite runs."""
+        first, second = (self.pieces_lite.tokenize(x) for x in (texts, text_pairs))
+        return add_pair_special_tokens(first, second, self.max_length, *self.special)
+
 
 class FinetunedServing(tf.Module):
-    """Strings (B,) -> `{"probabilities": (B, K)}` for a fine-tuned BERT classifier and its WordPiece tokenizer.
+    """Strings (B,) -> `{"probabilities": (B, K)}`, or `{"values": (B,)}` for regression, for a fine-tuned BERT and
+    its WordPiece tokenizer; a pair task's `serve(text, text_pair)` takes the second texts too.
 
     Args:
         model: the transformers TF sequence-classification model.
         tokenizer: its Hugging Face fast tokenizer (a WordPiece one).
         max_length: texts are cut to this many tokens, special tokens included.
         run_dir: the finished run the model was loaded from (its `model.onnx`, or its saved model to convert).
+        kind: the run's kind of problem and whether it reads pairs (`core.classifier.Kind`).
     """
 
-    def __init__(self, model: tf.keras.Model, tokenizer, max_length: int, run_dir: Path):
+    def __init__(self, model: tf.keras.Model, tokenizer, max_length: int, run_dir: Path, kind: Kind):
         super().__init__(name="finetuned_classifier")
         self._untracked = Untracked(model)
         self._untracked.tokenizer = tokenizer
         self._untracked.run_dir = run_dir
+        self._untracked.kind = kind
         self.weights = list(model.weights)  # what the functions capture; the Keras model itself is not traced
         self.token_ids = WordPieceIds(tokenizer, max_length)
         self.tokenizer_note = self.token_ids.note
+        self.output = output_name(kind.problem_type)
+        if kind.has_pairs:
+            pair = [tf.TensorSpec([None], tf.string, name="text"), tf.TensorSpec([None], tf.string, name="text_pair")]
+            self.serve = tf.function(self._serve_pair, input_signature=pair)
+            self.serve_lite = tf.function(self._serve_pair_lite, input_signature=pair)
+        else:
+            self.serve = tf.function(self._serve, input_signature=[STRINGS])
+            self.serve_lite = tf.function(self._serve_lite, input_signature=[STRINGS])
 
     @property
     def model(self) -> tf.keras.Model:
         return self._untracked.model
 
-    def _probabilities(self, ids: tf.Tensor, mask: tf.Tensor) -> tf.Tensor:
-        logits = self.model(input_ids=ids, attention_mask=mask, training=False).logits  # (B, K)
-        return tf.nn.softmax(tf.cast(logits, tf.float32), axis=-1)
+    def _outputs(self, ids: tf.Tensor, mask: tf.Tensor, types: tf.Tensor | None = None) -> dict[str, tf.Tensor]:
+        segments = {} if types is None else {"token_type_ids": types}
+        logits = self.model(input_ids=ids, attention_mask=mask, **segments, training=False).logits  # (B, K)
+        return {self.output: activate(self._untracked.kind.problem_type, logits)}  # (B, K) or (B,)
+
+    def _serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
+        return self._outputs(*self.token_ids(text))
+
+    def _serve_lite(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
+        return self._outputs(*self.token_ids.lite(text))
+
+    def _serve_pair(self, text: tf.Tensor, text_pair: tf.Tensor) -> dict[str, tf.Tensor]:
+        ids, types, mask = self.token_ids.pairs(text, text_pair)
+        return self._outputs(ids, mask, types)
+
+    def _serve_pair_lite(self, text: tf.Tensor, text_pair: tf.Tensor) -> dict[str, tf.Tensor]:
+        ids, types, mask = self.token_ids.pairs_lite(text, text_pair)
+        return self._outputs(ids, mask, types)
 
     def write_onnx(self, directory: Path) -> dict[str, Any]:
         """`model.onnx`, `model_int8.onnx` and `tokenizer.json` into `directory`; returns export.json's `onnx`."""
@@ -139,7 +223,7 @@ class FinetunedServing(tf.Module):
         if (run_dir / ONNX_FILE).is_file():
             shutil.copyfile(run_dir / ONNX_FILE, float_path)
         else:  # a run trained with --no-onnx, or whose ONNX model did not reproduce it
-            convert_saved(run_dir, float_path)
+            convert_saved(run_dir, float_path, pairs=self._untracked.kind.has_pairs)
         quantize(float_path, Path(directory) / ONNX_FILES["int8"])
         tokenizer.backend_tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
         return {
@@ -151,14 +235,6 @@ class FinetunedServing(tf.Module):
             "pad_id": tokenizer.pad_token_id,
             "quantization": QUANTIZATION,
         }
-
-    @tf.function(input_signature=[STRINGS])
-    def serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
-        return {"probabilities": self._probabilities(*self.token_ids(text))}
-
-    @tf.function(input_signature=[STRINGS])
-    def serve_lite(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
-        return {"probabilities": self._probabilities(*self.token_ids.lite(text))}
 
 
 def check_wordpiece(tokenizer) -> None:
@@ -175,7 +251,8 @@ def build(run_dir: Path, run: dict[str, Any]) -> FinetunedServing:
     from finetune.predict import load
 
     classifier = load(run_dir, run)
-    return FinetunedServing(classifier.model, classifier.tokenizer, classifier.max_length, run_dir)
+    kind = Kind.of_run(run)
+    return FinetunedServing(classifier.model, classifier.tokenizer, classifier.max_length, run_dir, kind)
 
 
 def export_run(args: ExportArguments) -> None:

@@ -1,4 +1,5 @@
-"""The fine-tuned classifier in ONNX (`core.onnx`): token ids and attention mask in, probabilities out.
+"""The fine-tuned model in ONNX (`core.onnx`): token ids and attention mask (and a pair task's segment ids) in,
+probabilities or a regression run's values out.
 
 The conversion runs in a process of its own, `python -m finetune.onnx MODEL_DIR OUTPUT` on the model that
 `save_pretrained` wrote (`convert_saved`): tf2onnx's passes over a BERT graph take memory many times the model's
@@ -18,87 +19,110 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from core.classifier import Kind
 from core.cli import notices_shown
+from core.kinds import activate
 from core.onnx import CONVERTER_ENVIRONMENT, Session, convert, keep_if_faithful
 from core.processes import run_command
+from core.tasks import REGRESSION, SINGLE_LABEL
 
 
-def convert_model(model: tf.keras.Model, path: Path) -> float:
-    """Writes `model` (a transformers TF sequence classifier) as ONNX to `path`; returns the seconds it took.
+def convert_model(model: tf.keras.Model, path: Path, pairs: bool = False) -> float:
+    """Writes `model` (a transformers TF sequence classifier, of the kind its config's `problem_type` names) as ONNX
+    to `path`; returns the seconds it took.
 
-    Inputs `input_ids` and `attention_mask`, int32 (batch, length); output `probabilities`, float32 (batch, K).
+    Inputs `input_ids`, `attention_mask` and with `pairs` `token_type_ids`, int32 (batch, length); output
+    `probabilities`, float32 (batch, K), or for regression `values`, float32 (batch,).
     """
-    spec = [
-        tf.TensorSpec((None, None), tf.int32, name="input_ids"),
-        tf.TensorSpec((None, None), tf.int32, name="attention_mask"),
-    ]
+    names = ["input_ids", "attention_mask", *(["token_type_ids"] if pairs else [])]
+    spec = [tf.TensorSpec((None, None), tf.int32, name=name) for name in names]
+    problem_type = model.config.problem_type or SINGLE_LABEL
+    output = output_name(problem_type)
 
     @tf.function(input_signature=spec)
-    def probabilities(input_ids, attention_mask):
-        logits = model(input_ids=input_ids, attention_mask=attention_mask, training=False).logits  # (B, K)
-        return tf.identity(tf.nn.softmax(tf.cast(logits, tf.float32), axis=-1), name="probabilities")
+    def outputs(*inputs):
+        logits = model(**dict(zip(names, inputs, strict=True)), training=False).logits  # (B, K)
+        return tf.identity(activate(problem_type, logits), name=output)
 
-    return convert(probabilities, spec, path)
+    return convert(outputs, spec, path)
 
 
-def convert_saved(model_dir: Path, path: Path, dtype_policy: str = "float32") -> float:
+def convert_saved(model_dir: Path, path: Path, dtype_policy: str = "float32", pairs: bool = False) -> float:
     """Converts the `save_pretrained` classifier in `model_dir` to ONNX at `path` in a child process; returns the
     seconds it took.
 
     Args:
         dtype_policy: the Keras dtype policy the model computes in (`mixed_float16` for a run trained so).
+        pairs: the model reads text pairs (takes `token_type_ids`).
     Raises:
         core.processes.ProcessError: the conversion failed; the message ends with what the converter said.
     """
     start = time.perf_counter()
     cmd = [sys.executable, "-m", "finetune.onnx", model_dir, path, "--dtype-policy", dtype_policy]
+    cmd += ["--pairs"] if pairs else []
     # Its output (TensorFlow and tf2onnx notices) only with --verbose; a failure's last lines are in the ProcessError.
     run_command(cmd, log=None if notices_shown() else os.devnull, env=CONVERTER_ENVIRONMENT)
     return time.perf_counter() - start
 
 
+def output_name(problem_type: str) -> str:
+    """The name of the ONNX model's output: `values` for regression, else `probabilities`."""
+    return "values" if problem_type == REGRESSION else "probabilities"
+
+
 class OnnxForward:
-    """`model.onnx` as the classifier's forward pass: (ids, mask) int32 (B, T) -> probabilities (B, K)."""
+    """`model.onnx` as the model's forward pass: (ids, mask[, segment ids]) int32 (B, T) -> probabilities (B, K) or
+    values (B,)."""
 
     def __init__(self, path: str | Path):
         self.session = Session(path)
 
-    def __call__(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        return self.session(
-            input_ids=np.asarray(input_ids, np.int32), attention_mask=np.asarray(attention_mask, np.int32)
-        )
+    def __call__(self, input_ids: np.ndarray, attention_mask: np.ndarray, token_type_ids: np.ndarray | None = None):
+        inputs = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": token_type_ids}
+        return self.session(**{name: np.asarray(x, np.int32) for name, x in inputs.items() if x is not None})
 
 
-def write_checked(classifier, texts: list[str], reference: np.ndarray, run_dir: Path) -> dict[str, Any]:
+def write_checked(
+    classifier, texts: list[str], text_pairs: list[str] | None, reference: np.ndarray, run_dir: Path
+) -> dict[str, Any]:
     """The run's `model.onnx`, converted from the model saved in `run_dir`, kept when it reproduces `reference`
-    (TensorFlow's probabilities of `texts`)."""
+    (TensorFlow's outputs of `texts`, with `text_pairs` for a pair task)."""
     from finetune.predict import FinetunedClassifier
+
+    kind = Kind(classifier.problem_type, classifier.has_pairs, classifier.thresholds)
 
     def predict(path: Path) -> np.ndarray:
         onnx = FinetunedClassifier(
-            classifier.model, classifier.tokenizer, classifier.labels, classifier.max_length, forward=OnnxForward(path)
+            classifier.model,
+            classifier.tokenizer,
+            classifier.labels,
+            classifier.max_length,
+            forward=OnnxForward(path),
+            kind=kind,
         )
-        return onnx.predict_proba(texts)
+        return onnx.outputs(texts, text_pairs)
 
     policy = classifier.model.dtype_policy.name
-    return keep_if_faithful(run_dir, lambda path: convert_saved(run_dir, path, policy), reference, predict)
+    convert = lambda path: convert_saved(run_dir, path, policy, classifier.has_pairs)  # noqa: E731
+    return keep_if_faithful(run_dir, convert, reference, predict)
 
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m finetune.onnx MODEL_DIR OUTPUT [--dtype-policy P]`: what `convert_saved` starts."""
     parser = argparse.ArgumentParser(
         prog="python -m finetune.onnx",
-        description="Convert a save_pretrained TF sequence classifier to ONNX (probabilities out).",
+        description="Convert a save_pretrained TF sequence classifier to ONNX (probabilities or values out).",
         allow_abbrev=False,
     )
     parser.add_argument("model_dir", type=Path, help="A directory written by save_pretrained.")
     parser.add_argument("output", type=Path, help="The ONNX file to write.")
     parser.add_argument("--dtype-policy", default="float32", help="The Keras dtype policy the model computes in.")
+    parser.add_argument("--pairs", action="store_true", help="The model reads text pairs (takes token_type_ids).")
     args = parser.parse_args(argv)
     from finetune.predict import load_model
 
     tf.keras.mixed_precision.set_global_policy(args.dtype_policy)
-    convert_model(load_model(args.model_dir), args.output)
+    convert_model(load_model(args.model_dir), args.output, args.pairs)
     return 0
 
 

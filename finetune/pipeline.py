@@ -1,6 +1,11 @@
 """Input pipeline: tokenise each split once, then batch texts of similar length, each batch padded to its own
 longest text, so short sentences do not pay for 128 positions.
 
+A pair task's two texts go through the tokenizer together, as transformers' `(text, text_pair)`: `[CLS] text [SEP]
+text_pair [SEP]` with segment ids (`token_type_ids`) 0 for the first part and 1 for the second, cut to `--max-length`
+the tokenizer's `longest_first` way (the longer text loses tokens first). Targets are any kind's
+(`core.data.TaskData.targets`): class ids, multi-hot rows or values.
+
 The datasets carry variable-length rows (a `tf.RaggedTensor` sliced per text) and are traced once: the
 padded sequence dimension is unknown to the graph, so a new batch length does not retrace the model.
 """
@@ -25,22 +30,27 @@ BOUNDARIES = (8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256, 320
 
 @dataclass
 class Encoded:
-    """Token ids of one split, one int32 array per text, each ending with the tokenizer's end token."""
+    """Token ids of one split, one int32 array per text (pair), each ending with the tokenizer's end token, and for a
+    pair task each row's segment ids (`types`, None for single texts)."""
 
     ids: list[np.ndarray]
     truncated: int
+    types: list[np.ndarray] | None = None
 
     @property
     def lengths(self) -> np.ndarray:
         return np.fromiter((len(x) for x in self.ids), dtype=np.int64, count=len(self.ids))
 
 
-def encode(tokenizer, texts: list[str], max_length: int) -> Encoded:
-    """Tokenises `texts` in one batched call of the fast tokenizer and cuts each to `max_length` tokens.
+def encode(tokenizer, texts: list[str], max_length: int, text_pairs: list[str] | None = None) -> Encoded:
+    """Tokenises `texts` (with `text_pairs`, each pair) in one batched call of the fast tokenizer and cuts each to
+    `max_length` tokens.
 
-    Texts are cut keeping their final special token ([SEP]), and the number cut is returned so the caller
-    can report it.
+    Texts are cut keeping their final special token ([SEP]), pairs as the tokenizer's `longest_first` cuts them; the
+    number cut is returned so the caller can report it.
     """
+    if text_pairs is not None:
+        return _encode_pairs(tokenizer, list(texts), list(text_pairs), max_length)
     ids = tokenizer(
         list(texts), truncation=False, return_attention_mask=False, return_token_type_ids=False, verbose=False
     )["input_ids"]
@@ -52,6 +62,25 @@ def encode(tokenizer, texts: list[str], max_length: int) -> Encoded:
             row = row[: max_length - 1] + row[-1:]
         out.append(np.asarray(row, dtype=np.int32))
     return Encoded(out, truncated)
+
+
+def _encode_pairs(tokenizer, texts: list[str], pairs: list[str], max_length: int) -> Encoded:
+    options = {"return_attention_mask": False, "return_token_type_ids": True, "verbose": False}
+    encoded = tokenizer(texts, pairs, truncation=False, **options)
+    ids, types = encoded["input_ids"], encoded["token_type_ids"]
+    long = [i for i, row in enumerate(ids) if len(row) > max_length]
+    if long:  # only these are tokenised again, cut
+        cut = tokenizer(
+            [texts[i] for i in long],
+            [pairs[i] for i in long],
+            truncation="longest_first",
+            max_length=max_length,
+            **options,
+        )
+        for i, row_ids, row_types in zip(long, cut["input_ids"], cut["token_type_ids"], strict=True):
+            ids[i], types[i] = row_ids, row_types
+    as_arrays = lambda rows: [np.asarray(row, dtype=np.int32) for row in rows]  # noqa: E731
+    return Encoded(as_arrays(ids), len(long), as_arrays(types))
 
 
 def bucket_ids(lengths: np.ndarray, max_length: int) -> np.ndarray:
@@ -68,39 +97,54 @@ def steps_per_epoch(lengths: np.ndarray, batch_size: int, max_length: int) -> in
     return bucketed_steps(lengths, _boundaries(max_length), batch_size)
 
 
-def _rows(encoded: Encoded, order: np.ndarray | None = None) -> tf.RaggedTensor:
-    ids = encoded.ids if order is None else [encoded.ids[i] for i in order]
-    lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
-    return tf.RaggedTensor.from_row_lengths(np.concatenate(ids), lengths)
+def _ragged(rows: list[np.ndarray], order: np.ndarray | None = None) -> tf.RaggedTensor:
+    rows = rows if order is None else [rows[i] for i in order]
+    lengths = np.fromiter((len(x) for x in rows), dtype=np.int64, count=len(rows))
+    return tf.RaggedTensor.from_row_lengths(np.concatenate(rows), lengths)
 
 
-def _with_mask(ids: tf.Tensor, label: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
-    # A row of a ragged tensor arrives as a ragged value of rank 0; padded batching needs a plain tensor.
-    ids = tf.convert_to_tensor(ids)
-    return ids, tf.ones_like(ids), label
+def _elements(encoded: Encoded, targets: np.ndarray, order: np.ndarray | None = None) -> tf.data.Dataset:
+    """One element per example: (ids, [types,] mask, target), in `order` if given; with its padding values."""
+    # class ids as int32 (as ever); multi-hot rows and values as float32
+    targets = targets.astype(np.int32 if np.issubdtype(targets.dtype, np.integer) else np.float32)
+    targets = targets if order is None else targets[order]
+    columns = (_ragged(encoded.ids, order), *([] if encoded.types is None else [_ragged(encoded.types, order)]))
+
+    def with_mask(*row: tf.Tensor) -> tuple[tf.Tensor, ...]:
+        # A row of a ragged tensor arrives as a ragged value of rank 0; padded batching needs a plain tensor.
+        *parts, target = (tf.convert_to_tensor(part) for part in row)
+        return (*parts, tf.ones_like(parts[0]), target)
+
+    return tf.data.Dataset.from_tensor_slices((*columns, targets)).map(with_mask)
 
 
-def _features(ids: tf.Tensor, mask: tf.Tensor, label: tf.Tensor) -> tuple[dict[str, tf.Tensor], tf.Tensor]:
-    return {"input_ids": ids, "attention_mask": mask}, label  # (B, T), (B, T), (B,)
+def _padding(encoded: Encoded, dataset: tf.data.Dataset, pad_id: int) -> tuple:
+    """The padding value of each component of `_elements`: the pad id, then zeros (segments, mask, target)."""
+    target = dataset.element_spec[-1].dtype
+    return (pad_id, *([0] if encoded.types is not None else []), 0, tf.constant(0, target))
+
+
+def _features(*batch: tf.Tensor) -> tuple[dict[str, tf.Tensor], tf.Tensor]:
+    *parts, mask, target = batch  # ids (B, T), [types (B, T),] mask (B, T), target (B,) or (B, L)
+    names = ["input_ids", "token_type_ids"][: len(parts)]
+    return {**dict(zip(names, parts, strict=True)), "attention_mask": mask}, target
 
 
 def train_dataset(
-    encoded: Encoded, labels: np.ndarray, batch_size: int, max_length: int, pad_id: int, seed: int
+    encoded: Encoded, targets: np.ndarray, batch_size: int, max_length: int, pad_id: int, seed: int
 ) -> tf.data.Dataset:
-    """Shuffled every epoch (seeded), grouped by length, each batch padded to its longest text."""
-    rows = _rows(encoded)
-    dataset = tf.data.Dataset.from_tensor_slices((rows, labels.astype(np.int32)))
-    dataset = dataset.shuffle(len(encoded.ids), seed=seed, reshuffle_each_iteration=True).map(_with_mask)
-    dataset = length_buckets(dataset, encoded.lengths, _boundaries(max_length), batch_size, (pad_id, 0, 0))
+    """Shuffled every epoch (seeded), grouped by length, each batch padded to its longest text (pair)."""
+    dataset = _elements(encoded, targets)
+    padding = _padding(encoded, dataset, pad_id)
+    dataset = dataset.shuffle(len(encoded.ids), seed=seed, reshuffle_each_iteration=True)
+    dataset = length_buckets(dataset, encoded.lengths, _boundaries(max_length), batch_size, padding)
     return prefetched(dataset.map(_features))
 
 
-def eval_dataset(encoded: Encoded, labels: np.ndarray, batch_size: int, pad_id: int) -> tf.data.Dataset:
+def eval_dataset(encoded: Encoded, targets: np.ndarray, batch_size: int, pad_id: int) -> tf.data.Dataset:
     """In length order (the least padding), for validation during training."""
-    order = np.argsort(encoded.lengths, kind="stable")
-    rows = _rows(encoded, order)
-    dataset = tf.data.Dataset.from_tensor_slices((rows, labels[order].astype(np.int32))).map(_with_mask)
-    dataset = dataset.padded_batch(batch_size, padding_values=(pad_id, 0, 0)).map(_features)
+    dataset = _elements(encoded, targets, np.argsort(encoded.lengths, kind="stable"))
+    dataset = dataset.padded_batch(batch_size, padding_values=_padding(encoded, dataset, pad_id)).map(_features)
     return prefetched(dataset)
 
 
@@ -113,3 +157,11 @@ def pad(ids: list[np.ndarray], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
         input_ids[i, : len(row)] = row
         mask[i, : len(row)] = 1
     return input_ids, mask
+
+
+def pad_types(types: list[np.ndarray], width: int) -> np.ndarray:
+    """A pair batch's segment ids padded with 0 to `width`: (B, T) int32."""
+    out = np.zeros((len(types), width), dtype=np.int32)
+    for i, row in enumerate(types):
+        out[i, : len(row)] = row
+    return out

@@ -1,6 +1,7 @@
-"""The fine-tuned side's `Classifier`: loads a run directory and predicts class probabilities.
+"""The fine-tuned side's `Classifier`: loads a run directory and predicts probabilities or values, of texts or of text
+pairs (`core.classifier`).
 
-Texts are tokenised in one batched call, grouped by length and each group padded to its own longest text.
+Texts (pairs) are tokenised in one batched call, grouped by length and each group padded to its own longest.
 The forward pass is the run's `model.onnx` in ONNX Runtime when run.json's `serving` says it reproduces the
 TensorFlow model (`core.onnx`), else one `tf.function` with an unknown batch and sequence length, traced
 once, so a single text costs a few milliseconds instead of the tens `model.predict` spends setting up each call.
@@ -15,23 +16,28 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from core.classifier import predict_in_batches
+from core.classifier import Kind, check_inputs, decide, predict_in_batches
+from core.kinds import activate
 from core.onnx import onnx_path, serving_runtime
 from core.rundir import RunError
-from finetune.pipeline import encode, pad
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from finetune.pipeline import encode, pad, pad_types
 
 PREDICT_BATCH = 64
 
 
 class FinetunedClassifier:
-    """A fine-tuned sequence-classification model with its tokenizer and label names.
+    """A fine-tuned sequence-classification (or regression) model with its tokenizer and label names; the
+    `core.classifier.Classifier` protocol.
 
     Attributes:
         name: how reports and the app call it.
         side: always `finetune`.
-        labels: class names in label-id order.
+        problem_type, has_pairs, thresholds: the kind of problem, whether inputs are text pairs, and a multi-label
+            run's decision thresholds (`core.classifier.Kind`).
+        labels: class (label) names in id order; [] for regression.
         run: the parsed run.json (empty while the run is still being trained).
-        runtime: what computes the probabilities: `tensorflow` or `onnxruntime`.
+        runtime: what computes the outputs: `tensorflow` or `onnxruntime`.
     """
 
     side = "finetune"
@@ -44,23 +50,27 @@ class FinetunedClassifier:
         max_length: int,
         run: dict[str, Any] | None = None,
         batch_size: int = PREDICT_BATCH,
-        forward: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+        forward: Callable[..., np.ndarray] | None = None,
+        kind: Kind | None = None,
     ) -> None:
-        """`model` may be a function that loads it, called when `.model` is first read; `forward`, (ids, mask) ->
-        probabilities, replaces the TensorFlow forward pass (the ONNX Runtime path)."""
+        """`model` may be a function that loads it, called when `.model` is first read; `forward`, (ids, mask[, types])
+        -> outputs, replaces the TensorFlow forward pass (the ONNX Runtime path); `kind` is read from `run` when not
+        given (a single-label classifier of single texts without either)."""
         self.name = self.side
         self._model = model
         self.tokenizer = tokenizer
         self.labels = list(labels)
         self.max_length = max_length
         self.run = run or {}
+        kind = kind or (Kind.of_run(self.run) if self.run else Kind(SINGLE_LABEL, False, None))
+        self.problem_type, self.has_pairs, self.thresholds = kind.problem_type, kind.has_pairs, kind.thresholds
         self.batch_size = batch_size
         self.runtime = "onnxruntime" if forward is not None else "tensorflow"
         if forward is None:
             spec = tf.TensorSpec((None, None), tf.int32)
-            graph = tf.function(self._forward, input_signature=[spec, spec])
-            forward = lambda input_ids, mask: graph(input_ids, mask).numpy()  # noqa: E731
-        self._probabilities = forward
+            graph = tf.function(self._forward, input_signature=[spec] * (3 if self.has_pairs else 2))
+            forward = lambda *inputs: graph(*inputs).numpy()  # noqa: E731
+        self._outputs = forward
 
     @property
     def model(self) -> tf.keras.Model:
@@ -69,22 +79,48 @@ class FinetunedClassifier:
             self._model = self._model()
         return self._model
 
-    def _forward(self, input_ids: tf.Tensor, attention_mask: tf.Tensor) -> tf.Tensor:
-        logits = self.model(input_ids=input_ids, attention_mask=attention_mask, training=False).logits  # (B, C)
-        return tf.nn.softmax(tf.cast(logits, tf.float32), axis=-1)
+    def _forward(self, input_ids: tf.Tensor, attention_mask: tf.Tensor, token_type_ids: tf.Tensor | None = None):
+        types = {} if token_type_ids is None else {"token_type_ids": token_type_ids}  # single texts: segment 0
+        logits = self.model(input_ids=input_ids, attention_mask=attention_mask, **types, training=False).logits
+        return activate(self.problem_type, logits)  # (B, C), (B, L) or (B,)
 
-    def predict_proba(self, texts: list[str]) -> np.ndarray:
-        """Class probabilities, shape (len(texts), len(labels)), rows summing to 1, in the order given."""
+    def outputs(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """What the model gives for each text (pair), in the order given: probabilities (n, C) or (n, L), or values
+        (n,), float32."""
         texts = list(texts)
         if not texts:
-            return np.zeros((0, len(self.labels)), dtype=np.float32)
-        encoded = encode(self.tokenizer, texts, self.max_length)
-        padded = lambda rows: self._probabilities(*pad(rows, self.tokenizer.pad_token_id))  # noqa: E731
-        return predict_in_batches(padded, encoded.ids, self.batch_size)
+            return np.zeros((0,) if self.problem_type == REGRESSION else (0, len(self.labels)), dtype=np.float32)
+        encoded = encode(self.tokenizer, texts, self.max_length, None if text_pairs is None else list(text_pairs))
+        rows = list(range(len(texts)))
 
-    def predict(self, texts: list[str]) -> list[str]:
-        """The most probable label name for each text."""
-        return [self.labels[i] for i in self.predict_proba(texts).argmax(axis=1)]
+        def padded(chosen: list[int]) -> np.ndarray:
+            ids, mask = pad([encoded.ids[i] for i in chosen], self.tokenizer.pad_token_id)
+            if encoded.types is None:
+                return self._outputs(ids, mask)
+            return self._outputs(ids, mask, pad_types([encoded.types[i] for i in chosen], ids.shape[1]))
+
+        return predict_in_batches(padded, rows, self.batch_size, lengths=encoded.lengths)
+
+    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """Probabilities, (len(texts), len(labels)): rows summing to 1 (single label) or each label's independent
+        probability (multi-label). `text_pairs` exactly for a pair task."""
+        check_inputs(self, texts, text_pairs, "probabilities")
+        return self.outputs(texts, text_pairs)
+
+    def predict_values(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """A regression run's values, (len(texts),). `text_pairs` exactly for a pair task."""
+        check_inputs(self, texts, text_pairs, "values")
+        return self.outputs(texts, text_pairs)
+
+    def predict(self, texts: list[str], text_pairs: list[str] | None = None) -> list:
+        """For each text (pair): the most probable label name; for multi-label the list of chosen names; for
+        regression the value."""
+        if self.problem_type == REGRESSION:
+            return [float(v) for v in self.predict_values(texts, text_pairs)]
+        decided = decide(self, self.predict_proba(texts, text_pairs))
+        if self.problem_type == MULTI_LABEL:
+            return [[label for label, chosen in zip(self.labels, row, strict=True) if chosen] for row in decided]
+        return [self.labels[i] for i in decided]
 
 
 def load(run_dir: Path, run: dict[str, Any], runtime: str | None = None) -> FinetunedClassifier:

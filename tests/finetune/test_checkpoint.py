@@ -103,11 +103,19 @@ def test_checkpoint_trained_on_other_labels_gets_a_new_head(base_run, caplog) ->
     with caplog.at_level(logging.INFO, logger="finetune.checkpoint"):
         renamed = load_for_task(checkpoint, ["bad", "good"])
         three = load_for_task(checkpoint, ["a", "b", "c"])
-    assert "starting a new classification head for ['bad', 'good']" in caplog.text
-    assert "starting a new classification head for ['a', 'b', 'c']" in caplog.text
+        multi = load_for_task(checkpoint, ["negative", "positive"], problem_type="multi_label_classification")
+        regression = load_for_task(checkpoint, [], problem_type="regression")
+    assert "starting a new head for ['bad', 'good'] (single_label_classification)" in caplog.text
+    assert "starting a new head for ['a', 'b', 'c'] (single_label_classification)" in caplog.text
+    # the same label names of another kind of problem: a new head too
+    assert "starting a new head for ['negative', 'positive'] (multi_label_classification)" in caplog.text
+    assert "starting a new head for [] (regression)" in caplog.text
     assert not np.allclose(renamed.classifier.kernel.numpy(), saved)
+    assert not np.allclose(multi.classifier.kernel.numpy(), saved)
     assert three.classifier.kernel.shape == (saved.shape[0], 3)
     assert three.config.id2label == {0: "a", 1: "b", 2: "c"}
+    assert regression.classifier.kernel.shape == (saved.shape[0], 1)
+    assert (regression.config.problem_type, regression.config.num_labels) == ("regression", 1)
 
 
 def test_checkpoint_trained_on_the_same_labels_keeps_its_head(base_run, caplog) -> None:

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pytest
+from scipy.stats import spearmanr
 
+from core.args import DataArguments
 from core.classifier import load
+from core.data import load_task
 from finetune.__main__ import main
 
 
@@ -34,3 +39,27 @@ def test_one_epoch_on_1000_sst2_rows_beats_chance_clearly(data_dir: Path, tmp_pa
     assert classifier.run["data"]["splits"] == {"train": 1000, "validation": 300, "test": 1821}
     assert classifier.labels == ["negative", "positive"] and classifier.runtime == "tensorflow"
     assert (predicted == test["label"].to_numpy()).mean() >= 0.75
+
+
+@pytest.mark.slow  # the packaged model over STS-B's 1,500 validation pairs, four times
+def test_ten_steps_on_200_stsb_pairs_run_the_pair_regression_path_on_real_data(data_dir: Path, tmp_path: Path) -> None:
+    if not (data_dir / "stsb" / "train.csv").is_file():
+        pytest.skip(f"no STS-B mirror in {data_dir}")
+    output = tmp_path / "stsb"
+    main(
+        ["--task", "stsb", "--max-train-samples", "200", "--max-steps", "10", "--no-onnx", "--output-dir", str(output)]
+    )
+    model = load(output)
+    run = model.run
+    assert (model.problem_type, model.has_pairs, model.labels, model.thresholds) == ("regression", True, [], None)
+    assert run["data"]["text_pair_column"] == "sentence2" and run["data"]["splits"]["train"] == 200
+    assert run["training"]["steps"] == 10 and run["training"]["early_stopping"]["monitor"] == "val_spearman"
+    task = load_task(DataArguments(**run["data"]["options"]))
+    assert len(task.texts("validation")) == len(pd.read_csv(data_dir / "stsb" / "validation.csv"))
+    values = model.predict_values(task.texts("validation"), task.text_pairs("validation"))
+    assert values.shape == (len(task.texts("validation")),) and np.isfinite(values).all()
+    gold = task.targets("validation")
+    assert run["validation"]["spearman"] == pytest.approx(spearmanr(gold, values).statistic, abs=1e-6)
+    # ten steps from a head that outputs about 0 already move the values toward the 0..5 scores
+    assert run["validation"]["mse"] == pytest.approx(np.mean((values - gold) ** 2), rel=1e-5)
+    assert run["validation"]["mse"] < 0.8 * np.mean(gold.astype(np.float64) ** 2)

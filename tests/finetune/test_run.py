@@ -230,7 +230,7 @@ def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path,
     scheduled = []
     build_model = finetune.run.build_model
     monkeypatch.setattr(
-        finetune.run, "build_model", lambda *a: scheduled.append(a[-1]) or build_model(*a)
+        finetune.run, "build_model", lambda *a: scheduled.append(a[3]) or build_model(*a)
     )  # the linear decay's num_train_steps
     run = read_run_json(
         train_tiny_run(runs_dir / "budget", train_file, epochs=None, max_steps=30, class_weight="balanced")

@@ -110,3 +110,45 @@ def train_tiny_run(output_dir: Path, train_file: Path, **overrides: Any) -> Path
             argv += [flag, *map(str, value if isinstance(value, list | tuple) else [value])]
     main(argv)
     return output_dir
+
+
+KINDS = ("single_label_classification", "multi_label_classification", "regression")
+
+
+def kind_rows(problem: str, pairs: bool, n: int, seed: int = 0) -> tuple[str, list[tuple]]:
+    """`n` rows of a task of kind `problem` on single texts or (`pairs`) text pairs, learnable from the words, and the
+    CSV header: columns `text` (or `sentence1`, `sentence2`) and `label`.
+
+    Each example is two of the test phrases, joined by "and" in one text or the two texts of a pair. Its label is
+    whether both phrases have the same polarity (`same`/`different`, single label), the polarities present
+    (`negative;positive` when both, multi-label), or the number of positive phrases times 2.5 (regression, 0 to 5).
+    """
+    import random
+
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(n):
+        first, second = rng.random() < 0.5, rng.random() < 0.5  # positive?
+        a, b = (rng.choice(POSITIVE if positive else NEGATIVE) for positive in (first, second))
+        if problem == KINDS[0]:
+            label: object = "same" if first == second else "different"
+        elif problem == KINDS[1]:
+            label = ";".join(sorted({"positive" if p else "negative" for p in (first, second)}))
+        else:
+            label = 2.5 * (first + second)
+        rows.append((a, b, label) if pairs else (f"{a} and {b}", label))
+    return ("sentence1,sentence2,label" if pairs else "text,label"), rows
+
+
+def write_kind_csv(path: Path, problem: str, pairs: bool, n: int = 200) -> Path:
+    """`kind_rows` written to `path` (CSV)."""
+    from tests.conftest import write_csv
+
+    header, rows = kind_rows(problem, pairs, n)
+    return write_csv(path, rows, header)
+
+
+def kind_options(problem: str, pairs: bool) -> dict[str, Any]:
+    """The data options that read `write_kind_csv`'s file as its kind (for `train_tiny_run`)."""
+    columns = {"text_column": "sentence1", "text_pair_column": "sentence2"} if pairs else {}
+    return {"problem": problem, **columns}

@@ -1,0 +1,277 @@
+"""Every kind of task end to end on the tiny BERT: single-label pairs, multi-label and regression on single texts and
+on pairs. Each run records the kind's contract, its validation scores and thresholds equal an independent
+computation, `load` serves it through the `Classifier` protocol with the model's own outputs, a pair's output does not
+depend on its batch, and the export, loaded with plain TensorFlow in a fresh process, gives the run's outputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import pearsonr, spearmanr
+from sklearn.metrics import accuracy_score, f1_score, hamming_loss, mean_absolute_error, mean_squared_error
+
+from core.args import DataArguments
+from core.classifier import decide, load
+from core.data import load_task
+from core.multilabel import choose_thresholds
+from core.rundir import partial_path, read_run_json
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from finetune.__main__ import main
+from tests.conftest import built_once
+from tests.finetune.tiny import kind_options, train_tiny_run, write_kind_csv
+
+CASES = [(SINGLE_LABEL, True), (MULTI_LABEL, False), (MULTI_LABEL, True), (REGRESSION, False), (REGRESSION, True)]
+PAIR_CASES = [case for case in CASES if case[1]]
+HEADLINES = {SINGLE_LABEL: "accuracy", MULTI_LABEL: "macro_f1", REGRESSION: "spearman"}
+
+
+def case_name(case: tuple[str, bool]) -> str:
+    return f"{case[0].split('_')[0]}-{'pairs' if case[1] else 'texts'}"
+
+
+@pytest.fixture(scope="session")
+def kind_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, bool], Path]:
+    """Two epochs of the tiny BERT on 200 rows of each case (`tests.finetune.tiny.kind_rows`)."""
+
+    def build(folder: Path) -> dict[tuple[str, bool], Path]:
+        runs = {}
+        for problem, pairs in CASES:
+            name = case_name((problem, pairs))
+            train = write_kind_csv(folder / f"{name}.csv", problem, pairs)
+            runs[problem, pairs] = train_tiny_run(folder / name, train, no_onnx=True, **kind_options(problem, pairs))
+        return runs
+
+    return built_once(tmp_path_factory, "finetune-kinds", build)
+
+
+def validation_split(run: dict) -> tuple[list[str], list[str] | None, np.ndarray]:
+    task = load_task(DataArguments(**run["data"]["options"]))
+    return task.texts("validation"), task.text_pairs("validation"), task.targets("validation")
+
+
+def outputs(classifier, texts: list[str], pairs: list[str] | None) -> np.ndarray:
+    if classifier.problem_type == REGRESSION:
+        return classifier.predict_values(texts, pairs)
+    return classifier.predict_proba(texts, pairs)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_name)
+def test_each_run_records_its_kind_its_headline_and_its_thresholds(kind_runs, case) -> None:
+    problem, pairs = case
+    run = read_run_json(kind_runs[case])
+    data, headline = run["data"], HEADLINES[problem]
+    assert (data["problem_type"], data["headline_metric"]) == (problem, headline)
+    assert data["text_pair_column"] == ("sentence2" if pairs else None)
+    assert run["training"]["early_stopping"] == {"monitor": f"val_{headline}", "mode": "max"}
+    history = run["training"]["history"]
+    best = max(history, key=lambda row: (row[f"val_{headline}"], -row["epoch"]))
+    assert run["training"]["best_epoch"] == best["epoch"]
+    assert ("val_accuracy" in history[0]) == (problem == SINGLE_LABEL)
+    expected = {
+        SINGLE_LABEL: {"loss", "accuracy", "macro_f1"},
+        MULTI_LABEL: {"loss", "macro_f1", "micro_f1", "subset_accuracy", "hamming_loss"},
+        REGRESSION: {"loss", "spearman", "pearson", "mse", "mae"},
+    }[problem]
+    assert set(run["validation"]) == expected
+    if problem == MULTI_LABEL:
+        assert data["labels"] == ["negative", "positive"] and len(run["thresholds"]) == 2
+    else:
+        assert run["thresholds"] is None
+    config = json.loads((kind_runs[case] / "config.json").read_text())
+    assert config["problem_type"] == problem  # what from_pretrained rebuilds
+    assert len(config["id2label"]) == (1 if problem == REGRESSION else len(data["labels"]))
+    assert run["serving"] == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
+    card = (kind_runs[case] / "README.md").read_text()
+    assert f"{run['validation'][headline]:.4f}" in card and f"val_{headline}" in card
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_name)
+def test_validation_scores_and_thresholds_equal_an_independent_computation(kind_runs, case) -> None:
+    problem, pairs = case
+    classifier = load(kind_runs[case])
+    run = classifier.run
+    texts, text_pairs, gold = validation_split(run)
+    got = outputs(classifier, texts, text_pairs)
+    scores = run["validation"]
+    if problem == SINGLE_LABEL:
+        predicted = got.argmax(axis=1)
+        assert scores["accuracy"] == pytest.approx(accuracy_score(gold, predicted))
+        assert scores["macro_f1"] == pytest.approx(f1_score(gold, predicted, average="macro", labels=[0, 1]))
+        assert scores["loss"] == pytest.approx(-np.log(got[np.arange(len(gold)), gold]).mean(), rel=1e-5)
+    elif problem == MULTI_LABEL:
+        np.testing.assert_allclose(run["thresholds"], choose_thresholds(got, gold), atol=1e-6)
+        assert classifier.thresholds == run["thresholds"]
+        chosen = got >= np.array(run["thresholds"])
+        assert scores["macro_f1"] == pytest.approx(f1_score(gold, chosen, average="macro", zero_division=0))
+        assert scores["micro_f1"] == pytest.approx(f1_score(gold, chosen, average="micro", zero_division=0))
+        assert scores["hamming_loss"] == pytest.approx(hamming_loss(gold, chosen))
+        assert scores["subset_accuracy"] == pytest.approx(accuracy_score(gold, chosen))
+        np.testing.assert_array_equal(decide(classifier, got), chosen)
+    else:
+        assert got.shape == (len(texts),) and got.dtype == np.float32
+        gold64, got64 = gold.astype(np.float64), got.astype(np.float64)  # SciPy computes in its inputs' precision
+        assert scores["spearman"] == pytest.approx(spearmanr(gold64, got64).statistic, abs=1e-6)
+        assert scores["pearson"] == pytest.approx(pearsonr(gold64, got64).statistic, abs=1e-6)
+        assert scores["mse"] == scores["loss"] == pytest.approx(mean_squared_error(gold, got), rel=1e-5)
+        assert scores["mae"] == pytest.approx(mean_absolute_error(gold, got), rel=1e-5)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_name)
+def test_load_gives_the_outputs_of_plain_transformers(kind_runs, case) -> None:
+    """`from_pretrained` on the run, the tokenizer given (text, text_pair) and one padded batch: the same numbers."""
+    import tensorflow as tf
+    from transformers import AutoTokenizer, TFAutoModelForSequenceClassification
+
+    problem, pairs = case
+    classifier = load(kind_runs[case])
+    assert (classifier.problem_type, classifier.has_pairs) == case
+    texts, text_pairs, _ = validation_split(classifier.run)
+    tokenizer = AutoTokenizer.from_pretrained(kind_runs[case])
+    model = TFAutoModelForSequenceClassification.from_pretrained(kind_runs[case])
+    batch = tokenizer(texts, text_pairs, padding=True, truncation=True, max_length=16, return_tensors="tf")
+    logits = model(**batch, training=False).logits
+    expected = {
+        SINGLE_LABEL: lambda: tf.nn.softmax(logits, axis=-1),
+        MULTI_LABEL: lambda: tf.sigmoid(logits),
+        REGRESSION: lambda: logits[:, 0],
+    }[problem]().numpy()
+    np.testing.assert_allclose(outputs(classifier, texts, text_pairs), expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", PAIR_CASES, ids=case_name)
+def test_a_pair_gives_the_same_output_alone_and_beside_a_longer_pair(kind_runs, case) -> None:
+    classifier = load(kind_runs[case])
+    short = ("a joy to watch", "i hated it")
+    long = ("wonderful and moving and a great film", "boring and far too long and a waste of time")
+    alone = outputs(classifier, [short[0]], [short[1]])
+    beside = outputs(classifier, [short[0], long[0]], [short[1], long[1]])
+    np.testing.assert_allclose(beside[0], alone[0], atol=1e-5)
+
+
+def test_the_protocol_refuses_inputs_of_another_kind(kind_runs) -> None:
+    regression, multi = load(kind_runs[REGRESSION, True]), load(kind_runs[MULTI_LABEL, False])
+    with pytest.raises(ValueError, match="this model reads text pairs: pass text_pairs"):
+        regression.predict_values(["a great film"])
+    with pytest.raises(ValueError, match="got 2 texts but 1 text_pairs"):
+        regression.predict_values(["a great film", "a dull mess"], ["i hated it"])
+    with pytest.raises(ValueError, match="call predict_values, not predict_proba"):
+        regression.predict_proba(["a great film"], ["i hated it"])
+    with pytest.raises(ValueError, match="this model reads single texts: pass no text_pairs"):
+        multi.predict_proba(["a great film"], ["i hated it"])
+    assert regression.predict_values([], []).shape == (0,)
+    assert multi.predict_proba([]).shape == (0, 2)
+
+
+def test_a_multi_label_run_predicts_the_names_its_thresholds_choose(kind_runs) -> None:
+    classifier = load(kind_runs[MULTI_LABEL, False])
+    texts = ["a great film and a joy to watch", "a dull mess and i hated it", "superb acting and terrible acting"]
+    probs = classifier.predict_proba(texts)
+    chosen = probs >= np.array(classifier.thresholds)
+    expected = [[name for name, on in zip(classifier.labels, row, strict=True) if on] for row in chosen]
+    assert classifier.predict(texts) == expected
+
+
+@pytest.mark.parametrize("problem", [MULTI_LABEL, REGRESSION])
+def test_balanced_class_weights_are_refused_for_multi_label_and_regression(problem, tmp_path: Path, capsys) -> None:
+    train = write_kind_csv(tmp_path / "train.csv", problem, pairs=False, n=40)
+    output = tmp_path / "run"
+    with pytest.raises(SystemExit) as stopped:
+        train_tiny_run(output, train, class_weight="balanced", **kind_options(problem, False))
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert error == [
+        f"error: --class-weight balanced weighs single-label classes, but "
+        f"{'a regression task has no classes' if problem == REGRESSION else 'multi-label labels overlap'} "
+        f"({problem}); drop --class-weight or pass --class-weight none."
+    ]
+    assert not output.exists() and not partial_path(output).exists()
+
+
+# Runs in a fresh interpreter from an empty folder: only TensorFlow and tensorflow-text, no project code.
+FRESH_PROCESS = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import tensorflow as tf
+    import tensorflow_text
+    from tensorflow.lite.python.interpreter import InterpreterWithCustomOps
+
+    export_dir, texts, pairs, output = sys.argv[1], *json.loads(sys.argv[2])
+    assert not any(name.split(".")[0] in ("core", "finetune", "scratch") for name in sys.modules)
+    serve = tf.saved_model.load(export_dir + "/saved_model").signatures["serving_default"]
+    floats = serve(text=tf.constant(texts), text_pair=tf.constant(pairs))[output].numpy()
+    interpreter = InterpreterWithCustomOps(
+        model_path=export_dir + "/model_int8.tflite",
+        custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS,
+    )
+    runner = interpreter.get_signature_runner("serving_default")
+    int8 = runner(text=np.array(texts, dtype=object), text_pair=np.array(pairs, dtype=object))[output]
+    print(json.dumps({"float": floats.tolist(), "int8": int8.tolist()}))
+    """
+)
+
+
+@pytest.mark.slow  # an export converts to SavedModel, TFLite and ONNX (in a process of its own)
+@pytest.mark.parametrize("case", PAIR_CASES, ids=case_name)
+def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflow(kind_runs, case, tmp_path) -> None:
+    from core.export import load_onnx
+
+    problem, _ = case
+    export_dir = tmp_path / "export"
+    assert main(["export", str(kind_runs[case]), "--output-dir", str(export_dir)]) == 0
+    classifier = load(kind_runs[case])
+    record = json.loads((export_dir / "export.json").read_text())
+    output = "values" if problem == REGRESSION else "probabilities"
+    assert (record["problem_type"], record["inputs"], record["output"]) == (problem, ["text", "text_pair"], output)
+    assert record["thresholds"] == classifier.thresholds
+    assert (export_dir / "labels.txt").is_file() == (problem != REGRESSION)
+
+    task = load_task(DataArguments(**classifier.run["data"]["options"]))
+    texts, pairs = task.texts("test"), task.text_pairs("test")
+    texts += ["", "wonderful and moving and a great film and superb acting and a joy to watch"]  # cut longest_first
+    pairs += ["a dull mess", "boring and far too long and i hated it and a waste of time and terrible acting"]
+    expected = outputs(classifier, texts, pairs)
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_PROCESS, str(export_dir), json.dumps([texts, pairs, output])],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    served = {k: np.array(v) for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+    np.testing.assert_allclose(served["float"], expected, atol=1e-4)
+    assert served["int8"].shape == expected.shape
+    if problem == SINGLE_LABEL:
+        np.testing.assert_array_equal(decide(classifier, served["float"]), decide(classifier, expected))
+    np.testing.assert_allclose(load_onnx(export_dir, "float")(texts, pairs), expected, atol=1e-4)
+
+    headline = HEADLINES[problem]
+    test_outputs = outputs(classifier, task.texts("test"), task.text_pairs("test"))
+    scores = {
+        SINGLE_LABEL: lambda: accuracy_score(task.targets("test"), test_outputs.argmax(axis=1)),
+        MULTI_LABEL: lambda: f1_score(
+            task.targets("test"), test_outputs >= np.array(classifier.thresholds), average="macro", zero_division=0
+        ),
+        REGRESSION: lambda: spearmanr(task.targets("test"), test_outputs).statistic,
+    }
+    assert record["test"][f"float_{headline}"] == pytest.approx(scores[problem](), abs=1e-6)
+    assert {f"int8_{headline}", f"onnx_float_{headline}", f"onnx_int8_{headline}"} <= set(record["test"])
+
+
+@pytest.mark.slow  # converting to ONNX takes a process of its own
+def test_a_pair_regression_run_is_served_through_its_checked_onnx_model(tmp_path: Path) -> None:
+    from finetune.predict import load as load_finetuned
+
+    train = write_kind_csv(tmp_path / "train.csv", REGRESSION, pairs=True)
+    output = train_tiny_run(tmp_path / "run", train, epochs=1, **kind_options(REGRESSION, True))
+    onnx = load(output)
+    assert onnx.runtime == "onnxruntime" and onnx.run["serving"]["max_abs_difference"] <= 1e-4
+    texts, pairs, _ = validation_split(onnx.run)
+    tensorflow = load_finetuned(output, onnx.run, runtime="tensorflow")
+    np.testing.assert_allclose(onnx.predict_values(texts, pairs), tensorflow.predict_values(texts, pairs), atol=1e-4)
