@@ -1,5 +1,6 @@
-"""Gradio demo: type a text and see what the fine-tuned and the from-scratch model (and a distilled student,
-when the report has one) say, side by side.
+"""Gradio demo: type a text (two for a pair task) and see what the fine-tuned and the from-scratch model (and a
+distilled student, when the report has one) say, side by side: class probabilities, the labels of a multi-label
+task with each label's probability and threshold, or a regression value.
 
     python app.py                                   # serves the newest report under reports/
     python app.py --report reports/sst2             # a report directory and its runs
@@ -7,15 +8,18 @@ when the report has one) say, side by side.
     python app.py --report reports/pt_en            # a translation report: the Translate tab
     python app.py --host 0.0.0.0 --port 8080 --max-chars 2000 --share [--verbose]
 
-The entry point over the `demo` package: `demo.sources` finds and loads the report and runs (once, at
-start, through `core.classifier` and `core.translator`, never through training code), `demo.prediction`
-predicts, `demo.translation` translates, `demo.page` builds the page, whose report tab says what
-`compare.render` says in the report itself. Each model makes one prediction before the server starts. The
-prediction is also an API endpoint, and so is translation when translation runs are loaded:
+The entry point over the `demo` package: `demo.sources` finds and loads the report and runs (once, at start,
+through `core.classifier` and `core.translator`, never through training code), `demo.task` reads what the runs
+take and give, `demo.prediction` predicts (each kind's answer in `demo.answers`), `demo.translation` translates,
+`demo.page` builds the page, whose report tab says what `compare.render` says in the report itself. Each model
+makes one prediction before the server starts. The prediction is also an API endpoint (with `text_pair`, the
+second text, for a pair task), and so is translation when translation runs are loaded:
 
     >>> from gradio_client import Client                                  # doctest: +SKIP
     >>> Client("http://127.0.0.1:7860/").predict("a gripping film", "both", api_name="/classify")  # doctest: +SKIP
     {'finetune': {'negative': 0.03, 'positive': 0.97}, 'scratch': {'negative': 0.21, 'positive': 0.79}}
+    >>> Client("http://127.0.0.1:7860/").predict("A man plays", "scratch", "He sings", api_name="/classify")  # doctest: +SKIP
+    {'scratch': {'value': 2.4}}
     >>> Client("http://127.0.0.1:7860/").predict("Bom dia.", "all", 1, api_name="/translate")  # doctest: +SKIP
     {'scratch': 'Good morning.', 'bergamot': 'Good morning.'}
 """

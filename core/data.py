@@ -18,7 +18,7 @@ different data. What `load_task` returns, a `TaskData`, is what both sides, comp
 - `targets(split)`: the labels as an array: int64 `(n,)` class ids, float32 `(n, len(labels))` multi-hot, or
   float32 `(n,)` values. `label_ids(split)`: the int64 class ids of a single-label task (an error for the others).
 - `fingerprints`, `leakage`, `carved`, `source`, and `describe(args)`: the `data` section of run.json
-  (`docs/formats.md`).
+  (`docs/formats.md`; for regression with `value_range`, the train split's smallest and largest value).
 """
 
 from __future__ import annotations
@@ -144,8 +144,9 @@ class TaskData:
         return np.asarray(column(self.splits[split], "label"), dtype=np.int64)
 
     def describe(self, args: DataArguments) -> dict:
-        """The `data` section of run.json."""
-        return {
+        """The `data` section of run.json; for regression with the train split's `value_range`, the scale the
+        app shows a value on."""
+        record = {
             "options": args.to_dict(),
             "source": self.source,
             "problem_type": self.problem_type,
@@ -157,6 +158,10 @@ class TaskData:
             "fingerprints": self.fingerprints,
             "leakage": self.leakage,
         }
+        if self.problem_type == REGRESSION:
+            values = self.targets("train")
+            record["value_range"] = [float(values.min()), float(values.max())]
+        return record
 
     @functools.cached_property
     def leakage(self) -> dict[str, int]:

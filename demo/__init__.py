@@ -1,6 +1,6 @@
-"""The Gradio demo behind `app.py`: where its report and runs come from (`sources`), predicting
-(`prediction`), translating (`translation`), the report tab's text (`report_view`), the Translate tab
-(`translate_tab`) and the page (`page`)."""
+"""The Gradio demo behind `app.py`: where its report and runs come from (`sources`), what the runs take and give
+(`task`), each kind's answers (`answers`), predicting (`prediction`), translating (`translation`), the report
+tab's text (`report_view`), the Translate tab (`translate_tab`) and the page (`page`)."""
 
 import os
 

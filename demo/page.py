@@ -15,11 +15,14 @@ from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render.curve import FIGURE as CURVE_FIGURE
 from compare.render.tuning import FIGURE as TUNING_FIGURE
 from compare.translation import figures as translation_figures
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from core.translator import TASK_KIND
 from demo import report_view
+from demo.answers import number
 from demo.prediction import (
     BOTH,
     DEFAULT_MAX_CHARS,
+    WARM_UP_PAIR,
     attention_figure,
     attention_model,
     classify_timed,
@@ -29,6 +32,7 @@ from demo.prediction import (
     title,
 )
 from demo.sources import CREATE_COMMAND, Example, Report
+from demo.task import Task, page_task
 from demo.translate_tab import attention_view, translate_tab
 from demo.translation import TRANSLATE_COMMAND, Bergamot
 
@@ -48,7 +52,9 @@ CSS = """
 #latency p {color: #475569; font-size: 0.95em;}
 .label-panel {min-height: 220px;}
 #report table {font-size: 0.92em;}
-#report th, #report td {word-break: normal !important; overflow-wrap: normal !important; hyphens: none;}
+#report th, #report td, .label-panel th, .label-panel td {word-break: normal !important;
+  overflow-wrap: normal !important; hyphens: none;}
+.label-panel table {font-size: 0.92em;}
 .reference textarea, .reference input {border: none !important; box-shadow: none !important;
   background: transparent !important; padding-left: 0 !important; font-weight: 600;}
 """
@@ -62,14 +68,7 @@ def header(
     if translators and not models:
         lines = ["# Portuguese to English: a Transformer trained from scratch vs. bergamot"]
     if models:
-        run = next(iter(models.values())).run
-        options = run["data"].get("options") or {}
-        task = options.get("task") or Path(str(options.get("train_file") or "your data")).name
-        lines.append(
-            f"Type a text and see how each model classifies it. Task **{task}**, classes: "
-            + ", ".join(f"`{label}`" for label in run["data"]["labels"])
-            + "."
-        )
+        lines.append(task_line(page_task(models), next(iter(models.values())).labels))
     elif not translators:
         lines.append(
             f"**No trained models are loaded.** Create a report with `{CREATE_COMMAND}` (trains both models on "
@@ -86,6 +85,22 @@ def header(
         lines.append(f"Serving the report in `{report.directory}`.")
     lines.extend(f"> ⚠️ {problem}" for problem in problems)
     return "\n\n".join(lines)
+
+
+def task_line(task: Task, labels: list[str]) -> str:
+    """What to type and what the models answer, for the page's header."""
+    typed = f"two texts (`{task.text_column}` and `{task.pair_column}`)" if task.has_pairs else "a text"
+    them = "them" if task.has_pairs else "it"
+    names = ", ".join(f"`{label}`" for label in labels)
+    if task.problem_type == REGRESSION:
+        scale = "" if task.value_range is None else " from {} to {} in train".format(*map(number, task.value_range))
+        return f"Type {typed} and see the value each model gives {them}. Task **{task.name}**, a value{scale}."
+    if task.problem_type == MULTI_LABEL:
+        return (
+            f"Type {typed} and see which labels each model gives {them}: every label whose probability reaches "
+            f"the threshold its run chose on validation. Task **{task.name}**, labels: {names}."
+        )
+    return f"Type {typed} and see how each model classifies {them}. Task **{task.name}**, classes: {names}."
 
 
 def build_demo(
@@ -140,34 +155,55 @@ def draw_attention(found: Any, layer: int, head: int) -> Any:
     return attention_figure(*found, min(layer, layers - 1), head if head < heads else -1)
 
 
+GOLD_TITLES = {SINGLE_LABEL: "Gold label", MULTI_LABEL: "Gold labels", REGRESSION: "Gold value"}
+
+
 def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: int) -> None:
-    """The Classify tab inside the current `gr.Blocks` and its `/classify` endpoint; callbacks close over `models`."""
+    """The Classify tab inside the current `gr.Blocks` and its `/classify` endpoint; callbacks close over `models`.
+
+    A pair task gets a second text box, labelled, like the first, with the column the runs read it from; a
+    single-label answer shows as a `gr.Label` per model, the other kinds as Markdown (`prediction.panel`).
+    """
     names = model_names(models)
-    probes = [explain(model, "attention", max_chars) for model in models.values() if hasattr(model, "explain")]
+    task = page_task(models)
+    probe_pair = WARM_UP_PAIR if task.has_pairs else None
+    probes = [
+        explain(model, "attention", max_chars, probe_pair) for model in models.values() if hasattr(model, "explain")
+    ]
     shapes = [probe[1].shape[:2] for probe in probes if probe]
     layers = max((shape[0] for shape in shapes), default=0)  # the choosers fit the deepest, widest model
     heads = max((shape[1] for shape in shapes), default=0)
 
-    def run_classify(text: str, model: str) -> tuple[dict[str, Any], dict[str, float]]:
-        """Classifies `text` with `model` (`both` or a model's name): {model: {label: probability}} or {"error"}."""
-        return classify_timed(text, model, models, max_chars)
+    def run_classify(text: str, model: str, text_pair: str | None = None) -> tuple[dict[str, Any], dict[str, float]]:
+        """Classifies `text` (and `text_pair`, for a pair task) with `model` (`both` or a model's name):
+        {model: answer} or {"error": message}."""
+        return classify_timed(text, model, models, max_chars, text_pair)
 
     def show_results(result: dict[str, Any], latencies: dict[str, float]) -> tuple[Any, ...]:
-        return render_results(result, latencies, names)
+        return render_results(result, latencies, names, task)
 
-    def run_explain(text: str, choice: str, layer: int, head: int) -> tuple[Any, Any]:
-        found = explain(attention_model(models, choice), text, max_chars)
+    def run_explain(text: str, choice: str, text_pair: str, layer: int, head: int) -> tuple[Any, Any]:
+        found = explain(attention_model(models, choice), text, max_chars, text_pair)
         return found, draw_attention(found, layer, head)
 
+    limit = f"At most {max_chars:,} characters."
     with gr.Tab("Classify"):
         with gr.Row(equal_height=False):
             with gr.Column(scale=5):
                 text = gr.Textbox(
-                    label="Text",
-                    lines=4,
-                    placeholder="Type a sentence, e.g. a short film review",
-                    info=f"At most {max_chars:,} characters.",
+                    label=f"First text: {task.text_column}" if task.has_pairs else "Text",
+                    lines=3 if task.has_pairs else 4,
+                    placeholder="Type a sentence" if task.has_pairs else "Type a sentence, e.g. a short film review",
+                    info=limit,
                     elem_id="text",
+                )
+                text_pair = gr.Textbox(  # hidden for single texts; the API still takes it, to refuse a pair
+                    label=f"Second text: {task.pair_column}",
+                    lines=3,
+                    placeholder="Type the sentence to pair with the first",
+                    info=limit,
+                    visible=task.has_pairs,
+                    elem_id="text-pair",
                 )
                 choice = gr.Radio(
                     model_choices(models),
@@ -179,18 +215,10 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
             with gr.Column(scale=7):
                 status = gr.Markdown(elem_id="status")
                 with gr.Row():
-                    panels = [
-                        gr.Label(
-                            label=title(name),
-                            num_top_classes=8,
-                            elem_id=f"label-{name}",
-                            elem_classes="label-panel",
-                        )
-                        for name in names
-                    ]
+                    panels = [answer_panel(name, task) for name in names]
                 latency = gr.Markdown(elem_id="latency")
                 gold = gr.Textbox(  # filled by the examples below: a reference beside the answers, not an input
-                    label="Gold label (test split)",
+                    label=f"{GOLD_TITLES[task.problem_type]} (test split)",
                     interactive=False,
                     visible=any(e.gold is not None for e in examples),
                     elem_id="gold",
@@ -199,16 +227,7 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                 with gr.Accordion("API response (JSON)", open=False):
                     answer = gr.JSON(label="classify", elem_id="answer")
         if examples:
-            disagree = [e for e in examples if e.disagreement]
-            agree = [e for e in examples if not e.disagreement]
-            who = "the two models" if len(models) <= 2 else "the models"
-            for rows, heading in ((disagree, f"Test texts {who} disagree on"), (agree, "More test texts")):
-                if rows:
-                    gr.Examples(
-                        [[e.text, "" if e.gold is None else str(e.gold)] for e in rows],
-                        inputs=[text, gold],
-                        label=heading,
-                    )
+            _examples(examples, task, len(models), [text, text_pair, gold])
         if probes:
             with gr.Accordion("Where the from-scratch model looks (attention)", open=bool(shapes)):
                 if not shapes:
@@ -220,19 +239,50 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
     # Unprocessed, so that whatever a client sends (an unknown model, a number for text) reaches `classify`,
     # which answers it with {"error": ...}, instead of failing in Gradio's own checks with a traceback.
     event = gr.on(
-        [button.click, text.submit],
+        [button.click, text.submit, text_pair.submit],
         run_classify,
-        [text, choice],
+        [text, choice, text_pair],
         [answer, latencies],
         api_name="classify",
         preprocess=False,
     )
-    text.input(None, None, gold, js="() => ''")  # an edited text no longer has the example's gold label
+    for box in (text, text_pair):
+        box.input(None, None, gold, js="() => ''")  # an edited text no longer has the example's gold label
     event.then(show_results, [answer, latencies], [*panels, latency, status], api_visibility="private")
     if probes:
-        event.then(run_explain, [text, choice, layer, head], [found, heatmap], api_visibility="private")
+        event.then(run_explain, [text, choice, text_pair, layer, head], [found, heatmap], api_visibility="private")
         for chooser in (layer, head):
             chooser.change(draw_attention, [found, layer, head], heatmap, api_visibility="private")
+
+
+def answer_panel(name: str, task: Task) -> Any:
+    """Where a model's answer shows: a `gr.Label` of class probabilities, or Markdown for the other kinds."""
+    if task.problem_type == SINGLE_LABEL:
+        return gr.Label(label=title(name), num_top_classes=8, elem_id=f"label-{name}", elem_classes="label-panel")
+    with gr.Column(min_width=160, elem_classes="label-panel"):
+        gr.Markdown(f"**{title(name)}**", elem_classes="panel-title")
+        return gr.Markdown(elem_id=f"label-{name}")
+
+
+def _examples(examples: list[Example], task: Task, count: int, inputs: list[Any]) -> None:
+    """The test examples to click: disagreements first, or for regression those the models differ most on."""
+    text, text_pair, gold = inputs
+    fields = [text, text_pair, gold] if task.has_pairs else [text, gold]
+
+    def row(e: Example) -> list[str]:
+        return [e.text, *([e.text_pair or ""] if task.has_pairs else []), "" if e.gold is None else e.gold]
+
+    what = "pairs" if task.has_pairs else "texts"
+    who = "the two models" if count <= 2 else "the models"
+    if task.problem_type == REGRESSION:
+        groups = [(examples, f"Test {what}, those {who} differ most on first")]
+    else:
+        disagree = [e for e in examples if e.disagreement]
+        agree = [e for e in examples if not e.disagreement]
+        groups = [(disagree, f"Test {what} {who} disagree on"), (agree, f"More test {what}")]
+    for rows, heading in groups:
+        if rows:
+            gr.Examples([row(e) for e in rows], inputs=fields, label=heading)
 
 
 def _report_tab(report: Report | None, models: dict[str, Any], translators: dict[str, Any]) -> None:

@@ -18,8 +18,11 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from core import sides
+from core.tasks import REGRESSION, SINGLE_LABEL
+from demo.answers import answers, number
 from demo.arguments import DEFAULT_MAX_CHARS
 from demo.sources import CREATE_COMMAND
+from demo.task import Task, page_task, task_of
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +30,7 @@ BOTH = "both"
 HEATMAP_TOKENS = 48
 PADDING_TOKENS = frozenset({"", "[PAD]", "<pad>"})
 WARM_UP_TEXT = "A first text, so that the model has traced its prediction before anyone asks."
+WARM_UP_PAIR = "A second text, for a task of pairs."
 
 
 def title(name: str) -> str:
@@ -44,12 +48,12 @@ def model_names(models: dict[str, Any]) -> list[str]:
 
 
 def warm_up(models: dict[str, Any]) -> list[str]:
-    """One single-text prediction per model (the path a request takes); returns what went wrong, if anything."""
+    """One prediction per model (the path a request takes, with a pair for a pair task); returns what went wrong."""
     problems = []
     for name, model in models.items():
         start = time.perf_counter()
         try:
-            predict(model, WARM_UP_TEXT)
+            predict(model, WARM_UP_TEXT, WARM_UP_PAIR if task_of(model.run).has_pairs else None)
         except Exception as error:  # noqa: BLE001 - shown on the page; each request will say so again
             logger.exception("The %s model failed its warm-up prediction", name)
             problems.append(f"The {name} model failed its first prediction: {error}")
@@ -58,40 +62,56 @@ def warm_up(models: dict[str, Any]) -> list[str]:
     return problems
 
 
-def check_text(text: Any, max_chars: int, empty: str = "Type or paste some text to classify.") -> str | None:
-    """The message for input the models should not see (`empty` for no text), or None when the text is fine."""
+def check_text(
+    text: Any, max_chars: int, empty: str = "Type or paste some text to classify.", what: str = "text"
+) -> str | None:
+    """The message for input the models should not see (`empty` for no text), or None when the text is fine;
+    `what` names the text in the message ("second text")."""
     if text is not None and not isinstance(text, str):  # a client's mistake: the page always sends a string
-        return f"The text must be a string, got {reprlib.repr(text)} ({type(text).__name__})."
+        return f"The {what} must be a string, got {reprlib.repr(text)} ({type(text).__name__})."
     if text is None or not text.strip():
         return empty
     if len(text) > max_chars:
         return (
-            f"The text has {len(text):,} characters; this demo accepts at most {max_chars:,}. "
+            f"The {what} has {len(text):,} characters; this demo accepts at most {max_chars:,}. "
             "Shorten it, or start the app with a larger --max-chars."
         )
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as error:  # only a lone surrogate cannot be encoded; tokenizers fail on it obscurely
         return (
-            "The text holds characters that are not valid Unicode (a lone surrogate at character "
+            f"The {what} holds characters that are not valid Unicode (a lone surrogate at character "
             f"{error.start + 1:,}); paste it again as plain text."
         )
     return None
 
 
-def predict(model: Any, text: str) -> dict[str, float]:
-    """`{label: probability}` for one text, in the model's label order; raises if the output is unusable."""
-    probs = np.asarray(model.predict_proba([text]), dtype=np.float64)
-    if probs.shape != (1, len(model.labels)) or not np.all(np.isfinite(probs)):
-        raise ValueError(f"it returned probabilities of shape {probs.shape} that are not all finite")
-    return {label: float(p) for label, p in zip(model.labels, probs[0])}
+def check_inputs(text: Any, text_pair: Any, task: Task, max_chars: int) -> str | None:
+    """`check_text` for the text and, for a pair task, the second text; a second text for a task of single texts
+    is refused too, rather than silently ignored."""
+    problem = check_text(text, max_chars)
+    if problem or task.has_pairs:
+        empty = f"This task compares two texts: type the second one ({task.pair_column}) too."
+        return problem or check_text(text_pair, max_chars, empty, "second text")
+    if text_pair is None or text_pair == "":  # what the page sends from its hidden second box
+        return None
+    return (
+        f"The loaded runs classify single texts, not pairs: send no text_pair (got {reprlib.repr(text_pair)}), "
+        "or start the app with runs of a pair task."
+    )
+
+
+def predict(model: Any, text: str, text_pair: str | None = None) -> dict[str, Any]:
+    """`model`'s answer (`demo.answers`) for one text, or one pair; raises if the output is unusable."""
+    return answers(model, [text], None if text_pair is None else [text_pair])[0]
 
 
 def classify_timed(
-    text: Any, choice: Any, models: dict[str, Any], max_chars: int = DEFAULT_MAX_CHARS
+    text: Any, choice: Any, models: dict[str, Any], max_chars: int = DEFAULT_MAX_CHARS, text_pair: Any = None
 ) -> tuple[dict[str, Any], dict[str, float]]:
     """`classify`, plus each model's latency in milliseconds."""
-    problem = check_text(text, max_chars)
+    task = page_task(models)
+    problem = check_inputs(text, text_pair, task, max_chars)
     if problem:
         return {"error": problem}, {}
     names = model_names(models)
@@ -106,11 +126,12 @@ def classify_timed(
             "error": f"The {' and '.join(missing)} model is not loaded (loaded: {loaded}). "
             f"Start the app with --runs pointing at a {missing[0]} run, or create runs with `{CREATE_COMMAND}`."
         }, {}
+    pair = text_pair if task.has_pairs else None
     result, latencies = {}, {}
     for name in wanted:
         start = time.perf_counter()
         try:
-            result[name] = predict(models[name], text)
+            result[name] = predict(models[name], text, pair)
         except Exception as error:  # noqa: BLE001 - whatever a user types, the page answers instead of failing
             logger.exception("The %s model failed on a %d-character text", name, len(text))
             return {"error": f"The {name} model could not classify this text: {error}"}, {}
@@ -118,19 +139,49 @@ def classify_timed(
     return result, latencies
 
 
-def classify(text: Any, choice: Any, models: dict[str, Any], max_chars: int = DEFAULT_MAX_CHARS) -> dict[str, Any]:
-    """What the `/classify` endpoint returns: `{model: {label: probability}}`, or `{"error": message}`."""
-    return classify_timed(text, choice, models, max_chars)[0]
+def classify(
+    text: Any, choice: Any, models: dict[str, Any], max_chars: int = DEFAULT_MAX_CHARS, text_pair: Any = None
+) -> dict[str, Any]:
+    """What the `/classify` endpoint returns: `{model: answer}` (`demo.answers`), or `{"error": message}`."""
+    return classify_timed(text, choice, models, max_chars, text_pair)[0]
 
 
-def render_results(result: dict[str, Any], latencies: dict[str, float], names: Sequence[str]) -> tuple[Any, ...]:
-    """One label panel per model in `names` (in that order), the latency line and the status message for one
-    `classify` result; a model that did not answer gets an empty panel."""
+def render_results(
+    result: dict[str, Any], latencies: dict[str, float], names: Sequence[str], task: Task | None = None
+) -> tuple[Any, ...]:
+    """One panel per model in `names` (in that order), the latency line and the status message for one `classify`
+    result; a model that did not answer gets an empty panel. A panel is the answer itself for a single-label task
+    (a `gr.Label`), else Markdown (`panel_markdown`)."""
+    task = task or Task()
     if "error" in result:
         return *(None for _ in names), "", f"**{result['error']}**"
-    panels = tuple(result.get(name) for name in names)
+    panels = tuple(panel(result.get(name), task) for name in names)
     latency = " · ".join(f"{title(name)}: **{ms:.1f} ms**" for name, ms in latencies.items())
     return *panels, f"Latency (one text, this machine): {latency}", ""
+
+
+def panel(answer: dict[str, Any] | None, task: Task) -> Any:
+    if answer is None or task.problem_type == SINGLE_LABEL:
+        return answer
+    return panel_markdown(answer, task)
+
+
+def panel_markdown(answer: dict[str, Any], task: Task) -> str:
+    """A multi-label answer as its chosen labels over a table of each label's probability and threshold (the
+    chosen ones ticked); a regression answer as its value and the train split's range."""
+    if task.problem_type == REGRESSION:
+        scale = ""
+        if task.value_range is not None:
+            low, high = map(number, task.value_range)
+            scale = f"\n\nThe train split's values run from {low} to {high}."
+        return f"### {number(answer['value'])}{scale}"
+    chosen = answer["label"]
+    head = "**Chosen:** " + (", ".join(f"`{label}`" for label in chosen) or "none: no label reaches its threshold")
+    rows = [
+        f"| {f'✓ **{label}**' if label in chosen else label} | {p:.3f} | {answer['thresholds'][label]:.3f} |"
+        for label, p in answer["probs"].items()
+    ]
+    return "\n".join([head, "", "| label | probability | threshold |", "|---|---:|---:|", *rows])
 
 
 def attention_model(models: dict[str, Any], choice: Any) -> Any:
@@ -142,12 +193,18 @@ def attention_model(models: dict[str, Any], choice: Any) -> Any:
     return models.get(sides.FROM_SCRATCH) if choice == BOTH else None
 
 
-def explain(model: Any, text: Any, max_chars: int = DEFAULT_MAX_CHARS) -> tuple[list[str], np.ndarray] | None:
-    """A from-scratch model's tokens and attention `(layers, heads, T, T)`, or None when there is none."""
-    if model is None or not hasattr(model, "explain") or check_text(text, max_chars):
+def explain(
+    model: Any, text: Any, max_chars: int = DEFAULT_MAX_CHARS, text_pair: Any = None
+) -> tuple[list[str], np.ndarray] | None:
+    """A from-scratch model's tokens and attention `(layers, heads, T, T)` over one text, or over a pair's one
+    sequence for a pair task; None when there is none."""
+    if model is None or not hasattr(model, "explain"):
+        return None
+    task = task_of(model.run)
+    if check_inputs(text, text_pair if task.has_pairs else None, task, max_chars):
         return None
     try:
-        tokens, attention = model.explain(text)
+        tokens, attention = model.explain(text, text_pair) if task.has_pairs else model.explain(text)
     except Exception:  # noqa: BLE001 - the heatmap is optional; the prediction above still stands
         logger.exception("explain failed on a %d-character text", len(text))
         return None

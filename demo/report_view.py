@@ -21,8 +21,10 @@ from compare.translation import figures as translation_figures
 from compare.translation import render as translation
 from compare.translation.render import score
 from core.rundir import read_run_json
+from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from core.translator import is_translation_run, read_translation_run
 from demo.sources import Report
+from demo.task import task_of
 
 logger = logging.getLogger(__name__)
 
@@ -92,8 +94,22 @@ def data_cells(data: dict[str, Any]) -> tuple[str, str]:
     return task, " / ".join(f"{splits[s]:,}" if s in splits else "–" for s in ("train", "validation", "test"))
 
 
+def correlation(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+VALIDATION_COLUMNS = {  # the validation scores the table of runs shows, by kind: the headline metric first
+    SINGLE_LABEL: (("accuracy", "validation accuracy %", pct), ("macro_f1", "validation macro-F1 %", pct)),
+    MULTI_LABEL: (("macro_f1", "validation macro-F1 %", pct), ("micro_f1", "validation micro-F1 %", pct)),
+    REGRESSION: (("spearman", "validation Spearman", correlation), ("pearson", "validation Pearson", correlation)),
+}
+
+
 def runs_table(runs: dict[str, dict[str, Any]]) -> str:
-    """What each run was trained on and how it did on validation, as a Markdown table."""
+    """What each run was trained on and how it did on validation, as a Markdown table; the validation scores are
+    those of the first run's kind (`VALIDATION_COLUMNS`)."""
+    kind = task_of(next(iter(runs.values()))).problem_type if runs else SINGLE_LABEL
+    scores = VALIDATION_COLUMNS[kind]
     rows = []
     for name, run in runs.items():
         data, training, validation = run["data"], run["training"], run["validation"]
@@ -107,12 +123,11 @@ def runs_table(runs: dict[str, dict[str, Any]]) -> str:
                 count(run["model"].get("params")),
                 seconds(training.get("seconds")),
                 f"{training.get('epochs_run', '?')} ({training.get('best_epoch', '?')})",
-                pct(validation.get("accuracy")),
-                pct(validation.get("macro_f1")),
+                *(shown(validation.get(key)) for key, _, shown in scores),
             ]
         )
     header = ["model", "checkpoint", "task", "train / validation / test", "parameters", "training time"]
-    header += ["epochs (best)", "validation accuracy %", "validation macro-F1 %"]
+    header += ["epochs (best)", *(title for _, title, _ in scores)]
     return markdown_table(Table("The runs", header, rows, note="From each run's run.json."))
 
 

@@ -21,8 +21,11 @@ from compare.report.locate import find_newest_report, recorded_runs, report_run_
 from core.classifier import find_runs, load
 from core.rundir import read_run_json
 from core.sides import STUDENT, of_run
+from core.tasks import REGRESSION
 from core.translator import TASK_KIND as TRANSLATION
 from core.translator import load as load_translator
+from demo.answers import answers, decision, gold_label, short
+from demo.task import task_of
 
 logger = logging.getLogger(__name__)
 
@@ -37,15 +40,30 @@ LIVE_EXAMPLE_POOL = 128
 
 @dataclass
 class Example:
-    """A test-split text with its gold label and, when a report holds them, each model's prediction."""
+    """A test-split text (or pair) with its gold label and, when a report holds them, each model's prediction, as
+    `demo.answers.short` says them (a class, the chosen labels, a value); a regression model's values in full."""
 
     text: str
     gold: str | None = None
     predictions: dict[str, str] = field(default_factory=dict)
+    text_pair: str | None = None
+    values: dict[str, float] = field(default_factory=dict)
 
     @property
     def disagreement(self) -> bool:
+        """Whether the models decide differently: another class or another set of labels (values: `spread`)."""
         return len(set(self.predictions.values())) > 1
+
+    @property
+    def spread(self) -> float:
+        """How far apart regression models are on this example: the largest value minus the smallest."""
+        return max(self.values.values()) - min(self.values.values()) if self.values else 0.0
+
+    @property
+    def short_enough(self) -> bool:
+        """Short enough to offer as an example (each text)."""
+        texts = [self.text, *([] if self.text_pair is None else [self.text_pair])]
+        return all(text.strip() and len(text) <= EXAMPLE_MAX_CHARS for text in texts)
 
 
 @dataclass
@@ -108,26 +126,40 @@ def _read_json(path: Path) -> Any:
 
 
 def read_predictions(path: Path) -> Iterator[Example]:
-    """The rows of a report's predictions.jsonl as examples; unreadable lines are skipped."""
+    """The rows of a report's predictions.jsonl (docs/formats.md: a class, a list of labels or a `value` per model)
+    as examples; unreadable lines are skipped."""
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             try:
                 row = json.loads(line)
-                predictions = {name: str(p["label"]) for name, p in row.get("predictions", {}).items()}
-                yield Example(str(row["text"]), row.get("gold"), predictions)
-            except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                entries = row.get("predictions", {}).items()
+                predictions = {name: short(p["value"] if "value" in p else p["label"]) for name, p in entries}
+                values = {name: float(p["value"]) for name, p in entries if "value" in p}
+                gold, pair = row.get("gold"), row.get("text_pair")
+                yield Example(
+                    str(row["text"]),
+                    None if gold is None else short(gold),
+                    predictions,
+                    None if pair is None else str(pair),
+                    values,
+                )
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError, ValueError):
                 continue
 
 
 def pick_examples(rows: Iterable[Example], per_kind: int = EXAMPLES_PER_KIND) -> list[Example]:
     """Up to `per_kind` disagreements and `per_kind` agreements, short texts only, spread over gold labels.
 
-    Rows are taken in file order, one gold label after another, so every class shows up when it can.
+    Rows are taken in file order, one gold label after another, so every class shows up when it can. Regression
+    rows (with values) are not agreements or disagreements: the `2 * per_kind` the models differ most on are
+    taken, largest spread first.
     """
+    rows = [row for row in rows if row.short_enough]
+    if any(row.values for row in rows):
+        return sorted(rows, key=lambda row: -row.spread)[: 2 * per_kind]
     pools: dict[bool, dict[Any, list[Example]]] = {True: {}, False: {}}
     for row in rows:
-        if row.text.strip() and len(row.text) <= EXAMPLE_MAX_CHARS:
-            pools[row.disagreement].setdefault(row.gold, []).append(row)
+        pools[row.disagreement].setdefault(row.gold, []).append(row)
     chosen = []
     for disagreement in (True, False):
         queues = list(pools[disagreement].values())
@@ -176,7 +208,7 @@ def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
     """Examples from the runs' own test split when no report lists predictions; empty when it is not local.
 
     Only local data is read (a mirror under the run's data_dir or $TEXTCLS_DATA_DIR, or the run's files):
-    the app never downloads. Both models label a seeded sample so disagreements can be shown.
+    the app never downloads. Every model answers a seeded sample so disagreements can be shown.
     """
     from core.args import DataArguments
     from core.data import load_task
@@ -198,24 +230,32 @@ def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
     except Exception as error:  # noqa: BLE001 - examples are optional; the demo works without them
         logger.warning("No examples from the test split: %s", error)
         return []
-    split = data.splits["test"]
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(len(split))
-    rows = [(split[int(i)]["text"], data.labels[split[int(i)]["label"]]) for i in order[: 4 * LIVE_EXAMPLE_POOL]]
-    rows = [(text, gold) for text, gold in rows if text.strip() and len(text) <= EXAMPLE_MAX_CHARS][:LIVE_EXAMPLE_POOL]
+    texts, pairs, targets = data.texts("test"), data.text_pairs("test"), data.targets("test")
+    order = np.random.default_rng(seed).permutation(len(texts))[: 4 * LIVE_EXAMPLE_POOL]
+    candidates = (
+        Example(
+            texts[i],
+            short(gold_label(targets[i], data.labels, data.problem_type)),
+            text_pair=None if pairs is None else pairs[i],
+        )
+        for i in map(int, order)
+    )
+    rows = [row for row in candidates if row.short_enough][:LIVE_EXAMPLE_POOL]
     if not rows:
         return []
-    texts = [text for text, _ in rows]
-    predicted = {}
-    for side, model in models.items():
+    asked = [row.text for row in rows], None if pairs is None else [row.text_pair for row in rows]
+    for name, model in models.items():
         try:
-            predicted[side] = [model.labels[i] for i in np.argmax(model.predict_proba(texts), axis=1)]
+            found = answers(model, *asked)
         except Exception as error:  # noqa: BLE001 - a model that fails here still gets its own error at predict time
-            logger.warning("The %s model could not label the examples: %s", side, error)
-    return pick_examples(
-        Example(text, gold, {side: labels[i] for side, labels in predicted.items()})
-        for i, (text, gold) in enumerate(rows)
-    )
+            logger.warning("The %s model could not label the examples: %s", name, error)
+            continue
+        for row, answer in zip(rows, found):
+            decided = decision(answer, model.problem_type)
+            row.predictions[name] = short(decided)
+            if model.problem_type == REGRESSION:
+                row.values[name] = decided
+    return pick_examples(rows)
 
 
 def resolve_sources(
@@ -264,18 +304,28 @@ def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[d
 
     A run that the report at `report_dir` (or, without one, its directory's name) calls `scratch-distilled` is
     served under that name; any other run by its side (`finetune`, `scratch`), and when another run of its side
-    came first, as the report names it, else by its directory's name; when those are taken too, it is ignored.
+    came first, as the report names it, else by its directory's name; when those are taken too, it is ignored. So is
+    a run of another kind (`demo.task.Task.kind`) than the first one served: one page takes one kind of input.
     A run that fails to load is reported on the page rather than stopping the demo.
     """
     recorded = report_names(report_dir)
     models: dict[str, Any] = {}
     sources: dict[str, Path] = {}
     problems = []
+    served = None  # the task of the first run served: the others must take the same inputs and answer alike
     for run_dir in map(Path, run_dirs):
         try:
+            run = read_run_json(run_dir)
+            task = task_of(run)
+            if served is not None and task.kind != served.kind:
+                problems.append(
+                    f"Ignored {run_dir}: it is a run of {task.describe()}, the runs before it of {served.describe()}; "
+                    f"serve it on its own with `python app.py --runs {run_dir}`."
+                )
+                continue
             given = recorded.get(run_dir.resolve())
             student = STUDENT if (given or run_dir.name).startswith(STUDENT) else None
-            candidates = [student, of_run(read_run_json(run_dir)).name, given, run_dir.name]
+            candidates = [student, of_run(run).name, given, run_dir.name]
             candidates = list(dict.fromkeys(name for name in candidates if name))
             name = next((n for n in candidates if n not in models), None)
             if name is None:
@@ -288,7 +338,8 @@ def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[d
             problems.append(f"Could not load {run_dir}: {error}")
             continue
         models[name].name = name
-        logger.info("Loaded the run %s as %s (labels %s)", run_dir, name, models[name].labels)
+        served = served or task
+        logger.info("Loaded the run %s as %s (%s, labels %s)", run_dir, name, task.describe(), models[name].labels)
     return models, problems
 
 

@@ -231,7 +231,7 @@ def test_the_api_answers_every_model_choice_and_bad_input(server: Any) -> None:
     client = Client(url, verbose=False)
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     assert list(endpoints) == ["/classify"]
-    assert [p["parameter_name"] for p in endpoints["/classify"]["parameters"]] == ["text", "model"]
+    assert [p["parameter_name"] for p in endpoints["/classify"]["parameters"]] == ["text", "model", "text_pair"]
     text = "wonderful and moving"
     for choice in ("finetune", "scratch", "both"):
         answer = client.predict(text=text, model=choice, api_name="/classify")
@@ -312,3 +312,86 @@ def test_concurrent_clients_each_get_the_answer_for_their_own_text(server: Any) 
         assert set(answer) == {"finetune", "scratch"}, text
         for side in answer:
             assert answer[side] == pytest.approx(direct(models, side, text), abs=1e-5), (text, side)
+
+
+# --- pairs, multi-label and regression through the API ----------------------------------------------------------
+
+KINDS = [
+    ("multi_label_classification", True),
+    ("multi_label_classification", False),
+    ("regression", True),
+    ("single_label_classification", True),
+]
+
+
+@pytest.fixture(scope="module", params=KINDS, ids=lambda kind: f"{kind[0]}{'-pairs' if kind[1] else ''}")
+def kind_server(request: pytest.FixtureRequest) -> Any:
+    """The demo over a fine-tuned and a from-scratch fake of one kind of task, served on a free loopback port."""
+    from tests.demo.fakes import fake_models
+
+    problem_type, pairs = request.param
+    models = fake_models(problem_type, pairs)
+    args = app.AppArguments(port=free_port())
+    demo = page.build_demo(models, None)
+    app.serve(demo, args, block=False)
+    yield models, problem_type, pairs, f"http://127.0.0.1:{args.port}/"
+    demo.close()
+
+
+def test_the_api_answers_each_kind_with_the_models_own_outputs(kind_server: Any) -> None:
+    from gradio_client import Client
+
+    from core.classifier import decide
+
+    models, problem_type, pairs, url = kind_server
+    client = Client(url, verbose=False)
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    assert [p["parameter_name"] for p in endpoints["/classify"]["parameters"]] == ["text", "model", "text_pair"]
+    text, pair = "furious and sad, in tears, a great film", "tears and a sad film"
+    for choice in ("finetune", "scratch", "both"):
+        given = {"text_pair": pair} if pairs else {}
+        answer = client.predict(text=text, model=choice, api_name="/classify", **given)
+        names = ["finetune", "scratch"] if choice == "both" else [choice]
+        assert list(answer) == names, answer
+        for name in names:
+            model, asked = models[name], ([pair] if pairs else None)
+            if problem_type == "regression":
+                assert answer[name] == {"value": pytest.approx(float(model.predict_values([text], asked)[0]), abs=1e-6)}
+                continue
+            probs = model.predict_proba([text], asked) if pairs else model.predict_proba([text])
+            if problem_type == "single_label_classification":
+                assert answer[name] == pytest.approx(dict(zip(model.labels, map(float, probs[0]))), abs=1e-6)
+                continue
+            assert set(answer[name]) == {"label", "probs", "thresholds"}
+            assert answer[name]["probs"] == pytest.approx(dict(zip(model.labels, map(float, probs[0]))), abs=1e-6)
+            assert answer[name]["thresholds"] == pytest.approx(dict(zip(model.labels, model.thresholds)))
+            assert answer[name]["label"] == [model.labels[k] for k in np.flatnonzero(decide(model, probs)[0])]
+    if problem_type == "multi_label_classification":  # by hand: "sad" and "tears" (with commas) count in the pair
+        both = client.predict(text, "both", pair if pairs else "", api_name="/classify")
+        assert both["finetune"]["label"] == (["anger", "sadness"] if pairs else ["anger"])
+
+
+def test_the_api_refuses_a_missing_or_extra_second_text_and_logs_no_traceback(kind_server: Any, capfd, caplog) -> None:
+    from gradio_client import Client
+
+    _, _, pairs, url = kind_server
+    client = Client(url, verbose=False)
+    if pairs:
+        missing = "This task compares two texts: type the second one (sentence2) too."
+        assert client.predict("a man plays", "both", api_name="/classify") == {"error": missing}  # the default: ""
+        assert client.predict("a man plays", "both", None, api_name="/classify") == {"error": missing}
+        assert client.predict("a man plays", "both", " ", api_name="/classify") == {"error": missing}
+        assert client.predict("a man plays", "scratch", 7, api_name="/classify") == {
+            "error": "The second text must be a string, got 7 (int)."
+        }
+        huge = client.predict("a man plays", "both", "z" * 6000, api_name="/classify")["error"]
+        assert huge.startswith("The second text has 6,000 characters; this demo accepts at most 5,000.")
+    else:
+        refused = client.predict("so glad", "both", "a second text", api_name="/classify")
+        assert refused["error"].startswith("The loaded runs classify single texts, not pairs: send no text_pair")
+        assert set(client.predict("so glad", "both", api_name="/classify")) == {"finetune", "scratch"}
+    for text, model, text_pair in ((42, "both", "x"), (["a"], "both", ["b"]), ("a", "bert", {"a": 1}), (None, 3, None)):
+        answer = client.predict(text, model, text_pair, api_name="/classify")
+        assert list(answer) == ["error"] and isinstance(answer["error"], str), (text, model, text_pair)
+    assert "Traceback" not in capfd.readouterr().err
+    assert [record.getMessage() for record in caplog.records if record.exc_info] == []

@@ -94,3 +94,61 @@ def test_a_browser_classifies_a_sentence_with_both_models(served: Any, tmp_path:
     assert tops == expected and expected["scratch"] == "negative"  # the tiny scratch run learns the fixture
     assert screenshot.stat().st_size > 10_000
     assert outside == []
+
+
+@pytest.fixture
+def served_pairs(tmp_path: Path) -> Any:
+    """The demo over a fine-tuned and a from-scratch fake of a multi-label pair task, with two test pairs to click."""
+    from demo.sources import Example
+    from tests.demo.fakes import fake_models
+
+    models = fake_models("multi_label_classification", True)
+    examples = [
+        Example("furious and angry", "anger; sadness", {"finetune": "anger", "scratch": "anger; sadness"}, "tears"),
+        Example("so glad today", "joy", {"finetune": "joy", "scratch": "joy"}, "happy news"),
+    ]
+    args = app.AppArguments(port=free_port())
+    demo = demo_page.build_demo(models, None, examples=examples)
+    app.serve(demo, args, block=False)
+    yield models, f"http://127.0.0.1:{args.port}/"
+    demo.close()
+
+
+def test_a_browser_classifies_a_pair_and_reads_each_model_s_chosen_labels(served_pairs: Any, tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from demo.prediction import classify
+
+    models, url = served_pairs
+    text, pair = "furious and in tears, so sad", "glad it is over"
+    expected = classify(text, "both", models, text_pair=pair)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(url)
+            type_until_it_stays(page, page.locator("#text textarea"), text)
+            type_until_it_stays(page, page.locator("#text-pair textarea"), pair)
+            labels = [
+                page.locator("#text label").first.inner_text(),
+                page.locator("#text-pair label").first.inner_text(),
+            ]
+            page.locator("#classify").click()
+            shown = {}
+            for name in models:
+                panel = page.locator(f"#label-{name}")
+                panel.get_by_text("Chosen:").wait_for(timeout=30_000)
+                shown[name] = panel.inner_text()
+            page.locator("#attention img").first.wait_for(timeout=30_000)  # the heatmap, drawn after the answers
+            screenshot = tmp_path / "classify-pairs.png"
+            page.screenshot(path=str(screenshot), full_page=True)
+        finally:
+            browser.close()
+    assert "First text: sentence1" in labels[0] and "Second text: sentence2" in labels[1]
+    for name, answer in expected.items():
+        chosen = shown[name].split("Chosen:")[1].splitlines()[0]
+        assert [label.strip() for label in chosen.split(",")] == answer["label"], (name, shown[name])
+        for label, threshold in answer["thresholds"].items():
+            assert f"{answer['probs'][label]:.3f}" in shown[name] and f"{threshold:.3f}" in shown[name]
+    assert expected["finetune"]["label"] != expected["scratch"]["label"]  # the runs' own thresholds differ
+    assert screenshot.stat().st_size > 10_000

@@ -169,6 +169,8 @@ def test_pairs_load_aligned_and_are_recorded(tmp_path: Path) -> None:
     assert record["problem_type"] == "regression" and record["headline_metric"] == "spearman"
     assert record["text_pair_column"] == "sentence2" and record["labels"] == []
     assert record["options"]["text_pair_column"] == "sentence2"
+    train_values = [expected[text][1] for text in data.texts("train")]
+    assert record["value_range"] == pytest.approx([min(train_values), max(train_values)])
 
 
 def test_a_pair_task_can_be_single_label(tmp_path: Path) -> None:
@@ -176,7 +178,8 @@ def test_a_pair_task_can_be_single_label(tmp_path: Path) -> None:
     data = load_task(pair_options(write_csv(tmp_path / "p.csv", rows, header="sentence1,sentence2,score")))
     assert data.problem_type == "single_label_classification" and data.headline == "accuracy"
     assert data.labels == ["different", "similar"] and data.has_pairs and data.num_outputs == 2
-    assert data.describe(pair_options(tmp_path / "p.csv"))["text_pair_column"] == "sentence2"
+    record = data.describe(pair_options(tmp_path / "p.csv"))
+    assert record["text_pair_column"] == "sentence2" and "value_range" not in record  # a regression run's only
 
 
 def test_rows_with_an_empty_second_text_are_dropped_and_listed(tmp_path: Path, caplog) -> None:

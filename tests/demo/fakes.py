@@ -11,40 +11,81 @@ from typing import Any
 import numpy as np
 
 from core.rundir import write_run_json
+from core.tasks import HEADLINE_METRICS, MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from core.translator import check_decoding
 
 LABELS = ["negative", "positive"]
 POSITIVE_WORDS = {"great", "wonderful", "loved", "superb", "joy"}
 NEGATIVE_WORDS = {"dull", "boring", "hated", "terrible", "waste"}
+EMOTIONS = ["anger", "joy", "neutral", "sadness"]  # a multi-label fake's labels, each raised by its words
+EMOTION_WORDS = {"anger": {"furious", "angry"}, "joy": {"glad", "happy"}, "sadness": {"sad", "tears"}, "neutral": set()}
+THRESHOLDS = {"finetune": [0.35, 0.5, 0.6, 0.45], "scratch": [0.3, 0.8, 0.5, 0.4]}  # each run's own, per label
+PAIR_COLUMNS = ("sentence1", "sentence2")
+VALUE_RANGE = [0.0, 5.0]
 
 
-def run_record(side: str, labels: list[str] = LABELS) -> dict[str, Any]:
-    """A complete run.json body (write_run_json adds the rest)."""
+def run_record(
+    side: str,
+    labels: list[str] = LABELS,
+    problem_type: str = SINGLE_LABEL,
+    pairs: bool = False,
+    thresholds: list[float] | None = None,
+    value_range: list[float] | None = None,
+) -> dict[str, Any]:
+    """A complete run.json body (write_run_json adds the rest), of any kind; a pair task reads `PAIR_COLUMNS`."""
+    task = {SINGLE_LABEL: "sst2", MULTI_LABEL: "goemotions_ekman", REGRESSION: "stsb"}[problem_type]
+    options: dict[str, Any] = {"task": task, "max_length": 16}
+    if pairs:
+        options = {"train_file": "pairs.csv", "text_column": [PAIR_COLUMNS[0]], "text_pair_column": PAIR_COLUMNS[1]}
+    validation = {
+        SINGLE_LABEL: {"accuracy": 0.85, "macro_f1": 0.8412},
+        MULTI_LABEL: {"macro_f1": 0.6125, "micro_f1": 0.6607},
+        REGRESSION: {"spearman": 0.8137, "pearson": 0.8021, "mse": 0.7144},
+    }[problem_type]
+    data = {
+        "options": options,
+        "problem_type": problem_type,
+        "headline_metric": HEADLINE_METRICS[problem_type],
+        "text_pair_column": PAIR_COLUMNS[1] if pairs else None,
+        "labels": labels,
+        "splits": {"train": 200, "validation": 20, "test": 30},
+        "fingerprints": {"train": "x"},
+    }
+    if value_range is not None:
+        data["value_range"] = value_range
     return {
         "side": side,
         "model": {"name": "tiny-" + side, "source": "test", "params": 12_345, "trainable_params": 12_345},
-        "data": {
-            "options": {"task": "sst2", "max_length": 16},
-            "labels": labels,
-            "splits": {"train": 200, "validation": 20, "test": 30},
-            "fingerprints": {"train": "x"},
-        },
+        "data": data,
+        "thresholds": thresholds,
         "hyperparameters": {},
         "training": {"seconds": 12.5, "epochs_run": 3, "best_epoch": 2, "history": [], "examples_per_second": 40.0},
-        "validation": {"accuracy": 0.85, "macro_f1": 0.8412},
+        "validation": {**validation, "loss": 0.4},
     }
 
 
 class FakeClassifier:
-    """A bag-of-words stand-in with the Classifier interface: positive words push towards `positive`."""
+    """A bag-of-words stand-in with the Classifier interface: positive words push towards `positive`. A pair
+    task's fake (`pairs=True`) reads both texts."""
 
-    def __init__(self, side: str, labels: list[str] = LABELS) -> None:
+    problem_type = SINGLE_LABEL
+    thresholds: list[float] | None = None
+
+    def __init__(self, side: str, labels: list[str] = LABELS, pairs: bool = False) -> None:
         self.side = self.name = side
         self.labels = list(labels)
-        self.run = run_record(side, self.labels)
+        self.has_pairs = pairs
+        self.run = run_record(side, self.labels, pairs=pairs)
 
-    def predict_proba(self, texts: list[str]) -> np.ndarray:
-        words = [text.lower().split() for text in texts]
+    def words(self, texts: list[str], text_pairs: list[str] | None) -> list[list[str]]:
+        """Each input's words (both texts' for a pair), refusing pairs as `core.classifier` says."""
+        if self.has_pairs != (text_pairs is not None):
+            raise ValueError(f"text_pairs must be given exactly for a pair task; has_pairs is {self.has_pairs}")
+        pairs = text_pairs if text_pairs is not None else [""] * len(texts)
+        return [f"{text} {pair}".lower().split() for text, pair in zip(texts, pairs, strict=True)]
+
+    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        words = self.words(texts, text_pairs)
         score = np.array([sum((w in POSITIVE_WORDS) - (w in NEGATIVE_WORDS) for w in ws) for ws in words], float)
         logits = np.zeros((len(texts), len(self.labels)))
         logits[:, -1] = score + (0.3 if self.side == "scratch" else 0.0)
@@ -52,19 +93,84 @@ class FakeClassifier:
         return exp / exp.sum(axis=1, keepdims=True)
 
 
-class FakeScratch(FakeClassifier):
-    """Adds `explain`: tokens padded to 8 with `[PAD]`, attention rows that sum to 1; `name` tells a distilled
-    student (also `side: scratch`) apart, and it may have other `layers` and `heads`."""
+class FakeMultiLabel(FakeClassifier):
+    """Multi-label: each of `EMOTIONS` has an independent probability, raised by its words; its run's thresholds
+    are `THRESHOLDS[side]`."""
+
+    problem_type = MULTI_LABEL
+
+    def __init__(self, side: str, pairs: bool = False) -> None:
+        super().__init__(side, EMOTIONS, pairs)
+        self.thresholds = THRESHOLDS[side]
+        self.run = run_record(side, EMOTIONS, MULTI_LABEL, pairs, self.thresholds)
+
+    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        words = self.words(texts, text_pairs)
+        counts = np.array([[sum(w in EMOTION_WORDS[label] for w in ws) for label in self.labels] for ws in words])
+        counts = counts.reshape(len(texts), len(self.labels)).astype(float)
+        counts[:, self.labels.index("neutral")] = 1.0 - np.minimum(counts.sum(axis=1), 1.0)
+        logits = 2.5 * counts - 1.5 + (0.2 if self.side == "scratch" else 0.0)
+        return 1.0 / (1.0 + np.exp(-logits))  # (n, L), independent
+
+
+class FakeRegression(FakeClassifier):
+    """Regression on pairs (by default): 5 times the share of words the two texts have in common (the scratch side
+    0.25 higher), as STS-B scores similarity from 0 to 5; `value_range` is recorded as the train range."""
+
+    problem_type = REGRESSION
+
+    def __init__(self, side: str, pairs: bool = True, value_range: list[float] | None = VALUE_RANGE) -> None:
+        super().__init__(side, [], pairs)
+        self.run = run_record(side, [], REGRESSION, pairs, value_range=value_range)
+
+    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        raise TypeError("a regression model gives values: predict_values")
+
+    def predict_values(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        self.words(texts, text_pairs)
+        pairs = text_pairs if text_pairs is not None else texts
+        shared = [
+            len(set(a.lower().split()) & set(b.lower().split()))
+            / max(len(set(a.lower().split()) | set(b.lower().split())), 1)
+            for a, b in zip(texts, pairs)
+        ]
+        return (5.0 * np.array(shared) + (0.25 if self.side == "scratch" else 0.0)).astype(np.float32)
+
+
+class Attends:
+    """Adds `explain` to a fake: its words (a pair's as `text [SEP] text_pair`) padded to 8 with `[PAD]`, attention
+    rows that sum to 1."""
+
+    layers, heads = 2, 3
+
+    def explain(self, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:
+        if self.has_pairs != (text_pair is not None):
+            raise ValueError(f"text_pair must be given exactly for a pair task; has_pairs is {self.has_pairs}")
+        words = text.lower().split() + ([] if text_pair is None else ["[SEP]", *text_pair.lower().split()])
+        tokens = (words[:8] + ["[PAD]"] * 8)[:8]
+        rng = np.random.default_rng(len(text))
+        weights = rng.random((self.layers, self.heads, 8, 8))
+        return tokens, weights / weights.sum(axis=-1, keepdims=True)
+
+
+class FakeScratch(Attends, FakeClassifier):
+    """A single-label fake that explains itself; `name` tells a distilled student (also `side: scratch`) apart, and
+    it may have other `layers` and `heads`."""
 
     def __init__(self, name: str = "scratch", layers: int = 2, heads: int = 3) -> None:
         super().__init__("scratch")
         self.name, self.layers, self.heads = name, layers, heads
 
-    def explain(self, text: str) -> tuple[list[str], np.ndarray]:
-        tokens = (text.lower().split()[:8] + ["[PAD]"] * 8)[:8]
-        rng = np.random.default_rng(len(text))
-        weights = rng.random((self.layers, self.heads, 8, 8))
-        return tokens, weights / weights.sum(axis=-1, keepdims=True)
+
+FAKES = {SINGLE_LABEL: FakeClassifier, MULTI_LABEL: FakeMultiLabel, REGRESSION: FakeRegression}
+
+
+def fake_models(problem_type: str, pairs: bool) -> dict[str, Any]:
+    """A fine-tuned and a from-scratch fake of one kind, the from-scratch one explaining itself, as the app loads
+    a report's two runs."""
+    kind = FAKES[problem_type]
+    scratch = type(f"Attending{kind.__name__}", (Attends, kind), {})
+    return {"finetune": kind("finetune", pairs=pairs), "scratch": scratch("scratch", pairs=pairs)}
 
 
 def compare_report(tiny_runs: dict[str, Path], output: Path) -> Path:

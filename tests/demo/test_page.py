@@ -1,5 +1,5 @@
 """The page over fake models: a report from another version of compare still gives a page that says what to do,
-and a distilled student gets its own choice, panel and heatmap."""
+a distilled student gets its own choice, panel and heatmap, and each kind of task its boxes, panels and examples."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from typing import Any
 
 import gradio as gr
 import numpy as np
+import pytest
 
-from demo import page, report_view, sources
-from tests.demo.fakes import write_report
+from demo import page, prediction, report_view, sources
+from demo.task import task_of
+from tests.demo.fakes import fake_models, write_report
 
 
 def test_a_report_missing_fields_is_explained_on_the_page(tmp_path: Path, fakes: dict) -> None:
@@ -56,11 +58,11 @@ def test_a_distilled_student_gets_its_own_choice_and_panel(three: dict) -> None:
 
 def test_the_heatmap_is_drawn_for_the_chosen_student_within_its_own_layers(three: dict) -> None:
     run_explain, _ = callbacks(page.build_demo(three, None))["run_explain"]
-    (tokens, attention), figure = run_explain("a great film", "scratch-distilled", 1, 2)  # the choosers fit scratch
+    (tokens, attention), figure = run_explain("a great film", "scratch-distilled", "", 1, 2)  # the choosers fit scratch
     assert attention.shape == (1, 2, 3, 3) and tokens == ["a", "great", "film"]
     np.testing.assert_allclose(figure.axes[0].images[0].get_array(), attention[0].mean(axis=0), rtol=1e-6)
-    assert run_explain("a great film", "finetune", 1, 2) == (None, None)
-    (_, attention), _ = run_explain("a great film", "both", 1, 2)
+    assert run_explain("a great film", "finetune", "", 1, 2) == (None, None)
+    (_, attention), _ = run_explain("a great film", "both", "", 1, 2)
     assert attention.shape[:2] == (2, 3)  # both: the scratch model's, as before
     two = page.build_demo({"finetune": three["finetune"], "scratch": three["scratch"]}, None)
     radio = [c["props"] for c in two.get_config_file()["components"] if c["props"].get("elem_id") == "choice"][0]
@@ -112,3 +114,88 @@ def test_figures_span_the_page_and_references_sit_beside_the_answers(fakes: dict
     ids = [c["props"].get("elem_id") for c in components]
     assert ids.index("gold") > ids.index("classify")  # the gold label is not above the controls
     assert "reference" in components[ids.index("gold")]["props"]["elem_classes"]
+
+
+def props_by_id(demo: Any) -> dict[str, dict[str, Any]]:
+    return {c["props"]["elem_id"]: {**c["props"], "type": c["type"]} for c in demo.get_config_file()["components"]
+            if c["props"].get("elem_id")}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("problem_type", "pairs", "header"),
+    [
+        (
+            "single_label_classification",
+            True,
+            "Type two texts (`sentence1` and `sentence2`) and see how each model classifies them. Task **pairs.csv**, "
+            "classes: `negative`, `positive`.",
+        ),
+        (
+            "multi_label_classification",
+            False,
+            "Type a text and see which labels each model gives it: every label whose probability reaches the "
+            "threshold its run chose on validation. Task **goemotions_ekman**, labels: `anger`, `joy`, `neutral`, "
+            "`sadness`.",
+        ),
+        (
+            "regression",
+            True,
+            "Type two texts (`sentence1` and `sentence2`) and see the value each model gives them. Task "
+            "**pairs.csv**, a value from 0 to 5 in train.",
+        ),
+    ],
+)
+def test_the_classify_tab_is_built_for_each_kind(problem_type: str, pairs: bool, header: str) -> None:
+    models = fake_models(problem_type, pairs)
+    demo = page.build_demo(models, None)
+    found = props_by_id(demo)
+    assert header in json.dumps(demo.get_config_file(), default=str, ensure_ascii=False)
+    assert found["text-pair"]["visible"] is pairs
+    if pairs:
+        assert (found["text"]["label"], found["text-pair"]["label"]) == (
+            "First text: sentence1",
+            "Second text: sentence2",
+        )
+    else:
+        assert found["text"]["label"] == "Text"
+    panel_type = "label" if problem_type == "single_label_classification" else "markdown"
+    assert [found[f"label-{name}"]["type"] for name in models] == [panel_type, panel_type]
+    classify, _ = callbacks(demo)["run_classify"]
+    show, outputs = callbacks(demo)["show_results"]
+    text, pair = "so glad, a great film", "happy and glad"
+    result, latencies = classify(text, "both", pair if pairs else "")
+    assert result == prediction.classify(text, "both", models, text_pair=pair if pairs else None)
+    shown = dict(zip(outputs, show(result, latencies)))
+    task = task_of(models["scratch"].run)
+    assert all(shown[f"label-{name}"] == prediction.panel(result[name], task) for name in models)
+    if pairs:
+        missing = "This task compares two texts: type the second one (sentence2) too."
+        assert classify(text, "both", "") == ({"error": missing}, {})
+    else:
+        assert "single texts, not pairs" in classify(text, "both", "a second text")[0]["error"]
+    run_explain, _ = callbacks(demo)["run_explain"]
+    (tokens, _), figure = run_explain(text, "both", pair if pairs else "", 0, -1)
+    assert ("[SEP]" in tokens) is pairs and figure is not None
+
+
+def test_pair_examples_fill_both_boxes_and_the_gold_label() -> None:
+    models = fake_models("multi_label_classification", True)
+    examples = [
+        sources.Example("furious", "anger", {"finetune": "anger", "scratch": "anger; sadness"}, "so sad"),
+        sources.Example("so glad", "joy", {"finetune": "joy", "scratch": "joy"}, "happy"),
+    ]
+    demo = page.build_demo(models, None, examples=examples)
+    datasets = [c["props"] for c in demo.get_config_file()["components"] if c["type"] == "dataset"]
+    assert [props["label"] for props in datasets] == ["Test pairs the two models disagree on", "More test pairs"]
+    assert [props["samples"] for props in datasets] == [[["furious", "so sad", "anger"]], [["so glad", "happy", "joy"]]]
+    assert props_by_id(demo)["gold"]["label"] == "Gold labels (test split)"
+
+
+def test_regression_examples_are_those_the_models_differ_most_on() -> None:
+    models = fake_models("regression", True)
+    examples = [sources.Example("a", "4.2", {"finetune": "3", "scratch": "4"}, "b", {"finetune": 3.0, "scratch": 4.0})]
+    demo = page.build_demo(models, None, examples=examples)
+    (dataset,) = [c["props"] for c in demo.get_config_file()["components"] if c["type"] == "dataset"]
+    assert dataset["label"] == "Test pairs, those the two models differ most on first"
+    assert dataset["samples"] == [["a", "b", "4.2"]]
+    assert props_by_id(demo)["gold"]["label"] == "Gold value (test split)"

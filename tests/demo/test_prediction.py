@@ -1,4 +1,5 @@
-"""The demo's predict functions on fake and on the tiny trained models: probabilities, errors, attention, warm-up."""
+"""The demo's predict functions on fake and on the tiny trained models: probabilities, errors, attention, warm-up;
+each kind of task (pairs, multi-label, regression) on fakes."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from core.classifier import decide
 from demo import prediction
-from tests.demo.fakes import LABELS, FakeClassifier
+from demo.answers import answers
+from demo.task import task_of
+from tests.demo.fakes import EMOTIONS, LABELS, THRESHOLDS, FakeClassifier, FakeRegression, fake_models
 
 ODD_TEXTS = [
     "😀🎬🍿 !!! ???",
@@ -218,3 +222,139 @@ def test_warm_up_predicts_one_text_with_each_model_and_reports_a_failure() -> No
     assert all(model.calls == [[prediction.WARM_UP_TEXT]] for model in models.values())
     problems = prediction.warm_up({"finetune": Broken("finetune")})
     assert problems == ["The finetune model failed its first prediction: no graph"]
+
+
+# --- pairs, multi-label and regression ----------------------------------------------------------------------
+
+KINDS = [
+    ("single_label_classification", True),
+    ("multi_label_classification", False),
+    ("multi_label_classification", True),
+    ("regression", True),
+    ("regression", False),
+]
+
+
+@pytest.mark.parametrize(("problem_type", "pairs"), KINDS)
+def test_classify_answers_each_kind_with_the_models_own_outputs(problem_type: str, pairs: bool) -> None:
+    models = fake_models(problem_type, pairs)
+    text, pair = "so glad and happy, a great film", "happy and glad"
+    result, latencies = prediction.classify_timed(text, "both", models, text_pair=pair if pairs else None)
+    assert list(result) == ["finetune", "scratch"] == list(latencies)
+    for name, model in models.items():
+        assert result[name] == answers(model, [text], [pair] if pairs else None)[0]
+        if problem_type == "regression":
+            assert result[name] == {
+                "value": pytest.approx(float(model.predict_values([text], [pair] if pairs else None)[0]))
+            }
+        else:
+            probs = model.predict_proba([text], [pair]) if pairs else model.predict_proba([text])
+            shown = result[name]["probs"] if problem_type == "multi_label_classification" else result[name]
+            np.testing.assert_allclose(list(shown.values()), probs[0], rtol=1e-12)
+        if problem_type == "multi_label_classification":
+            assert result[name]["label"] == [EMOTIONS[k] for k in np.flatnonzero(decide(model, probs)[0])]
+    assert prediction.classify(text, "scratch", models, text_pair=pair if pairs else None) == {
+        "scratch": result["scratch"]
+    }
+
+
+def test_a_pair_task_needs_its_second_text_and_a_single_text_task_refuses_one() -> None:
+    pairs, single = fake_models("regression", True), fake_models("multi_label_classification", False)
+    missing = "This task compares two texts: type the second one (sentence2) too."
+    for absent in (None, "", "  \n"):
+        assert prediction.classify("a man plays", "both", pairs, text_pair=absent) == {"error": missing}
+    assert prediction.classify("", "both", pairs, text_pair="a man plays") == {
+        "error": "Type or paste some text to classify."
+    }
+    assert prediction.classify("a man plays", "both", pairs, text_pair=42) == {
+        "error": "The second text must be a string, got 42 (int)."
+    }
+    long = prediction.classify("a man plays", "finetune", pairs, max_chars=20, text_pair="b" * 21)["error"]
+    assert long.startswith("The second text has 21 characters; this demo accepts at most 20.")
+    assert prediction.classify("a man plays", "both", pairs, text_pair="a \ud800")["error"].startswith(
+        "The second text holds characters that are not valid Unicode (a lone surrogate at character 3)"
+    )
+    refused = (
+        "The loaded runs classify single texts, not pairs: send no text_pair (got 'a second text'), or start the "
+        "app with runs of a pair task."
+    )
+    assert prediction.classify("so glad", "both", single, text_pair="a second text") == {"error": refused}
+    assert "got 42" in prediction.classify("so glad", "both", single, text_pair=42)["error"]
+    for nothing in (None, ""):  # the page's hidden second box sends ""
+        assert set(prediction.classify("so glad", "both", single, text_pair=nothing)) == {"finetune", "scratch"}
+
+
+ODD_INPUTS = [None, "", " ", 42, 4.5, True, [], ["a"], {"text": "a"}, "x" * 6000, "\ud800", "\x00", *ODD_TEXTS[:3]]
+
+
+@pytest.mark.parametrize(("problem_type", "pairs"), KINDS)
+def test_whatever_a_client_sends_is_answered_never_raised(problem_type: str, pairs: bool, caplog) -> None:
+    models = fake_models(problem_type, pairs)
+    for text in ODD_INPUTS:
+        for pair in ODD_INPUTS:
+            for choice in ("both", "scratch", "bert", 3, None):
+                result = prediction.classify(text, choice, models, text_pair=pair)
+                assert isinstance(result, dict) and result, (text, pair, choice)
+                assert "error" in result or set(result) <= set(models), (text, pair, choice)
+                explained = prediction.explain(models["scratch"], text, text_pair=pair)
+                assert explained is None or explained[1].ndim == 4
+    assert [record.getMessage() for record in caplog.records if record.exc_info] == []  # no traceback logged
+
+
+def test_a_multi_label_panel_shows_each_probability_its_threshold_and_the_chosen_labels() -> None:
+    models = fake_models("multi_label_classification", True)
+    result, latencies = prediction.classify_timed("furious and sad, in tears", "both", models, text_pair="so sad")
+    task = task_of(models["finetune"].run)
+    finetune, scratch, latency, status = prediction.render_results(result, latencies, ["finetune", "scratch"], task)
+    assert status == "" and latency.startswith("Latency (one text, this machine): Fine-tuned BERT: **")
+    answer = result["finetune"]
+    assert answer["label"] == ["anger", "sadness"]
+    lines = finetune.splitlines()
+    assert lines[0] == "**Chosen:** `anger`, `sadness`"
+    assert lines[2:4] == ["| label | probability | threshold |", "|---|---:|---:|"]
+    assert lines[4:] == [
+        f"| {f'✓ **{label}**' if label in answer['label'] else label} | {answer['probs'][label]:.3f} | {threshold:.3f} |"
+        for label, threshold in zip(EMOTIONS, THRESHOLDS["finetune"])
+    ]
+    assert "| ✓ **anger** | 0.731 | 0.350 |" in lines and "| neutral | 0.182 | 0.600 |" in lines  # by hand
+    nothing = {"label": [], "probs": {"joy": 0.2}, "thresholds": {"joy": 0.5}}
+    assert prediction.panel_markdown(nothing, task).startswith("**Chosen:** none: no label reaches its threshold")
+
+
+def test_a_regression_panel_shows_the_value_on_the_train_scale() -> None:
+    models = fake_models("regression", True)
+    result, latencies = prediction.classify_timed(
+        "a man plays a guitar", "both", models, text_pair="a man plays a piano"
+    )
+    task = task_of(models["finetune"].run)
+    finetune, scratch, _, status = prediction.render_results(result, latencies, ["finetune", "scratch"], task)
+    assert result == {"finetune": {"value": pytest.approx(3.0)}, "scratch": {"value": pytest.approx(3.25)}}
+    assert finetune == "### 3\n\nThe train split's values run from 0 to 5."
+    assert scratch == "### 3.25\n\nThe train split's values run from 0 to 5."
+    unscaled = task_of(FakeRegression("finetune", value_range=None).run)
+    assert prediction.panel_markdown({"value": 3.14159}, unscaled) == "### 3.142"
+    assert prediction.render_results({"error": "boom"}, {}, ["finetune", "scratch"], task) == (
+        None,
+        None,
+        "",
+        "**boom**",
+    )
+
+
+def test_warm_up_asks_a_pair_task_s_models_with_a_pair() -> None:
+    class Recording(FakeRegression):
+        calls: list = []
+
+        def predict_values(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+            self.calls.append((list(texts), text_pairs))
+            return super().predict_values(texts, text_pairs)
+
+    assert prediction.warm_up({"scratch": Recording("scratch")}) == []
+    assert Recording.calls == [([prediction.WARM_UP_TEXT], [prediction.WARM_UP_PAIR])]
+
+
+def test_the_heatmap_of_a_pair_covers_both_texts() -> None:
+    scratch = fake_models("multi_label_classification", True)["scratch"]
+    tokens, attention = prediction.explain(scratch, "so glad", text_pair="very happy")
+    assert tokens == ["so", "glad", "[SEP]", "very", "happy"] and attention.shape == (2, 3, 5, 5)
+    assert prediction.explain(scratch, "so glad") is None  # no second text: no heatmap, as no answer

@@ -1,5 +1,5 @@
 """The report tab says what compare's report says: the verdict, headline, curve and figure titles of reports and
-curves that compare itself wrote, and the table of runs."""
+curves that compare itself wrote, and the table of runs of each kind of task."""
 
 from __future__ import annotations
 
@@ -103,6 +103,20 @@ def test_runs_table_describes_each_run(tmp_path: Path) -> None:
     assert expected in table
     assert "| best (finetune) |" in table
     assert report_view.checkpoint("/tmp/runs/tiny-bert") == "tiny-bert" and report_view.checkpoint("minilm") == "minilm"
+
+
+def test_runs_table_shows_each_kind_s_validation_scores() -> None:
+    multi = run_record("scratch", ["anger", "joy"], "multi_label_classification", thresholds=[0.4, 0.5])
+    table = report_view.runs_table({"scratch": multi})
+    assert "| validation macro-F1 % | validation micro-F1 % |" in table
+    assert table_rows(table)[-1].endswith("| 3 (2) | 61.3 | 66.1 |")
+    regression = run_record("finetune", [], "regression", pairs=True)
+    table = report_view.runs_table({"finetune": regression})
+    assert "| validation Spearman | validation Pearson |" in table
+    assert (
+        table_rows(table)[-1]
+        == "| finetune | tiny-finetune | pairs.csv | 200 / 20 / 30 | 12.3k | 12 s | 3 (2) | 0.814 | 0.802 |"
+    )
 
 
 def test_report_runs_are_named_as_in_the_report_and_loaded_ones_added(compared_report: Path, fakes: dict) -> None:

@@ -1,4 +1,5 @@
-"""Where the demo's report and runs come from: the newest report, a moved report's runs, examples, bad runs."""
+"""Where the demo's report and runs come from: the newest report, a moved report's runs, examples (of every kind of
+task), bad runs, runs of another kind."""
 
 from __future__ import annotations
 
@@ -185,3 +186,99 @@ def test_translation_runs_are_told_apart_and_a_bad_one_is_listed(tmp_path: Path)
         f"Could not load {tmp_path / 'translation'}: {tmp_path / 'translation'} has no saved_model/; "
         "the run is incomplete, train it again."
     ]
+
+
+# --- pairs, multi-label and regression ----------------------------------------------------------------------
+
+
+def write_predictions(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows) + "not json\n", encoding="utf-8")
+    return path
+
+
+def test_multi_label_and_pair_predictions_are_read_as_examples(tmp_path: Path) -> None:
+    rows = [  # docs/formats.md: a multi-label pair task's rows
+        {"text": "furious", "text_pair": "so sad", "gold": ["anger", "sadness"], "predictions": {
+            "finetune": {"label": ["anger", "sadness"], "probs": {"anger": 0.9, "sadness": 0.7}},
+            "scratch": {"label": ["anger"], "probs": {"anger": 0.8, "sadness": 0.2}}}},
+        {"text": "plain", "text_pair": "words", "gold": [], "predictions": {
+            "finetune": {"label": [], "probs": {}}, "scratch": {"label": [], "probs": {}}}},
+    ]  # fmt: skip
+    found = list(sources.read_predictions(write_predictions(tmp_path / "predictions.jsonl", rows)))
+    assert [(e.text, e.text_pair, e.gold, e.predictions, e.disagreement) for e in found] == [
+        ("furious", "so sad", "anger; sadness", {"finetune": "anger; sadness", "scratch": "anger"}, True),
+        ("plain", "words", "(none)", {"finetune": "(none)", "scratch": "(none)"}, False),
+    ]
+
+
+def test_regression_examples_are_those_the_models_differ_most_on(tmp_path: Path) -> None:
+    spreads = [0.5, 2.25, 0.0, 1.0]
+    rows = [
+        {"text": f"t{i}", "text_pair": f"p{i}", "gold": 2.5 + i,
+         "predictions": {"finetune": {"value": 1.0}, "scratch": {"value": 1.0 + spread}}}
+        for i, spread in enumerate(spreads)
+    ]  # fmt: skip
+    rows.append(
+        {"text": "x" * 400, "text_pair": "p", "gold": 1.0, "predictions": {"a": {"value": 0}, "b": {"value": 5}}}
+    )
+    rows.append(
+        {"text": "t", "text_pair": "y" * 400, "gold": 1.0, "predictions": {"a": {"value": 0}, "b": {"value": 5}}}
+    )
+    read = list(sources.read_predictions(write_predictions(tmp_path / "predictions.jsonl", rows)))
+    assert read[1].gold == "3.5" and read[1].predictions == {"finetune": "1", "scratch": "3.25"}
+    assert read[1].values == {"finetune": 1.0, "scratch": 3.25} and read[1].spread == 2.25
+    picked = sources.pick_examples(read, per_kind=1)  # two rows, the widest spreads; both too-long rows left out
+    assert [(e.text, e.spread) for e in picked] == [("t1", 2.25), ("t3", 1.0)]
+
+
+def test_a_run_of_another_kind_than_the_first_is_not_served_beside_it(tmp_path: Path, monkeypatch) -> None:
+    from tests.demo.fakes import FakeRegression
+
+    def load(run_dir: Path):
+        run = read_run_json(run_dir)
+        return FakeRegression(run["side"]) if run["data"]["problem_type"] == "regression" else fake_load(run_dir)
+
+    monkeypatch.setattr(sources, "load", load)
+    paths = [tmp_path / name for name in ("finetune", "scratch", "other")]
+    records = [
+        run_record("finetune", [], "regression", pairs=True, value_range=[0.0, 5.0]),
+        run_record("scratch"),
+        run_record("scratch", [], "regression", pairs=True),
+    ]
+    for path, record in zip(paths, records):
+        path.mkdir()
+        write_run_json(path, record)
+    models, problems = sources.load_models(paths)
+    assert list(models) == ["finetune", "scratch"] and models["scratch"].problem_type == "regression"
+    assert problems == [
+        f"Ignored {paths[1]}: it is a run of classification, the runs before it of regression on pairs of texts "
+        f"(sentence1, sentence2); serve it on its own with `python app.py --runs {paths[1]}`."
+    ]
+
+
+def test_live_examples_of_a_multi_label_pair_task_come_from_its_test_split(tmp_path: Path) -> None:
+    from tests.conftest import write_csv
+    from tests.demo.fakes import fake_models
+
+    words = {"anger": "furious", "joy": "happy", "sadness": "tears", "neutral": "plain"}
+    rows = []
+    for i in range(60):
+        first, second = list(words)[i % 4], list(words)[(i // 4) % 4]
+        labels = sorted({first, second} - ({"neutral"} if first != second else set())) or ["neutral"]
+        rows.append((f"{words[first]} {i}", f"{words[second]} again", ";".join(reversed(labels))))
+    path = write_csv(tmp_path / "pairs.csv", rows, header="sentence1,sentence2,labels")
+    models = fake_models("multi_label_classification", True)
+    options = {"train_file": str(path), "text_column": ["sentence1"], "text_pair_column": "sentence2",
+               "label_column": "labels", "problem": "multi_label_classification", "seed": 0}  # fmt: skip
+    for model in models.values():
+        model.run["data"]["options"] = options
+    examples = sources.live_examples(models)
+    by_text = {text: (pair, labels) for text, pair, labels in rows}
+    assert examples and all(e.text_pair == by_text[e.text][0] for e in examples)
+    for example in examples:
+        assert example.gold == "; ".join(sorted(by_text[example.text][1].split(";")))  # in label order
+        for name, model in models.items():
+            probs = model.predict_proba([example.text], [example.text_pair])
+            chosen = [label for label, on in zip(model.labels, probs[0] >= model.thresholds) if on]
+            assert example.predictions[name] == ("; ".join(chosen) or "(none)"), (example, name)
+    assert any(e.disagreement for e in examples)

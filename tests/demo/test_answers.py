@@ -1,0 +1,71 @@
+"""A model's answers in the `/classify` shape for each kind of task, against the model's own outputs and
+`core.classifier.decide`; how answers and gold labels are said in short."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.classifier import decide
+from demo.answers import answers, decision, gold_label, short
+from tests.demo.fakes import EMOTIONS, THRESHOLDS, FakeClassifier, FakeMultiLabel, FakeRegression
+
+TEXTS = ["so glad and happy", "furious and sad, in tears", "a plain sentence"]
+PAIRS = ["happy happy", "tears again", "a sentence, plain"]
+
+
+def test_single_label_answers_are_the_class_probabilities() -> None:
+    model = FakeClassifier("scratch")
+    found = answers(model, ["a great film", "a dull mess"])
+    probs = model.predict_proba(["a great film", "a dull mess"])
+    assert [list(answer) for answer in found] == [model.labels, model.labels]
+    np.testing.assert_allclose([list(answer.values()) for answer in found], probs, rtol=1e-12)
+    assert [decision(answer, model.problem_type) for answer in found] == ["positive", "negative"]
+
+
+@pytest.mark.parametrize("pairs", [False, True])
+def test_multi_label_answers_hold_each_probability_its_threshold_and_the_labels_decide_chooses(pairs: bool) -> None:
+    model = FakeMultiLabel("finetune", pairs=pairs)
+    given = PAIRS if pairs else None
+    found = answers(model, TEXTS, given)
+    probs = model.predict_proba(TEXTS, given)
+    chosen = decide(model, probs)
+    for answer, row, picked in zip(found, probs, chosen, strict=True):
+        assert list(answer["probs"]) == EMOTIONS
+        np.testing.assert_allclose(list(answer["probs"].values()), row, rtol=1e-12)
+        assert answer["thresholds"] == dict(zip(EMOTIONS, THRESHOLDS["finetune"]))
+        assert answer["label"] == [label for label, on in zip(EMOTIONS, picked) if on]
+        # by hand: a label is chosen when its probability reaches its threshold
+        assert answer["label"] == [label for label in EMOTIONS if answer["probs"][label] >= answer["thresholds"][label]]
+    assert found[0]["label"] == ["joy"] and found[1]["label"] == ["anger", "sadness"]
+    assert found[2]["label"] == ["neutral"]
+
+
+def test_regression_answers_are_the_values() -> None:
+    model = FakeRegression("scratch")
+    found = answers(model, TEXTS, PAIRS)
+    values = model.predict_values(TEXTS, PAIRS)
+    assert [list(answer) for answer in found] == [["value"]] * 3
+    np.testing.assert_allclose([answer["value"] for answer in found], values, rtol=1e-7)
+    assert found[2]["value"] == pytest.approx(5.0 * 2 / 4 + 0.25)  # {a, plain} of {a, plain, sentence, sentence,}
+    assert all(isinstance(answer["value"], float) for answer in found)
+
+
+def test_an_unusable_output_is_refused_with_its_shape() -> None:
+    class Short(FakeRegression):
+        def predict_values(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+            return np.array([1.0, np.nan])
+
+    with pytest.raises(ValueError, match=r"it returned values of shape \(2,\) that are not all finite"):
+        answers(Short("scratch"), ["a", "b"], ["c", "d"])
+    with pytest.raises(ValueError, match="text_pairs must be given exactly for a pair task"):
+        answers(FakeMultiLabel("scratch", pairs=True), ["a"])
+
+
+def test_answers_and_gold_labels_are_said_in_short() -> None:
+    assert short("joy") == "joy" and short(["anger", "sadness"]) == "anger; sadness" and short([]) == "(none)"
+    assert [short(v) for v in (3.421234, 12.3456, 1234.5, 0.5, 5)] == ["3.421", "12.35", "1234", "0.5", "5"]
+    assert gold_label(1, ["negative", "positive"], "single_label_classification") == "positive"
+    multi_hot = np.array([1.0, 0.0, 0.0, 1.0], np.float32)
+    assert gold_label(multi_hot, EMOTIONS, "multi_label_classification") == ["anger", "sadness"]
+    assert gold_label(np.float32(3.8), [], "regression") == pytest.approx(3.8)
