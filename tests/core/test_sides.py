@@ -64,9 +64,10 @@ class TableClassifier:
 
     def __init__(self, run_dir, run):
         self.name, self.run, self.labels = self.side, run, list(run["data"]["labels"])
+        self.problem_type, self.has_pairs, self.thresholds = "single_label_classification", False, None
         self.table = json.loads((Path(run_dir) / "probs.json").read_text(encoding="utf-8"))
 
-    def predict_proba(self, texts):
+    def predict_proba(self, texts, text_pairs=None):
         return np.array([self.table[text] for text in texts], dtype=np.float32)
 
 
