@@ -117,6 +117,17 @@ def rising_gain(scores: Sequence[float], min_gain: float) -> float | None:
     return gain if gain >= min_gain and scores[-1] >= max(scores) else None
 
 
+def last_period(run: dict) -> str:
+    """What the last entry of the training history covers: "its last epoch", or with `--eval-steps N` (validation
+    every N optimizer steps) "its last N steps".
+
+    >>> last_period({"hyperparameters": {"eval_steps": 100}}), last_period({"hyperparameters": {}})
+    ('its last 100 steps', 'its last epoch')
+    """
+    steps = run.get("hyperparameters", {}).get("eval_steps")
+    return f"its last {steps} steps" if steps else "its last epoch"
+
+
 def chance(run: dict, metric: str) -> float:
     """The untrained model's score a first epoch rose from: 1 / number of labels for accuracy; 0 for macro-F1
     and Spearman (no label found, no correlation)."""
@@ -145,10 +156,11 @@ def stopped_while_improving(run: dict, metric: str = "accuracy") -> dict | None:
         ended = "Training ended at its step budget" + (f" after {steps} optimizer steps" if steps else "")
         advice = "rerun with --profile full or a larger --max-steps"
     score = f"validation {kinds.name(metric)}"
+    period = last_period(run)
     if len(history) > 1:
         rising = (
             f"{ended} while {score} was still rising: {before:.3f} to {last:.3f}, "
-            f"{kinds.size(metric, gain, signed=True)} in its last epoch."
+            f"{kinds.size(metric, gain, signed=True)} in {period}."
         )
     else:
         rising = (
@@ -158,7 +170,14 @@ def stopped_while_improving(run: dict, metric: str = "accuracy") -> dict | None:
     return {
         "code": "stopped_while_improving",
         "message": f"{rising} The score likely understates what this model can reach; {advice}.",
-        "evidence": {"gain": gain, key: last, "epochs": len(history), "stop_reason": stop_reason, "metric": metric},
+        "evidence": {
+            "gain": gain,
+            key: last,
+            "epochs": len(history),
+            "period": period,
+            "stop_reason": stop_reason,
+            "metric": metric,
+        },
     }
 
 

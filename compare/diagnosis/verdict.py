@@ -44,7 +44,8 @@ def finding_phrase(finding: dict) -> str:
     if code == "stopped_while_improving":
         if evidence.get("epochs", 2) == 1:
             return "stopped within its first epoch with nothing to show it had converged"
-        return f"stopped while still improving ({kinds.size(metric, evidence['gain'], signed=True)} in its last epoch)"
+        gain = kinds.size(metric, evidence["gain"], signed=True)
+        return f"stopped while still improving ({gain} in {evidence.get('period', 'its last epoch')})"
     if code == "below_baseline":
         return f"is {kinds.size(metric, evidence['shortfall'])} below the TF-IDF reference"
     if code == "overfitting":

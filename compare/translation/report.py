@@ -75,8 +75,10 @@ def build_translation_report(
             "arch": run.run["model"]["arch"],
             "teacher": teacher,
         }
-        progress.stage("translated with %s (%s): %.0f sentences/s greedy", run.name, speed["decoding"],
-                       speed["throughput_per_s"])  # fmt: skip
+        rates = [f"{speed['throughput_per_s']:.0f} sentences/s greedy"]
+        if speed["beam_throughput_per_s"] is not None:
+            rates.append(f"{speed['beam_throughput_per_s']:.0f} with {speed['decoding']}")
+        progress.stage("translated with %s (%s): %s", run.name, speed["decoding"], ", ".join(rates))
         del translator
     refs = [
         references.bergamot(split.sources, pair, bergamot_factory),

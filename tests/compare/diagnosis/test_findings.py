@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compare.diagnosis import findings
+from compare.diagnosis import findings, verdict
 from compare.diagnosis.findings import (
     MIN_LAST_EPOCH_GAIN,
     OVERFITTING_EPOCHS,
@@ -49,6 +49,15 @@ def test_stopped_while_improving_fires_when_the_limit_ends_a_rising_run(reason):
     assert "+3.1 points in its last epoch" in found["message"]
     assert ("--max-steps" if reason == "budget" else "--epochs") in found["message"]
     assert "--profile full" in found["message"]
+
+
+def test_stopped_while_improving_names_the_validation_period_of_an_eval_steps_run():
+    rising = run(history([0.40, 0.436, 0.467]), stop_reason="budget")
+    rising["hyperparameters"]["eval_steps"] = 100
+    found = findings.stopped_while_improving(rising)
+    assert "+3.1 points in its last 100 steps." in found["message"]
+    assert "in its last epoch" not in found["message"]
+    assert verdict.finding_phrase(found) == "stopped while still improving (+3.1 points in its last 100 steps)"
 
 
 def test_stopped_while_improving_is_silent_after_early_stopping_even_if_the_last_epoch_rose():
