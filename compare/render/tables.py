@@ -150,6 +150,19 @@ def difference(results: dict) -> Table:
     )
 
 
+def training_length(m: dict) -> str:
+    """A model's optimizer steps and passes over its train split ("500 (3.1)"), or its epochs where a report from
+    before the counts has only those.
+
+    >>> training_length({"steps": 500, "passes": 3.093}), training_length({"epochs": 4})
+    ('500 (3.1)', '4 epochs')
+    """
+    if m.get("steps") is None:
+        return f"{m['epochs']} epochs" if m.get("epochs") is not None else "–"
+    passes = m.get("passes")
+    return f"{m['steps']:,}" + (f" ({passes:.1f})" if passes is not None else "")
+
+
 def cost(results: dict) -> Table:
     rows = []
     for name, m in results["models"].items():
@@ -159,7 +172,7 @@ def cost(results: dict) -> Table:
                 count(m["params"]),
                 size(m["disk_bytes"]),
                 count(m.get("train_rows")),
-                str(m.get("epochs", "–")),
+                training_length(m),
                 training_time(m),
                 f"{m['latency_p50_ms']:.1f} / {m['latency_p95_ms']:.1f}",
                 f"{m['throughput_per_s']:.0f}",
@@ -172,7 +185,7 @@ def cost(results: dict) -> Table:
             "parameters",
             "size on disk",
             "train rows",
-            "epochs",
+            "steps (passes over train)",
             "training time",
             "latency p50 / p95 (ms)",
             "texts/s (batched)",

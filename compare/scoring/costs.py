@@ -1,5 +1,5 @@
 """What a model cost to make, from its own run: parameters, size on disk, training time (and its teacher's, for a
-distilled run), epochs, train rows."""
+distilled run), epochs, optimizer steps, passes over the training data, train rows."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from core.rundir import dir_size
 
 
 def run_costs(run: dict, run_dir: Path) -> dict:
-    """Parameters, size on disk, training seconds, epochs and train rows, from the run's own record.
+    """Parameters, size on disk, training seconds, epochs, steps, passes and train rows, from the run's own record.
 
     `teacher_seconds` is run.json's `distillation.seconds`: the time a distilled run's teacher spent labelling
     (classification) or translating (translation) the train texts before training, null without a teacher.
@@ -20,6 +20,22 @@ def run_costs(run: dict, run_dir: Path) -> dict:
         "disk_bytes": dir_size(run_dir),
         "train_seconds": run["training"]["seconds"],
         "epochs": run["training"]["epochs_run"],
+        "steps": run["training"].get("steps"),
+        "passes": passes(run),
         "train_rows": run["data"]["splits"].get("train"),
         "teacher_seconds": distillation.get("seconds", distillation.get("labelling_seconds")),  # older runs
     }
+
+
+def passes(run: dict) -> float | None:
+    """How many times training went over the train split: the examples its training log counts (`examples` of each
+    `history.jsonl` line) over the split's size. An `--eval-steps` run's epochs are periods of N steps, so this is
+    what says how much data it saw. None for a record without the counts.
+
+    >>> passes({"data": {"splits": {"train": 100}}, "training": {"history": [{"examples": 80}, {"examples": 70}]}})
+    1.5
+    """
+    history, rows = run["training"].get("history") or [], run["data"]["splits"].get("train")
+    if not rows or not history or any("examples" not in row for row in history):
+        return None
+    return sum(row["examples"] for row in history) / rows
