@@ -47,11 +47,14 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     """
     from transformers import AutoTokenizer
 
-    set_seed(data_args.seed)
     checkpoint = resolve_checkpoint(args.model)
     check_max_length(checkpoint, data_args.max_length, args.model)
     tokenizer = AutoTokenizer.from_pretrained(checkpoint.directory)
     tf_checkpoint(checkpoint)  # converts PyTorch-only weights now, so a bad checkpoint fails before the data loads
+    # Seeded after the conversion, whose model building draws random numbers: a run that converts the checkpoint
+    # and one that finds it cached start from the same head
+    # (docs/results.md#one-training-loop-the-same-seed-gives-the-same-runs-2026-12-05).
+    set_seed(data_args.seed)
     task = load_task(data_args)
     kinds.check_class_weight(args.class_weight, task.problem_type)  # before the run directory exists
     strategy = make_strategy(run_args.strategy)

@@ -169,3 +169,22 @@ def test_max_length_beyond_the_model_positions_is_refused(tmp_path, tiny_csv, ti
     message = refused(capsys, ["--train-file", str(tiny_csv), "--output-dir", str(tmp_path / "run"), *flags])
     assert "--max-length 100 exceeds the 64 positions" in message
     assert not (tmp_path / "run.partial").exists()
+
+
+def test_a_run_that_converts_the_checkpoint_trains_as_one_that_finds_it_cached(
+    tiny_pair, tiny_csv, tmp_path, monkeypatch
+) -> None:
+    """Building the model to convert draws random numbers; the head's initialisation must not depend on it."""
+    import json
+
+    from tests.finetune.tiny import train_tiny_run
+
+    _, pt_dir = tiny_pair
+    monkeypatch.setenv("TEXTCLS_CACHE", str(tmp_path / "cache"))
+    histories = []
+    for name in ("converting", "cached"):
+        run = train_tiny_run(tmp_path / name, tiny_csv, model=pt_dir, epochs=1, max_steps=5, no_onnx=True)
+        lines = (run / "history.jsonl").read_text(encoding="utf-8").splitlines()
+        histories.append([(row["loss"], row["val_loss"]) for row in map(json.loads, lines)])
+    assert (tmp_path / "cache" / "tf-checkpoints").is_dir()
+    assert histories[0] == histories[1]
