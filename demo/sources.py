@@ -339,7 +339,8 @@ def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[d
             continue
         models[name].name = name
         served = served or task
-        logger.info("Loaded the run %s as %s (%s, labels %s)", run_dir, name, task.describe(), models[name].labels)
+        labels = f", labels {models[name].labels}" if models[name].labels else ""  # none for regression
+        logger.info("Loaded the run %s as %s (%s%s)", run_dir, name, task.describe(), labels)
     return models, problems
 
 

@@ -16,12 +16,23 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 
+from compare.scoring import kinds  # noqa: E402
+
 FILENAME = "training_curves.png"
 LOG_SCALE_RATIO = 10
 COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
 
 
-METRIC_LABELS = {"val_accuracy": "validation accuracy", "val_chrf": "validation chrF++", "val_loss": "validation loss"}
+METRIC_LABELS = {"val_chrf": "validation chrF++", "val_loss": "validation loss"}
+
+
+def metric_label(metric: str) -> str:
+    """The axis label of a curve's `val_<score>`: "validation macro-F1", "validation Spearman".
+
+    >>> metric_label("val_spearman"), metric_label("val_accuracy"), metric_label("val_chrf")
+    ('validation Spearman', 'validation accuracy', 'validation chrF++')
+    """
+    return METRIC_LABELS.get(metric) or f"validation {kinds.name(metric.removeprefix('val_'))}"
 
 
 def training_curves_figure(curves: dict[str, list[dict]], metric: str = "val_accuracy") -> plt.Figure:
@@ -43,7 +54,7 @@ def training_curves_figure(curves: dict[str, list[dict]], metric: str = "val_acc
         ax.set_xlabel("cumulative training time (s, log scale)")
     else:
         ax.set_xlabel("cumulative training time (s)")
-    label = METRIC_LABELS.get(metric, metric)
+    label = metric_label(metric)
     ax.set_ylabel(label)
     ax.set_title(f"{label[0].upper()}{label[1:]} against training time")
     ax.spines[["top", "right"]].set_visible(False)
