@@ -67,7 +67,7 @@ def quantize(source: Path, target: Path) -> None:
 
     The 7-bit weight range (`reduce_range`) keeps the int8 products from saturating on CPUs without VNNI, and per
     channel it costs less accuracy than the per-tensor, full-range default
-    (docs/results.md#serving-through-onnx-runtime-2026-12-01).
+    (docs/results.md, "Serving through ONNX Runtime").
     """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 

@@ -23,7 +23,7 @@ def prefetched(dataset: tf.data.Dataset, batches: int = 2) -> tf.data.Dataset:
     """`dataset` with `batches` prefetched and tf.data's autotuning off, for a training or evaluation input.
 
     The autotuner's thread sleeps in doubling periods of up to a minute, and deleting an iterator can wait for it
-    to wake, so Keras epochs ended late (docs/results.md#the-input-pipelines-and-tfdatas-autotuner-2026-12-01).
+    to wake, so Keras epochs ended late (docs/results.md, "The input pipelines and tf.data's autotuner").
     These pipelines have nothing for it to tune.
     """
     options = tf.data.Options()

@@ -53,7 +53,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     tf_checkpoint(checkpoint)  # converts PyTorch-only weights now, so a bad checkpoint fails before the data loads
     # Seeded after the conversion, whose model building draws random numbers: a run that converts the checkpoint
     # and one that finds it cached start from the same head
-    # (docs/results.md#one-training-loop-the-same-seed-gives-the-same-runs-2026-12-05).
+    # (docs/results.md, "One training loop: the same seed gives the same runs").
     set_seed(data_args.seed)
     task = load_task(data_args)
     kinds.check_class_weight(args.class_weight, task.problem_type)  # before the run directory exists
