@@ -9,7 +9,8 @@ import argparse
 import sys
 
 from compare.commands import COMMANDS
-from core.cli import EXIT_REFUSED, HelpFormatter, print_error
+from core.cli import EXIT_REFUSED, HelpFormatter
+from core.console import print_error
 
 
 def parser() -> argparse.ArgumentParser:

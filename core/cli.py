@@ -1,4 +1,4 @@
-"""Every command line: one parser for all commands, one exit-status rule, and quiet TensorFlow start-up.
+"""Every command line: one parser for all commands and one exit-status rule (what they print: `core.console`).
 
 The commands (`python -m finetune [export]`, `python -m scratch [export]`, `python -m compare run|report|predict|
 curve|bench`, `python app.py`) are each a `Command`: a `prog`, the argument dataclasses of its options, and the
@@ -34,7 +34,6 @@ import copy
 import importlib
 import importlib.util
 import json
-import logging
 import os
 import signal
 import sys
@@ -45,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from core.args import OptionsError
+from core.console import print_error, print_line, quiet_tensorflow, setup_logging
 from core.errors import UserError, WorkFailed
 from core.interrupts import command_line, interruptible, resume_argv, signal_of, signals_ignored
 from core.rundir import UnfinishedRun, kept_so_far, partial_path
@@ -67,7 +67,6 @@ def _hf_argparser() -> Any:
 _hf = _hf_argparser()
 HfArgumentParser, string_to_bool = _hf.HfArgumentParser, _hf.string_to_bool
 
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 CLASSIFICATION, TRANSLATION = "classification", "translation"
 TRANSLATION_WHEN = "with --task pt_en or --source-column"
@@ -514,86 +513,3 @@ def interrupted_line(signal_number: int, argv: list[str], parsed: tuple[Any, ...
     if kept is not None:
         return f"interrupted ({name}): {kept}; run the command again: {command_line(argv)}"
     return f"interrupted ({name}) before anything was kept; run the command again: {command_line(argv)}"
-
-
-def print_error(error: BaseException | str) -> None:
-    """The error as the single line `error: <message>` on stderr."""
-    print_line(f"error: {error}")
-
-
-def print_line(message: str) -> None:
-    """`message` on stderr as one line, however many lines or spaces it was written with."""
-    sys.stderr.write(" ".join(str(message).split()) + "\n")
-    sys.stderr.flush()
-
-
-def setup_logging(verbose: bool = False) -> None:
-    """Timestamped INFO logs on stderr; the libraries' notices (datasets, transformers, TensorFlow) only if `verbose`."""
-    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr)
-    if verbose:
-        return
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")  # for the child processes
-    from transformers.utils import logging as transformers_logging
-
-    # transformers read the variable when they were imported (the options parser imports them): set it now.
-    transformers_logging.set_verbosity_error()  # its TF classes' deprecation, "newly initialized" heads
-    for name in ("datasets", "tensorflow", "absl", "h5py"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-
-
-QUIET_TF_LOG_LEVEL = "3"  # TF_CPP_MIN_LOG_LEVEL without --verbose: TensorFlow's C++ logs at FATAL only
-
-
-def quiet_tensorflow(verbose: bool = False) -> None:
-    """Imports TensorFlow with its C++ notices kept off stderr unless `verbose`.
-
-    `TF_CPP_MIN_LOG_LEVEL` is set to `QUIET_TF_LOG_LEVEL` before TensorFlow loads, for this process and the
-    processes it starts: it hides the lines TensorFlow logs while it runs (an error-level `E0000 ... oneDNN
-    supports DT_INT64` notice, grappler's `I0000` lines while a model is converted). The lines it prints while it
-    loads (oneDNN, CUDA drivers, CPU features) come before that setting applies, so stderr is pointed at
-    /dev/null for that moment only. With `verbose` everything is shown. Call it before anything imports
-    TensorFlow (a later call only quiets the Python loggers); compare and the app may call it too.
-    """
-    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "0" if verbose else QUIET_TF_LOG_LEVEL
-    if verbose or "tensorflow" in sys.modules:
-        import tensorflow  # noqa: F401
-    else:
-        with _stderr_silenced():
-            import tensorflow as tf
-
-            tf.config.list_physical_devices()  # the CUDA probe prints its notice here
-    if not verbose:
-        from absl import logging as absl_logging
-
-        absl_logging.set_verbosity(absl_logging.ERROR)
-
-
-def notices_shown() -> bool:
-    """Whether `quiet_tensorflow` let the libraries' notices through (`--verbose`), in this process and its children."""
-    return os.environ.get("TF_CPP_MIN_LOG_LEVEL") == "0"
-
-
-@contextlib.contextmanager
-def native_notices_silenced() -> Iterator[None]:
-    """Points stderr at /dev/null for the block unless `notices_shown()`: for C++ code that logs at INFO whatever
-    TensorFlow's level (the SentencePiece inside tensorflow-text)."""
-    if notices_shown():
-        yield
-        return
-    with _stderr_silenced():
-        yield
-
-
-@contextlib.contextmanager
-def _stderr_silenced() -> Iterator[None]:
-    """Points file descriptor 2 at /dev/null (what C++ writes to), restoring it afterwards."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)

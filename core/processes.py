@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from core.cli import QUIET_TF_LOG_LEVEL
+from core.console import QUIET_TF_LOG_LEVEL
 from core.errors import WorkFailed
 from core.interrupts import signal_of, signals_ignored
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from core.cli import native_notices_silenced
+from core.console import native_notices_silenced
 from core.mbr import consensus
 from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json
 from core.sides import TRANSLATION as TASK_KIND

@@ -20,7 +20,7 @@ import numpy as np
 import tensorflow as tf
 
 from core.classifier import Kind
-from core.cli import notices_shown
+from core.console import notices_shown
 from core.kinds import activate
 from core.onnx import CONVERTER_ENVIRONMENT, Session, convert, keep_if_faithful
 from core.processes import run_command

@@ -18,7 +18,7 @@ import sentencepiece as spm
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from core.cli import native_notices_silenced
+from core.console import native_notices_silenced
 from core.errors import UserError
 from scratch.translation.config import BYTE_PIECES, MIN_VOCAB_SIZE, RESERVED
 

@@ -130,7 +130,7 @@ def test_a_failure_while_working_is_one_line_and_status_1(capsys) -> None:
 QUIET = textwrap.dedent(
     """
     import sys
-    from core.cli import quiet_tensorflow
+    from core.console import quiet_tensorflow
     quiet_tensorflow(verbose=sys.argv[1] == "verbose")
     import tensorflow as tf
     print(float(tf.reduce_sum(tf.ones((2, 2)))))

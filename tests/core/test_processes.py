@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import QUIET_TF_LOG_LEVEL
+from core.console import QUIET_TF_LOG_LEVEL
 from core.processes import ROOT, ProcessError, exit_error, run_command, start_command
 
 

@@ -1,5 +1,5 @@
 """Without --verbose the commands print only the suite's own lines: none of TensorFlow's C++ logging, no Python
-warning of a library, no traceback (core.cli.quiet_tensorflow and setup_logging)."""
+warning of a library, no traceback (core.console.quiet_tensorflow and setup_logging)."""
 
 from __future__ import annotations
 
