@@ -9,8 +9,9 @@ import argparse
 import sys
 
 from compare.commands import COMMANDS
-from core.cli import EXIT_REFUSED, HelpFormatter
+from core.cli import EXIT_REFUSED
 from core.console import print_error
+from core.parsing import HelpFormatter
 
 
 def parser() -> argparse.ArgumentParser:

@@ -12,7 +12,8 @@ from compare.run.arguments import CompareRunArguments
 from compare.scoring.statistics import StatisticsArguments
 from compare.translation.arguments import TranslationReportArguments, TranslationRunArguments
 from core.args import DataArguments, PairDataArguments
-from core.cli import CLASSIFICATION, TRANSLATION, Command
+from core.cli import Command
+from core.tasks import CLASSIFICATION, TRANSLATION
 
 
 def _logging(verbose: bool) -> None:

@@ -25,7 +25,7 @@ from compare.report.results import answer, prediction
 from compare.scoring.scores import decide
 from compare.scoring.timing import outputs
 from core.classifier import Classifier, find_runs, load
-from core.data import as_text
+from core.reading import as_text
 from core.rundir import RunError, problem_type, read_run_json
 from core.tables import DataError, read_table
 from core.tasks import MIRROR_LABEL_SEPARATOR, REGRESSION

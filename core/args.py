@@ -1,5 +1,5 @@
 """Argument dataclasses shared by every command: the data (a classification or a translation task), the run
-directory, the training budget and the serving export. `core.cli` parses command lines into them.
+directory, the training budget and the serving export. `core.parsing` parses command lines into them.
 
 This module and the options modules of the sides and of compare import no TensorFlow, so `--help` and a refused
 option answer at once.

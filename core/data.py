@@ -19,6 +19,9 @@ different data. What `load_task` returns, a `TaskData`, is what both sides, comp
   float32 `(n,)` values. `label_ids(split)`: the int64 class ids of a single-label task (an error for the others).
 - `fingerprints`, `leakage`, `carved`, `source`, and `describe(args)`: the `data` section of run.json
   (`docs/formats.md`; for regression with `value_range`, the train split's smallest and largest value).
+
+`core.reading` reads the rows, `core.labels` maps their labels by kind; this module fingerprints the splits, carves
+the missing ones and checks what train holds.
 """
 
 from __future__ import annotations
@@ -27,57 +30,23 @@ import functools
 import hashlib
 import json
 import logging
-import math
-import os
-import re
-import socket
-import threading
-import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import datasets
 import numpy as np
-import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from core.args import DataArguments
-from core.tables import DataError, check_file, read_table, read_text
-from core.tasks import (
-    DATA_DIR_ENV,
-    HEADLINE_METRICS,
-    MIRROR_LABEL_SEPARATOR,
-    MULTI_LABEL,
-    REGRESSION,
-    SINGLE_LABEL,
-    Columns,
-    TaskSpec,
-    get_task,
-    where_mirrors_were_sought,
-)
+from core.labels import map_labels
+from core.reading import read_files, read_task
+from core.tables import DataError
+from core.tasks import HEADLINE_METRICS, MIRROR_LABEL_SEPARATOR, MULTI_LABEL, PAIR, REGRESSION, SINGLE_LABEL, SPLITS
 
 logger = logging.getLogger(__name__)
 
-SPLITS = ("train", "validation", "test")
 HELD_OUT_FRACTION = 0.1
-HUB_CHECK_SECONDS = 5  # how long to wait for the hub to answer before calling it unreachable
-PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
-LISTED_ROWS = 10  # rows named in a message about dropped rows; the rest are counted
-PAIR = "text_pair"  # the column of a pair task's second text in every split
-
-
-@dataclass
-class RawSplit:
-    """A split before label mapping: the text (and second text) of each kept row, and its raw label cell(s)."""
-
-    texts: list[str]
-    pairs: list[str] | None  # the second texts of a pair task, else None
-    labels: list[object]  # the label column's cell per row; with `columns.label_columns`, a tuple of the row's cells
-    origin: str  # a file path or "hub:<id>/<split>", for messages
-    rows: list[int]  # each kept row's number among the source's data rows (1-based), for messages
-    columns: Columns  # where the rows were read from, for messages
 
 
 @dataclass
@@ -223,15 +192,15 @@ def load_task(args: DataArguments) -> TaskData:
         DataError: with the file, column, row or value at fault and what to do instead.
     """
     if args.task is not None:
-        raw, labels, source = _load_named_task(args)
+        raw, labels, source = read_task(args)
         separator = MIRROR_LABEL_SEPARATOR
     else:
-        raw, labels, source = _load_files(args)
+        raw, labels, source = read_files(args)
         separator = args.label_separator
     if "train" not in raw:
         raise DataError("No train split was found; pass --train-file or a task whose mirror has train.csv.")
     pair_column = raw["train"].columns.text_pair
-    splits, labels = _map_labels(raw, labels, args.problem, separator)
+    splits, labels = map_labels(raw, labels, args.problem, separator)
     unit = "stratified training rows" if args.problem == SINGLE_LABEL else "training rows"
     splits, carved = carve_missing_splits(splits, args.seed, _hold_out, unit)
     if args.max_train_samples is not None and args.max_train_samples < len(splits["train"]):
@@ -247,432 +216,6 @@ def load_task(args: DataArguments) -> TaskData:
         f"labels {labels}" if labels else f"values {data.targets('train').min():g} to {data.targets('train').max():g}",
     )
     return data
-
-
-# --- reading ---------------------------------------------------------------------------------------------
-
-
-def _load_named_task(args: DataArguments) -> tuple[dict[str, RawSplit], list[str] | None, str]:
-    try:
-        spec = get_task(args.task)
-    except ValueError as error:
-        raise DataError(str(error)) from None
-    if args.data_dir:
-        folder = Path(args.data_dir) / spec.name
-        if (folder / "train.csv").is_file():
-            raw = {
-                split: _read_split(folder / f"{split}.csv", spec.mirror_columns)
-                for split in SPLITS
-                if (folder / f"{split}.csv").is_file()
-            }
-            labels_path = folder / "labels.txt"
-            labels = read_labels_file(labels_path) if labels_path.is_file() else list(spec.labels)
-            return raw, labels, f"{spec.name} (local mirror {folder})"
-        if spec.hub_id is not None:
-            logger.info("No local mirror of %s under %s; loading it from the hub.", spec.name, args.data_dir)
-    mirror = _mirror_hint(spec)
-    if spec.hub_id is None:
-        raise DataError(
-            f"No local mirror of task {spec.name!r} {where_mirrors_were_sought(args.data_dir)}. The task is read "
-            f"from a local mirror only ({spec.no_hub}): {mirror}."
-        )
-    columns = Columns(
-        tuple(args.text_column or spec.hub_columns.text),
-        args.label_column or spec.hub_columns.label,
-        spec.hub_columns.text_pair,
-    )
-    unreachable = hub_unreachable()
-    if unreachable:
-        raise DataError(
-            f"No local mirror of task {spec.name!r} {where_mirrors_were_sought(args.data_dir)}, and the Hugging Face "
-            f"hub cannot be reached ({unreachable}). Without a network, {mirror}."
-        )
-    try:
-        hub = datasets.load_dataset(spec.hub_id, spec.hub_config)
-    except Exception as error:  # noqa: BLE001 - any failure here means the same thing to the user
-        raise DataError(
-            f"Could not load task {spec.name!r} from the hub ({spec.hub_id}): {error}. Without a network, {mirror}."
-        ) from error
-    raw = {}
-    for split in SPLITS:
-        if split in hub:
-            frame = hub[split].to_pandas()
-            raw[split] = _frame_to_split(frame, columns, f"hub:{spec.hub_id}/{split}")
-    return raw, list(spec.labels), f"{spec.name} (hub {spec.hub_id})"
-
-
-def _mirror_hint(spec: TaskSpec) -> str:
-    """What a local mirror of `spec` holds, for a message."""
-    names = [*spec.mirror_columns.text, *filter(None, [spec.mirror_columns.text_pair]), spec.mirror_columns.label]
-    labels = " and labels.txt" if spec.labels else ""
-    return (
-        f"point --data-dir (or {DATA_DIR_ENV}) at a folder holding {spec.name}/train.csv, validation.csv, test.csv "
-        f"(columns {','.join(names)}){labels}, or pass your files with --train-file"
-    )
-
-
-def hub_unreachable(seconds: float = HUB_CHECK_SECONDS) -> str | None:
-    """Why the Hugging Face hub cannot be reached from here, found out within `seconds`; None when it answers.
-
-    Without this a machine with no network spends half a minute in `datasets`' retries before failing. None as
-    well when the hub is set offline (`datasets` then answers from its cache at once) or reached through a proxy
-    (which a direct connection says nothing about).
-    """
-    from huggingface_hub import constants
-
-    if datasets.config.HF_HUB_OFFLINE or any(os.environ.get(name) for name in PROXY_VARIABLES):
-        return None
-    endpoint = urllib.parse.urlsplit(constants.ENDPOINT)
-    host, port = endpoint.hostname, endpoint.port or (443 if endpoint.scheme == "https" else 80)
-    outcome: list[str | None] = []
-
-    def connect() -> None:
-        try:
-            socket.create_connection((host, port), timeout=seconds).close()
-            outcome.append(None)
-        except OSError as error:
-            outcome.append(f"{host}: {error.strerror or error}")
-
-    probe = threading.Thread(target=connect, daemon=True)  # a name lookup may hang longer than any timeout given it
-    probe.start()
-    probe.join(seconds)
-    return outcome[0] if outcome else f"{host}: no answer within {seconds:g} s"
-
-
-def _load_files(args: DataArguments) -> tuple[dict[str, RawSplit], list[str] | None, str]:
-    columns = Columns(
-        tuple(args.text_column or ["text"]),
-        args.label_column or "label",
-        args.text_pair_column,
-        tuple(args.label_columns or ()),
-    )
-    paths = {"train": args.train_file, "validation": args.validation_file, "test": args.test_file}
-    raw = {split: _read_split(Path(path), columns) for split, path in paths.items() if path}
-    labels = read_labels_file(Path(args.labels_file)) if args.labels_file else None
-    return raw, list(args.label_columns) if args.label_columns else labels, f"files ({args.train_file})"
-
-
-def read_labels_file(path: Path) -> list[str]:
-    """Class names, one per line, in label-id order."""
-    check_file(path, "Labels file")
-    labels = [line.strip() for line in read_text(path).splitlines() if line.strip()]
-    if len(labels) < 2:
-        raise DataError(f"Labels file {path} names {len(labels)} class(es); a classifier needs at least 2.")
-    if len(set(labels)) != len(labels):
-        raise DataError(f"Labels file {path} repeats a class name; give each class once.")
-    return labels
-
-
-def _read_split(path: Path, columns: Columns) -> RawSplit:
-    return _frame_to_split(read_table(path), columns, str(path))
-
-
-def _frame_to_split(frame: pd.DataFrame, columns: Columns, origin: str) -> RawSplit:
-    """The rows of `frame` with a text (and, for a pair task, a second text); the others are dropped and listed."""
-    if frame.empty:
-        raise DataError(f"{origin} has no rows; it needs at least one example.")
-    present = [str(c) for c in frame.columns]
-    wanted = [(name, "--text-column") for name in columns.text]
-    wanted += [(columns.text_pair, "--text-pair-column")] if columns.text_pair else []
-    wanted += [(name, "--label-columns") for name in columns.label_columns] or [(columns.label, "--label-column")]
-    for name, flag in wanted:
-        if name not in present:
-            raise DataError(
-                f"{origin} has no column {name!r}. Its columns are: {', '.join(present)}. Choose with {flag}."
-            )
-    parts = [frame[c].to_numpy(dtype=object) for c in columns.text]
-    second = frame[columns.text_pair].to_numpy(dtype=object) if columns.text_pair else None
-    texts, pairs, keep, dropped = [], [], [], []
-    for row in range(len(frame)):
-        values = [as_text(p[row]) for p in parts]
-        text = " ".join(v for v in values if v)
-        pair = as_text(second[row]) if second is not None else None
-        if text.strip() and (pair is None or pair.strip()):
-            texts.append(text)
-            pairs.append(pair)
-            keep.append(row)
-        else:
-            dropped.append(row + 1)
-    what = "text" if second is None else f"text or second text ({columns.text_pair})"
-    if dropped:
-        logger.warning(
-            "%s: dropped %d row(s) with empty or missing %s (%s).", origin, len(dropped), what, rows_named(dropped)
-        )
-    if not texts:
-        named = [*columns.text, *([columns.text_pair] if columns.text_pair else [])]
-        raise DataError(f"{origin}: every row has empty or missing text in column(s) {', '.join(named)}.")
-    if columns.label_columns:
-        cells = [frame[c].to_numpy(dtype=object) for c in columns.label_columns]
-        labels = [tuple(cell[row] for cell in cells) for row in keep]
-    else:
-        cells = frame[columns.label].to_numpy(dtype=object)
-        labels = [cells[row] for row in keep]
-    return RawSplit(texts, pairs if second is not None else None, labels, origin, [row + 1 for row in keep], columns)
-
-
-def rows_named(rows: list[int]) -> str:
-    """Data rows (1-based, the header not counted) for a message: the first `LISTED_ROWS`, then how many more.
-
-    >>> rows_named([3, 9])
-    'data rows 3, 9'
-    >>> rows_named(list(range(1, 14)))
-    'data rows 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 3 more'
-    """
-    shown = ", ".join(map(str, rows[:LISTED_ROWS]))
-    more = f" and {len(rows) - LISTED_ROWS} more" if len(rows) > LISTED_ROWS else ""
-    return f"data row{'s' if len(rows) > 1 else ''} {shown}{more}"
-
-
-def as_text(value: object) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    return str(value)
-
-
-def _as_label(value: object) -> object:
-    """Normalises a raw label: None when missing, an int for integral values, else a stripped string."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return None
-    if isinstance(value, (bool, np.bool_)):
-        return str(value)
-    if isinstance(value, (int, np.integer)) or (isinstance(value, (float, np.floating)) and float(value).is_integer()):
-        return int(value)
-    text = str(value).strip()
-    if text == "":
-        return None
-    if re.fullmatch(r"-?[0-9]+", text):
-        return int(text)
-    return text
-
-
-# --- labels ----------------------------------------------------------------------------------------------
-
-
-def _blank(value: object) -> bool:
-    """A missing label: None, NaN, an empty string, or a list (or label-columns row) of nothing but those."""
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return all(_blank(item) for item in value)
-    return _as_label(value) is None
-
-
-def _is_unlabelled(split: RawSplit) -> bool:
-    """The hub's GLUE test sets carry -1 for every label; such a split counts as absent."""
-    return all(_blank(value) or _as_label(value) == -1 for value in split.labels)
-
-
-def _map_labels(
-    raw: dict[str, RawSplit], labels: list[str] | None, problem: str, separator: str
-) -> tuple[dict[str, datasets.Dataset], list[str]]:
-    """Each split as a Dataset of `text` (`text_pair`) and `label` in the kind's form, and the label names."""
-    for name in list(raw):
-        if _is_unlabelled(raw[name]):
-            if name == "train":
-                raise DataError(f"{raw[name].origin}: the train split has no labels.")
-            logger.info("%s has no labels; treating the %s split as absent.", raw[name].origin, name)
-            del raw[name]
-    if problem == SINGLE_LABEL:
-        targets, labels = _class_ids(raw, labels, separator)
-        feature = datasets.ClassLabel(names=labels)
-    elif problem == MULTI_LABEL:
-        targets, labels = _multi_hot(raw, labels, separator)
-        feature = datasets.List(datasets.Value("float32"), length=len(labels))
-    else:
-        targets = {
-            name: [_number(v, row, split, name) for row, v in zip(split.rows, split.labels)]
-            for name, split in raw.items()
-        }
-        labels, feature = [], datasets.Value("float32")
-    pairs = raw["train"].pairs is not None
-    features = datasets.Features(
-        {"text": datasets.Value("string"), **({PAIR: datasets.Value("string")} if pairs else {}), "label": feature}
-    )
-    splits = {}
-    for name, split in raw.items():
-        columns = {"text": split.texts, **({PAIR: split.pairs} if pairs else {}), "label": targets[name]}
-        splits[name] = datasets.Dataset.from_dict(columns, features=features)
-    return splits, labels
-
-
-def _class_ids(raw: dict[str, RawSplit], labels: list[str] | None, separator: str) -> tuple[dict, list[str]]:
-    """Single label: each row's class id, and the class names (from train when not given)."""
-    values = {name: [_as_label(cell) for cell in split.labels] for name, split in raw.items()}
-    for name, split in raw.items():
-        _refuse_other_kinds(split, values[name], separator, set(labels or ()))
-    if labels is None:
-        labels = _labels_from_train(values["train"])
-    index = {name: i for i, name in enumerate(labels)}
-    ids = {
-        name: [_label_id(value, row, split, name, labels, index) for row, value in zip(split.rows, values[name])]
-        for name, split in raw.items()
-    }
-    seen = set(ids["train"])
-    for name in ("validation", "test"):
-        if name in ids:
-            unseen = sorted(set(ids[name]) - seen)
-            if unseen:
-                _refuse_unseen(raw[name], name, labels[unseen[0]])
-    return ids, labels
-
-
-def _refuse_unseen(split: RawSplit, name: str, label: str) -> None:
-    raise DataError(
-        f"{split.origin}: the {name} split has label {label!r}, which the train split never has; a model cannot "
-        "learn it. Add training examples of it or remove it."
-    )
-
-
-def _refuse_other_kinds(split: RawSplit, values: list[object], separator: str, known: set[str]) -> None:
-    """Refuses single-label values that look like several labels per row (a list, or names joined by `separator`)
-    or like real numbers, unless they are class names the labels file (or task) gives, naming the flag to use."""
-    several, real = [], []
-    for row, cell, value in zip(split.rows, split.labels, values):
-        if isinstance(value, str) and value in known:
-            continue
-        if isinstance(cell, (list, tuple, np.ndarray)) or (
-            isinstance(value, str) and sum(bool(part.strip()) for part in value.split(separator)) > 1
-        ):
-            several.append((row, cell))
-        elif isinstance(value, str) and _is_real_number(value):
-            real.append((row, cell))
-    where = f"{split.origin}: column {split.columns.label!r}"
-    if several:
-        raise DataError(
-            f"{where} holds several labels in a row ({rows_named([r for r, _ in several])}, such as "
-            f"{_shown(several[0][1])}). For several labels per text pass --problem {MULTI_LABEL} (with "
-            "--label-separator if they are not joined by ';'), or name such classes in --labels-file."
-        )
-    if real:
-        raise DataError(
-            f"{where} holds real numbers ({rows_named([r for r, _ in real])}, such as {_shown(real[0][1])}). For a "
-            f"number to predict pass --problem {REGRESSION}, or name such classes in --labels-file."
-        )
-
-
-def _shown(cell: object) -> str:
-    return repr(list(cell) if isinstance(cell, np.ndarray) else cell)
-
-
-def _is_real_number(text: str) -> bool:
-    """'3.5' and '1e-3' are; '3', '3.0', 'nan' and 'positive' are not."""
-    try:
-        value = float(text)
-    except ValueError:
-        return False
-    return math.isfinite(value) and not value.is_integer()
-
-
-def _multi_hot(raw: dict[str, RawSplit], labels: list[str] | None, separator: str) -> tuple[dict, list[str]]:
-    """Multi-label: each row's labels as a multi-hot float32 array (n, len(labels)), and the label names (given by
-    --label-columns, the labels file or the task, else those train holds)."""
-    if raw["train"].columns.label_columns:
-        ids = {name: _ids_from_label_columns(split) for name, split in raw.items()}
-        labels = list(raw["train"].columns.label_columns)
-    else:
-        parts = {name: [_label_parts(cell, separator) for cell in split.labels] for name, split in raw.items()}
-        if labels is None:
-            labels = _labels_from_train([part for row in parts["train"] for part in row])
-        index = {name: i for i, name in enumerate(labels)}
-        ids = {
-            name: [
-                [_label_id(part, row, split, name, labels, index) for part in row_parts]
-                for row, row_parts in zip(split.rows, parts[name])
-            ]
-            for name, split in raw.items()
-        }
-    hot = {}
-    for name, rows in ids.items():
-        hot[name] = np.zeros((len(rows), len(labels)), np.float32)  # (n, L)
-        for i, row in enumerate(rows):
-            hot[name][i, row] = 1.0
-    in_train = hot["train"].any(axis=0)
-    for name in ("validation", "test"):
-        if name in hot:
-            unseen = np.flatnonzero(hot[name].any(axis=0) & ~in_train)
-            if len(unseen):
-                _refuse_unseen(raw[name], name, labels[unseen[0]])
-    return hot, labels
-
-
-def _label_parts(cell: object, separator: str) -> list[object]:
-    """A multi-label cell's labels (names or ids): a list's items, or a string split at `separator`."""
-    if isinstance(cell, (list, tuple, np.ndarray)):
-        items = list(cell)
-    elif isinstance(cell, str):
-        items = cell.split(separator)
-    else:
-        items = [cell]
-    return [part for part in map(_as_label, items) if part is not None]
-
-
-def _ids_from_label_columns(split: RawSplit) -> list[list[int]]:
-    """The ids of the label columns that hold 1 in each row; any cell but 0 or 1 is refused with its column and row."""
-    rows = []
-    for row, cells in zip(split.rows, split.labels):
-        ids = []
-        for k, (name, cell) in enumerate(zip(split.columns.label_columns, cells)):
-            bit = _bit(cell)
-            if bit is None:
-                raise DataError(
-                    f"{split.origin}: column {name!r} holds {_shown(cell)} in data row {row}; a --label-columns "
-                    "column holds only 0 (the label does not apply) or 1 (it does). Fix the row."
-                )
-            if bit:
-                ids.append(k)
-        rows.append(ids)
-    return rows
-
-
-def _bit(cell: object) -> int | None:
-    """0 or 1 from a 0/1 cell (a number, a bool or its text), else None."""
-    if isinstance(cell, (bool, np.bool_)):
-        return int(cell)
-    try:
-        value = float(str(cell).strip()) if isinstance(cell, str) else float(cell)
-    except (TypeError, ValueError):
-        return None
-    return int(value) if value in (0.0, 1.0) else None
-
-
-def _number(value: object, row: int, split: RawSplit, name: str) -> float:
-    """A regression label as a float; a missing one or one that is not a finite number is refused with its row."""
-    if _blank(value):
-        raise DataError(f"{split.origin}: row {row} of the {name} split has no label; fill it in or drop the row.")
-    try:
-        if isinstance(value, (bool, np.bool_)):
-            raise ValueError
-        number = float(value.strip()) if isinstance(value, str) else float(value)
-    except (TypeError, ValueError):
-        number = math.nan
-    if not math.isfinite(number):
-        raise DataError(
-            f"{split.origin}: row {row} has label {_shown(value)}, which is not a number; a regression label is a "
-            "number such as 3 or 0.25. Fix the row or drop it."
-        )
-    return number
-
-
-def _labels_from_train(values: list[object]) -> list[str]:
-    """The label names the train rows hold, sorted (numerically when they are all integers)."""
-    present = {v for v in values if v is not None}
-    if all(isinstance(v, int) for v in present):
-        return [str(v) for v in sorted(present)]
-    return sorted(str(v) for v in present)
-
-
-def _label_id(value: object, row: int, split: RawSplit, name: str, labels: list[str], index: dict) -> int:
-    """The id of `value` in data row `row` (1-based): a label name, or an id when the names are not numbers."""
-    if value is None:
-        raise DataError(f"{split.origin}: row {row} of the {name} split has no label; fill it in or drop the row.")
-    if str(value) in index:
-        return index[str(value)]
-    ids_allowed = not any(re.fullmatch(r"-?[0-9]+", label) for label in labels)
-    if ids_allowed and isinstance(value, int) and 0 <= value < len(labels):
-        return value
-    also = f" nor a label id 0..{len(labels) - 1}" if ids_allowed else ""
-    raise DataError(
-        f"{split.origin}: row {row} has label {value!r}, which is not one of the {len(labels)} classes "
-        f"({', '.join(labels)}){also}. Fix the row or the labels file."
-    )
 
 
 # --- splitting -------------------------------------------------------------------------------------------

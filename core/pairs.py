@@ -20,9 +20,10 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from core.args import PairDataArguments
-from core.data import SPLITS, as_text, carve_missing_splits, leakage, log_leakage, rows_named
+from core.data import carve_missing_splits, leakage, log_leakage
+from core.reading import as_text, rows_named
 from core.tables import DataError, check_file, read_delimited, read_table
-from core.tasks import DATA_DIR_ENV, PAIR_TASKS, where_mirrors_were_sought
+from core.tasks import DATA_DIR_ENV, PAIR_TASKS, SPLITS, where_mirrors_were_sought
 
 logger = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import tensorflow as tf
 
 from core.args import RunArguments
 from core.budget import TrainingPlan
-from core.rundir import CLASSIFICATION
+from core.tasks import CLASSIFICATION
 
 
 def count_params(model: tf.keras.Model) -> tuple[int, int]:

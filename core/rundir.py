@@ -23,8 +23,7 @@ from typing import Any
 
 from core import sides
 from core.errors import UserError
-from core.sides import CLASSIFICATION, TRANSLATION
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core.tasks import CLASSIFICATION, MULTI_LABEL, REGRESSION, SINGLE_LABEL, TRANSLATION
 
 logger = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from core.distributions import Choice, Distribution, LogUniform, Uniform
+from core.tasks import CLASSIFICATION, TRANSLATION
 
-CLASSIFICATION, TRANSLATION = "classification", "translation"  # run.json `task_kind` (absent: classification)
 PROFILES = ("full", "quick")  # `compare run --profile`: `full` is each side's defaults, `quick` a short budget
 
 # The suite asks whether fine-tuning a pretrained model beats training from scratch: these two sides are the

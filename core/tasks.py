@@ -9,6 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
+CLASSIFICATION, TRANSLATION = "classification", "translation"  # the kinds of task; run.json `task_kind`
+SPLITS = ("train", "validation", "test")  # every task's splits, in this order
+PAIR = "text_pair"  # the column of a pair task's second text in every split
 ROOT = Path(__file__).resolve().parents[1]  # the project's checkout
 # Where a mirror is looked for beside the project when $TEXTCLS_DATA_DIR is not set, relative to the checkout.
 MIRROR_FOLDERS = (Path("..") / "shared" / "data", Path("data"))

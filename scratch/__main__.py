@@ -3,7 +3,7 @@
 One program for both kinds of task: a classification task trains the encoder classifier (`scratch.run`); a
 translation task (`--task pt_en`, or own files with `--source-column`) trains the translator
 (`scratch.translation.train`). Its `--help` lists both kinds' options, and an option of the other kind is
-refused by name (`core.cli.TaskKindParser`). `python -m scratch export RUN_DIR --output-dir DIR` writes a
+refused by name (`core.parsing.TaskKindParser`). `python -m scratch export RUN_DIR --output-dir DIR` writes a
 classification run's serving export (`scratch.export`). Exit statuses: `core.cli`.
 """
 
@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 
 from core.args import DataArguments, ExportArguments, PairDataArguments, RunArguments
-from core.cli import CLASSIFICATION, TRANSLATION, Command
+from core.cli import Command
+from core.tasks import CLASSIFICATION, TRANSLATION
 from scratch.args import ScratchArguments
 from scratch.translation.args import TranslationArguments
 

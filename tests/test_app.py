@@ -110,7 +110,7 @@ def test_a_distilled_report_serves_the_student_beside_the_pair(tmp_path: Path, m
 
 def test_arguments_are_safe_by_default_and_checked() -> None:
     from core.args import OptionsError
-    from core.cli import parse_args
+    from core.parsing import parse_args
 
     (args,) = parse_args((app.AppArguments,), [])
     assert (args.host, args.port, args.share, args.max_chars, args.report, args.runs, args.verbose) == (

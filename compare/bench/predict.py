@@ -13,7 +13,7 @@ from pathlib import Path
 
 from compare.scoring.timing import predict_split, single_text_latency
 from core.classifier import load
-from core.cli import parse_args
+from core.parsing import parse_args
 from core.throughput import emit
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from core.classifier import load, predict_in_batches
-from core.cli import parse_args
 from core.export import EXPORT_JSON, load_float, load_int8, load_onnx
+from core.parsing import parse_args
 from core.throughput import emit
 
 BATCH = 256

@@ -16,6 +16,7 @@ from compare.run.profiles import PROFILES, get_profile, give_way
 from core import sides
 from core.args import VERBOSE_HELP, DataArguments, OptionsError
 from core.budget import CLASS_WEIGHTS
+from core.tasks import TRANSLATION
 
 # The help of the options a translation `compare run` takes alike (`compare.translation.arguments`).
 OUTPUT_DIR_HELP = "The report directory; the runs go to its runs/ folder."
@@ -140,10 +141,10 @@ def check_command_flags(side: str, flags: list[str], origin: str = "") -> None:
     parsing them as it does into its data, run and model options, when it would refuse them; `origin` says where
     they came from."""
     from core.args import PairDataArguments, RunArguments
-    from core.cli import CommandParser
+    from core.parsing import CommandParser
 
     found = sides.get(side)
-    data, task = (PairDataArguments, "pt_en") if found.task_kind == sides.TRANSLATION else (DataArguments, "sst2")
+    data, task = (PairDataArguments, "pt_en") if found.task_kind == TRANSLATION else (DataArguments, "sst2")
     parser = CommandParser((data, RunArguments, found.options()), prog=f"python -m {found.command}")
     try:
         parser.parse(["--task", task, "--output-dir", "_", *flags])

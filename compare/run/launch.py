@@ -24,6 +24,7 @@ from core.args import DataArguments
 from core.pairs import PairDataArguments
 from core.processes import run_command
 from core.rundir import RunError, read_run_json, write_json
+from core.tasks import TRANSLATION
 from core.translator import read_translation_run
 
 logger = logging.getLogger(__name__)
@@ -93,7 +94,7 @@ def command(side: str, data: DataArguments | PairDataArguments, flags: list[str]
 
 
 def read_run(side: str, run_dir: Path) -> dict:
-    return read_translation_run(run_dir) if sides.get(side).task_kind == sides.TRANSLATION else read_run_json(run_dir)
+    return read_translation_run(run_dir) if sides.get(side).task_kind == TRANSLATION else read_run_json(run_dir)
 
 
 def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:

@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass, field
 
 from core.cli import Command
-from core.data import SPLITS
+from core.tasks import SPLITS
 
 # The work (`scratch.translation.measure`) imports TensorFlow: it loads only once the command line is accepted.
 

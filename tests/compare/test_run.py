@@ -48,7 +48,7 @@ def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
 @pytest.mark.parametrize("side", ["finetune", "scratch"])
 def test_the_side_parses_the_quick_profile_into_its_budget(side: str) -> None:
     from core.args import RunArguments
-    from core.cli import parse_args
+    from core.parsing import parse_args
 
     arguments = sides.get(side).options()
     flags = CompareRunArguments(output_dir="x", profile="quick").side_flags(side)

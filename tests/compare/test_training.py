@@ -10,8 +10,8 @@ from compare.run import launch
 from compare.run.launch import data_flags, request_path, reusable, train_side
 from core import sides
 from core.args import DataArguments
-from core.cli import parse_args
 from core.pairs import PairDataArguments
+from core.parsing import parse_args
 from core.processes import ProcessError
 from core.sides import Side
 from tests.compare.fakes import fake_run, tiny_data

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from core.args import DataArguments, OptionsError, RunArguments
-from core.cli import parse_args
+from core.parsing import parse_args
 
 
 def test_command_line_parses_into_the_dataclasses() -> None:

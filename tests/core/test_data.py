@@ -257,7 +257,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     import datasets
     from huggingface_hub import constants
 
-    from core.data import PROXY_VARIABLES
+    from core.reading import PROXY_VARIABLES
 
     monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")
@@ -286,7 +286,7 @@ def test_a_hub_that_does_not_answer_counts_as_unreachable(no_network, monkeypatc
     import socket
     import time
 
-    from core.data import hub_unreachable
+    from core.reading import hub_unreachable
 
     def never_answers(*args, **kwargs):
         time.sleep(3)

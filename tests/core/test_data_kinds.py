@@ -15,8 +15,8 @@ import pytest
 from sklearn.model_selection import train_test_split
 
 from core.args import DataArguments
-from core.cli import parse_args
 from core.data import DataError, TaskData, load_task
+from core.parsing import parse_args
 from tests.conftest import mirror_dir, separable_rows, write_csv, write_frame
 from tests.core.bad_inputs import KIND_CASES, pair_rows
 
@@ -384,7 +384,7 @@ def test_stsb_from_the_hub_carves_its_unlabelled_test_split(tmp_path: Path, monk
     hub = datasets.DatasetDict(
         {"train": split(rows[:40]), "validation": split(rows[40:50]), "test": split(rows[50:], withheld=True)}
     )
-    monkeypatch.setattr("core.data.hub_unreachable", lambda: None)
+    monkeypatch.setattr("core.reading.hub_unreachable", lambda: None)
     monkeypatch.setattr(
         datasets, "load_dataset", lambda hub_id, config: hub if (hub_id, config) == ("nyu-mll/glue", "stsb") else None
     )

@@ -14,7 +14,8 @@ from core.budget import TrainingPlan
 from core.data import load_task
 from core.pairs import PairDataArguments, load_pairs
 from core.record import RunContext, count_params, run_record
-from core.rundir import TRANSLATION, RunError, read_run_json, write_run_json
+from core.rundir import RunError, read_run_json, write_run_json
+from core.tasks import TRANSLATION
 from core.translator import read_translation_run
 from tests.conftest import separable_rows, write_csv
 from tests.scratch.translation.toy import toy_pairs, write_tsv

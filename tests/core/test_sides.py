@@ -78,7 +78,7 @@ def load(run_dir, run):
 if __name__ == "__main__":
     from core import sides
     from core.args import DataArguments
-    from core.cli import parse_args
+    from core.parsing import parse_args
     from core.data import load_task
     from tests.compare.fakes import fake_run, noisy_probs
 

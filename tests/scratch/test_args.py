@@ -1,7 +1,7 @@
 import pytest
 
 from core.args import DataArguments, OptionsError, RunArguments
-from core.cli import parse_args
+from core.parsing import parse_args
 from scratch.args import ScratchArguments
 
 

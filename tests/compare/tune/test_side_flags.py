@@ -13,7 +13,7 @@ from core import sides
 @pytest.mark.parametrize("side", tuned_sides())
 def test_the_side_parses_every_trial_into_the_sampled_values(side):
     from core.args import DataArguments, RunArguments
-    from core.cli import parse_args
+    from core.parsing import parse_args
 
     arguments = sides.get(side).options()
     assert set(search_space(side)) <= {field.name for field in dataclasses.fields(arguments)}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from core.args import RunArguments
-from core.cli import parse_args
 from core.pairs import PairDataArguments
+from core.parsing import parse_args
 from scratch.translation.args import PRESET_TRAINING, TranslationArguments
 from scratch.translation.config import PRESETS, TranslationConfig
 
