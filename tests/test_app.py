@@ -34,6 +34,7 @@ def page_text(demo: Any) -> str:
     return json.dumps(demo.get_config_file(), default=str, ensure_ascii=False)
 
 
+@pytest.mark.slow
 def test_the_app_shows_a_report_written_by_compare(compared_report: Path, compared: app.Loaded) -> None:
     loaded = compared
     assert loaded.problems == [] and list(loaded.models) == ["finetune", "scratch"]
@@ -294,6 +295,7 @@ def test_the_request_log_holds_the_apps_own_lines_only(tmp_path: Path) -> None:
     assert not re.search(r"\w+Warning: ", text), text
 
 
+@pytest.mark.slow
 def test_concurrent_clients_each_get_the_answer_for_their_own_text(server: Any) -> None:
     from gradio_client import Client
 

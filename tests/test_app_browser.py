@@ -29,6 +29,7 @@ pytestmark = [
         not CHROMIUM.exists(), reason="Debian's Chromium is not at /usr/bin/chromium (apt-get install chromium)"
     ),
     pytest.mark.filterwarnings("ignore:'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated"),
+    pytest.mark.slow,  # a browser and the app's server
 ]
 
 

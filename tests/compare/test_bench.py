@@ -197,6 +197,7 @@ def check_timing(result: dict, rounds: int, steps: int, batch: int, max_length: 
     assert all(np.isfinite(result["warmup_loss"]))
 
 
+@pytest.mark.slow
 def test_scratch_throughput_times_its_real_batches_against_padded_copies(tiny_csv):
     from core.args import DataArguments
     from core.throughput import ThroughputArguments
@@ -211,6 +212,7 @@ def test_scratch_throughput_times_its_real_batches_against_padded_copies(tiny_cs
                                "params": result["shape"]["params"]}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_finetune_throughput_times_its_real_batches_against_padded_copies(tmp_path, tiny_csv):
     from core.args import DataArguments
     from core.throughput import ThroughputArguments

@@ -182,6 +182,7 @@ def test_curve_has_every_point_and_a_rerun_reuses_runs_and_scores(tmp_path, monk
     assert len(more["points"]) == 12
 
 
+@pytest.mark.slow
 def test_curve_trains_and_scores_the_real_sides(tmp_path, split_files, monkeypatch):
     """One point of each side through the real training commands (in this process) and core.classifier.load."""
     from tests.finetune.tiny import make_tiny_bert

@@ -104,6 +104,7 @@ def test_three_models_every_pair_and_the_gap_closed(setup) -> None:
     assert len(shown) > 4 and all(line in report for line in shown)  # the app's report tab says what report.md says
 
 
+@pytest.mark.slow
 def test_the_student_is_reused_until_its_teacher_is_trained_again(setup) -> None:
     data, sides, loader, out = setup
     distil(data, out, loader)
@@ -150,6 +151,7 @@ def test_bad_distillation_options_are_refused_before_training(flags, message, tm
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_a_student_of_the_tiny_fine_tuned_run_is_reported_beside_both_sides(tiny_runs, tmp_path) -> None:
     """The real thing on the tiny fixture runs: the fine-tuned run teaches a tiny student, the report scores all three."""
     from compare.report.command import main as report_main

@@ -138,6 +138,7 @@ QUIET = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verbose", [False, True])
 def test_tensorflow_start_up_notices_only_when_verbose(verbose: bool) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -158,6 +159,7 @@ def test_tensorflow_start_up_notices_only_when_verbose(verbose: bool) -> None:
         assert done.stderr == ""
 
 
+@pytest.mark.slow
 def test_a_side_s_command_prints_the_error_alone(tmp_path) -> None:
     """In a real process: no TensorFlow notice, no log line, no traceback; just the error."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -146,6 +146,7 @@ CHILD_STOPPED = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_commands_children_and_ends_in_one_line(tmp_path: Path) -> None:
     log = tmp_path / "child.log"
     process = subprocess.Popen(

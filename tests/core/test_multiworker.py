@@ -22,6 +22,8 @@ from core.translator import read_translation_run
 from tests.conftest import ROOT, separable_rows, write_csv
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
+pytestmark = pytest.mark.slow  # two worker processes train each side
+
 
 def free_ports(n: int) -> list[int]:
     sockets = [socket.socket() for _ in range(n)]

@@ -112,6 +112,7 @@ def read_split(path: str) -> tuple[list[str], list[str]]:
     return [row["text"] for row in rows], [row["label"] for row in rows]
 
 
+@pytest.mark.slow
 def test_compare_trains_reports_and_predicts_with_a_side_registered_by_a_test(tmp_path: Path, fake_side) -> None:
     from compare.predict import main as predict_main
     from compare.report.command import main as report_main

@@ -26,6 +26,7 @@ ODD_TEXTS = [
 ]
 
 
+@pytest.mark.slow
 def test_predict_functions_of_both_trained_models(real_models: dict, tiny_runs: dict) -> None:
     import pandas as pd
 

@@ -39,6 +39,7 @@ def engine() -> Any:
     return Translator()
 
 
+@pytest.mark.slow
 def test_each_system_answers_what_it_translates_directly(loaded: app.Loaded, engine: Any) -> None:
     assert loaded.problems == [] and loaded.models == {} and list(loaded.translators) == ["scratch"]
     model = loaded.translators["scratch"]
@@ -129,6 +130,7 @@ def test_the_api_answers_each_system_and_bad_input(server: Any, engine: Any, cap
     assert "Traceback" not in capfd.readouterr().err
 
 
+@pytest.mark.slow
 def test_four_clients_send_a_hundred_requests_without_an_error(server: Any, engine: Any) -> None:
     from gradio_client import Client
 

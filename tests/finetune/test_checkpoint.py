@@ -96,6 +96,7 @@ def test_pytorch_names_round_trip(tiny_pair) -> None:
         np.testing.assert_array_equal(derived[name], value)
 
 
+@pytest.mark.slow
 def test_checkpoint_trained_on_other_labels_gets_a_new_head(base_run, caplog) -> None:
     checkpoint = resolve_checkpoint(str(base_run))
     saved = load_for_task(checkpoint, ["negative", "positive"]).classifier.kernel.numpy()
@@ -171,6 +172,7 @@ def test_max_length_beyond_the_model_positions_is_refused(tmp_path, tiny_csv, ti
     assert not (tmp_path / "run.partial").exists()
 
 
+@pytest.mark.slow
 def test_a_run_that_converts_the_checkpoint_trains_as_one_that_finds_it_cached(
     tiny_pair, tiny_csv, tmp_path, monkeypatch
 ) -> None:

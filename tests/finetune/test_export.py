@@ -109,6 +109,7 @@ def fresh_process_probabilities(
     return {name: np.array(values) for name, values in result.items()}
 
 
+@pytest.mark.slow
 def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
     exported: Path, base_run: Path, tmp_path: Path
 ) -> None:
@@ -121,6 +122,7 @@ def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
     np.testing.assert_array_equal(served["int8"].argmax(axis=1), expected.argmax(axis=1))
 
 
+@pytest.mark.slow  # the module's export of the tiny run
 def test_the_onnx_files_serve_the_classifier_s_probabilities_with_neither_tensorflow_nor_transformers(
     exported: Path, base_run: Path, tmp_path: Path
 ) -> None:
@@ -166,6 +168,7 @@ def test_the_onnx_tokenizer_file_gives_the_run_s_ids_on_awkward_text(tmp_path: P
     np.testing.assert_array_equal(np.array([e.attention_mask for e in encodings]), expected_mask)
 
 
+@pytest.mark.slow  # the module's export of the tiny run
 def test_export_json_records_both_variants_accuracy_on_the_test_split(exported: Path, base_run: Path) -> None:
     run = read_run_json(base_run)
     record = json.loads((exported / "export.json").read_text())
@@ -283,6 +286,7 @@ def test_a_missing_unfinished_or_weightless_run_is_refused(base_run: Path, tmp_p
     assert sorted(p.name for p in tmp_path.iterdir()) == ["half.partial", "run"]
 
 
+@pytest.mark.slow
 def test_a_failed_export_leaves_nothing_behind(base_run: Path, tmp_path: Path, capsys, monkeypatch):
     run = Path(shutil.copytree(base_run, tmp_path / "run"))
     record = json.loads((run / "run.json").read_text())
@@ -302,6 +306,7 @@ def test_a_failed_export_leaves_nothing_behind(base_run: Path, tmp_path: Path, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
 
+@pytest.mark.slow  # the module's export of the tiny run
 def test_the_serving_benchmark_times_every_path_of_the_export(exported: Path, base_run: Path) -> None:
     from compare.bench.serving import measure
 

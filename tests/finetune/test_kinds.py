@@ -26,6 +26,8 @@ from finetune.__main__ import main
 from tests.conftest import built_once
 from tests.finetune.tiny import kind_options, train_tiny_run, write_kind_csv
 
+pytestmark = pytest.mark.slow  # the session fixture trains a run of every kind of task
+
 CASES = [(SINGLE_LABEL, True), (MULTI_LABEL, False), (MULTI_LABEL, True), (REGRESSION, False), (REGRESSION, True)]
 PAIR_CASES = [case for case in CASES if case[1]]
 HEADLINES = {SINGLE_LABEL: "accuracy", MULTI_LABEL: "macro_f1", REGRESSION: "spearman"}
@@ -222,7 +224,6 @@ FRESH_PROCESS = textwrap.dedent(
 EXPORT_CASES = [(MULTI_LABEL, True), (REGRESSION, True)]
 
 
-@pytest.mark.slow  # an export converts to SavedModel, TFLite and ONNX (in a process of its own)
 @pytest.mark.parametrize("case", EXPORT_CASES, ids=case_name)
 def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflow(kind_runs, case, tmp_path) -> None:
     from core.export import load_onnx
@@ -269,7 +270,6 @@ def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflo
     assert {f"int8_{headline}", f"onnx_float_{headline}", f"onnx_int8_{headline}"} <= set(record["test"])
 
 
-@pytest.mark.slow  # converting to ONNX takes a process of its own
 def test_a_pair_regression_run_is_served_through_its_checked_onnx_model(tmp_path: Path) -> None:
     from finetune.predict import load as load_finetuned
 

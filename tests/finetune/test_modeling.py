@@ -20,6 +20,7 @@ def mean_run(runs_dir: Path, train_file: Path) -> Path:
     return train_tiny_run(runs_dir / "mean", train_file, pooling="mean", epochs=1)
 
 
+@pytest.mark.slow
 def test_the_run_records_mean_pooling_and_saves_no_pooler(mean_run: Path) -> None:
     run = read_run_json(mean_run)
     assert run["hyperparameters"]["pooling"] == "mean"
@@ -32,6 +33,7 @@ def test_the_run_records_mean_pooling_and_saves_no_pooler(mean_run: Path) -> Non
     assert run["serving"]["runtime"] == "onnxruntime"  # the converter's process loads the registered type too
 
 
+@pytest.mark.slow  # a mean-pooled tiny run
 def test_reloaded_probabilities_are_the_mean_of_the_real_tokens_through_the_head(mean_run: Path) -> None:
     """Recomputed independently: plain TFBertModel hidden states, a numpy masked mean, the saved head."""
     import tensorflow as tf
@@ -55,6 +57,7 @@ def test_reloaded_probabilities_are_the_mean_of_the_real_tokens_through_the_head
     assert (predicted[: len(POSITIVE)] == "positive").mean() >= 0.8  # the head learned from the mean
 
 
+@pytest.mark.slow  # a mean-pooled tiny run
 def test_padding_does_not_change_the_outputs(mean_run: Path) -> None:
     from transformers import AutoTokenizer
 
@@ -70,6 +73,7 @@ def test_padding_does_not_change_the_outputs(mean_run: Path) -> None:
     np.testing.assert_allclose(with_padding, alone, atol=1e-5)
 
 
+@pytest.mark.slow  # a mean-pooled tiny run
 def test_padding_a_batch_does_not_change_the_pooled_vector_of_its_texts(mean_run: Path) -> None:
     from transformers import AutoTokenizer
 
@@ -93,6 +97,7 @@ def test_an_unknown_pooling_is_refused() -> None:
         FinetuneArguments(pooling="max")
 
 
+@pytest.mark.slow
 def test_a_mean_pooled_run_exports_files_that_serve_its_probabilities(mean_run: Path, tmp_path: Path) -> None:
     from core.export import load_float, load_int8
     from finetune.__main__ import main

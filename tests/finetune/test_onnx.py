@@ -39,6 +39,7 @@ def test_a_finished_run_is_served_through_its_checked_onnx_model(base_run: Path)
     assert served.model.count_params() == run["model"]["params"]  # the TF model is still there, loaded on use
 
 
+@pytest.mark.slow
 def test_a_run_trained_with_no_onnx_is_served_through_tensorflow(runs_dir: Path, train_file: Path) -> None:
     run_dir = train_tiny_run(runs_dir / "no-onnx", train_file, epochs=1, no_onnx=True)
     assert not (run_dir / "model.onnx").exists()

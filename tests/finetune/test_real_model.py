@@ -21,6 +21,8 @@ from core.classifier import load
 from core.data import load_task
 from finetune.__main__ import main
 
+pytestmark = pytest.mark.slow  # the packaged model, trained on real data
+
 
 def test_one_epoch_on_1000_sst2_rows_beats_chance_clearly(data_dir: Path, tmp_path: Path) -> None:
     sst2 = data_dir / "sst2"
@@ -41,7 +43,6 @@ def test_one_epoch_on_1000_sst2_rows_beats_chance_clearly(data_dir: Path, tmp_pa
     assert (predicted == test["label"].to_numpy()).mean() >= 0.75
 
 
-@pytest.mark.slow  # the packaged model over STS-B's 1,500 validation pairs, four times
 def test_ten_steps_on_200_stsb_pairs_run_the_pair_regression_path_on_real_data(data_dir: Path, tmp_path: Path) -> None:
     if not (data_dir / "stsb" / "train.csv").is_file():
         pytest.skip(f"no STS-B mirror in {data_dir}")

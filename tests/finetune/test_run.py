@@ -119,6 +119,7 @@ def test_training_lowers_the_loss(base_run: Path) -> None:
     assert history[-1]["loss"] < history[0]["loss"]
 
 
+@pytest.mark.slow
 def test_same_seed_repeats_the_run(base_run: Path, runs_dir: Path, train_file: Path) -> None:
     again = read_run_json(train_tiny_run(runs_dir / "again", train_file))
     first = read_run_json(base_run)
@@ -148,6 +149,7 @@ class WeightSnapshots(core.callbacks.tf.keras.callbacks.Callback):
         self.epochs.append([w.copy() for w in self.model.get_weights()])
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, monkeypatch) -> None:
     output = runs_dir / "resumed"
     before, after = WeightSnapshots(), WeightSnapshots()
@@ -185,6 +187,7 @@ def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, 
         np.testing.assert_array_equal(restored, weights)
 
 
+@pytest.mark.slow
 def test_the_saved_model_holds_the_best_epoch_s_weights(runs_dir: Path, train_file: Path, monkeypatch) -> None:
     snapshots = WeightSnapshots()
     make_callbacks = core.callbacks.make_callbacks
@@ -209,6 +212,7 @@ def test_a_refused_resume_is_one_error_line(runs_dir: Path, train_file: Path, ca
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith("error: --resume: no unfinished run")
 
 
+@pytest.mark.slow
 def test_mixed_precision_trains_with_finite_falling_loss(runs_dir: Path, train_file: Path) -> None:
     import tensorflow as tf
 
@@ -224,6 +228,7 @@ def test_mixed_precision_trains_with_finite_falling_loss(runs_dir: Path, train_f
     assert math.isfinite(after) and after < _initial_loss(output, run) - 0.05
 
 
+@pytest.mark.slow
 def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path, train_file: Path, monkeypatch) -> None:
     import finetune.run
 

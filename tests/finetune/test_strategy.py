@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from core.rundir import read_run_json
 from tests.conftest import ROOT
 
@@ -34,6 +36,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # trains under two distribution strategies
 def test_mirrored_matches_one_device_and_multiworker_constructs(base_run: Path, runs_dir: Path, train_file: Path):
     env = {**os.environ, "TF_USE_LEGACY_KERAS": "1", "PYTHONPATH": str(ROOT)}
     env.pop("TF_CONFIG", None)

@@ -1,6 +1,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from scratch.embedding import TokenAndPositionEmbedding, segment_ids
 from scratch.positional_encoding import sinusoid
@@ -22,6 +23,7 @@ def test_scaled_token_vectors_plus_sinusoids_and_padding_mask():
     np.testing.assert_array_equal(layer.compute_mask(IDS), IDS != 0)
 
 
+@pytest.mark.slow
 def test_minilm_vectors_are_the_checkpoint_s_principal_components_at_the_initialiser_s_scale():
     from safetensors.numpy import load_file
     from sklearn.decomposition import PCA
@@ -62,6 +64,7 @@ def test_a_pair_adds_each_token_s_segment_vector_before_scaling():
     np.testing.assert_array_equal(segment_ids(PAIR_IDS, 2).numpy(), segments)
 
 
+@pytest.mark.slow
 def test_minilm_segment_vectors_are_the_token_types_through_the_token_vectors_projection():
     from safetensors.numpy import load_file
 

@@ -57,6 +57,7 @@ def exported(tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return output
 
 
+@pytest.mark.slow
 def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
     exported: Path, tiny_run: Path, tmp_path: Path
 ) -> None:
@@ -94,6 +95,7 @@ def test_a_translation_run_is_refused_with_where_its_export_is(tmp_path: Path, c
     assert "is a translation run; its saved_model/ is already its serving export" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("problem_type", [SINGLE_LABEL, MULTI_LABEL, REGRESSION])
 def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_run, problem_type, tmp_path) -> None:
     run_dir = kind_run(problem_type, True)

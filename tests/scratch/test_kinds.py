@@ -21,6 +21,8 @@ from scratch.embedding import segment_ids
 from tests.scratch.kinds import kind_argv, write_kind_file
 from tests.scratch.tiny import refuse, tiny_argv, train_tiny_run
 
+pytestmark = pytest.mark.slow  # the session fixture trains a run of every kind of task
+
 CASES = [(SINGLE_LABEL, True), (MULTI_LABEL, False), (MULTI_LABEL, True), (REGRESSION, False), (REGRESSION, True)]
 HEADLINES = {SINGLE_LABEL: "accuracy", MULTI_LABEL: "macro_f1", REGRESSION: "spearman"}
 NOISE = 1e-5  # how far a probability recomputed in other batches may move: a decision at the threshold allows it

@@ -112,6 +112,7 @@ def fit_losses(config: ModelConfig, steps: int = 30) -> list[float]:
     return losses.values
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("norm", ["post", "pre"])
 def test_post_and_pre_layer_norm_both_train(norm):
     losses = fit_losses(ModelConfig(**TINY, norm=norm))
@@ -149,6 +150,7 @@ def test_classifier_and_translator_configs_refuse_a_bad_shape_alike(overrides, m
         TranslationConfig(**overrides)
 
 
+@pytest.mark.slow
 def test_minilm_embeddings_start_from_the_checkpoint_and_stay_frozen_while_the_rest_learns():
     from scratch.embedding import minilm_vectors
 
@@ -186,6 +188,7 @@ def pair_inputs(pairs: list[tuple[str, str]]) -> dict[str, tf.Tensor]:
 KINDS = [("single_label_classification", 3), ("multi_label_classification", 3), ("regression", 1)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("problem_type", "num_labels"), KINDS)
 @pytest.mark.parametrize("tokenizer", ["words", "wordpiece"])
 def test_a_pair_s_output_does_not_depend_on_the_pairs_batched_with_it(problem_type, num_labels, tokenizer):
@@ -195,6 +198,7 @@ def test_a_pair_s_output_does_not_depend_on_the_pairs_batched_with_it(problem_ty
     np.testing.assert_allclose(together, alone, atol=1e-5)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("problem_type", "num_labels"), KINDS)
 def test_each_kind_s_output_and_its_reload(problem_type, num_labels, tmp_path):
     model = pair_model(problem_type, num_labels)
@@ -217,6 +221,7 @@ def test_a_pair_model_needs_the_separator():
         build_classifier(ModelConfig(**TINY, pairs=True))
 
 
+@pytest.mark.slow
 def test_minilm_segment_vectors_of_a_pair_model_start_from_the_checkpoint_and_stay_frozen():
     from scratch.embedding import minilm_vectors
 

@@ -83,6 +83,7 @@ def test_a_finished_run_is_served_through_its_checked_onnx_model(tiny_run: Path)
     assert maps.shape[-1] == len(tokens)
 
 
+@pytest.mark.slow
 def test_a_wordpiece_run_is_served_through_onnx_with_the_python_tokenizer(tmp_path: Path) -> None:
     run_dir = train_tiny_run(tmp_path / "run", tmp_path / "train.csv", tokenizer="wordpiece", epochs=1, max_steps=10)
     assert read_run_json(run_dir)["serving"]["runtime"] == "onnxruntime"
@@ -93,6 +94,7 @@ def test_a_wordpiece_run_is_served_through_onnx_with_the_python_tokenizer(tmp_pa
     np.testing.assert_allclose(served.predict_proba(texts), expected, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_a_run_trained_with_no_onnx_is_served_through_tensorflow(tmp_path: Path) -> None:
     run_dir = train_tiny_run(tmp_path / "run", tmp_path / "train.csv", no_onnx=True, epochs=1)
     assert not (run_dir / "model.onnx").exists()

@@ -75,6 +75,7 @@ def test_a_run_without_its_model_file_is_refused(tiny_run, tmp_path):
         predict.load(tmp_path, read_run_json(tiny_run))
 
 
+@pytest.mark.slow
 def test_a_fresh_process_that_imports_only_core_loads_the_run_and_gives_the_same_probabilities(model, tiny_run):
     # What compare, the app and a user's script do: no training module is imported before the load.
     script = (

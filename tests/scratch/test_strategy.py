@@ -3,6 +3,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.conftest import ROOT, separable_rows, write_csv
 from tests.scratch.tiny import tiny_argv
 
@@ -18,6 +20,7 @@ SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # trains under two distribution strategies
 def test_mirrored_strategy_trains_over_two_logical_cpus(tmp_path):
     train_file = write_csv(tmp_path / "train.csv", separable_rows(100))
     argv = tiny_argv(tmp_path / "run", train_file, strategy="mirrored", max_steps=6, epochs=2)

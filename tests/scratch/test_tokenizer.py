@@ -76,6 +76,7 @@ def test_unknown_tokenizer_is_refused():
         make_tokenizer("chars", TRAIN, vocab_size=10, max_length=8)
 
 
+@pytest.mark.slow
 def test_wordpiece_model_saves_and_reloads_with_frozen_checkpoint_embeddings(tmp_path):
     from scratch.model import ModelConfig, build_classifier, build_end_to_end
 

@@ -13,6 +13,7 @@ from tests.conftest import separable_rows, write_csv
 from tests.scratch.tiny import tiny_argv, train_tiny_run
 
 
+@pytest.mark.slow
 def test_tiny_preset_learns_the_separable_fixture_within_200_steps(tiny_run):
     run = read_run_json(tiny_run)
     assert run["training"]["steps"] <= 200
@@ -31,6 +32,7 @@ def test_tiny_preset_learns_the_separable_fixture_within_200_steps(tiny_run):
     assert "## Validation metrics" in (tiny_run / "README.md").read_text()
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
     again = train_tiny_run(tmp_path / "again", tiny_run.parent / "train.csv")
     first, second = read_run_json(tiny_run), read_run_json(again)
@@ -39,6 +41,7 @@ def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
     assert [{k: v for k, v in row.items() if k != "train_seconds"} for row in second["training"]["history"]] == untimed
 
 
+@pytest.mark.slow
 def test_run_json_records_the_warmup_the_ratio_gave(tiny_run, tmp_path):
     run_dir = train_tiny_run(tmp_path / "ratio", tiny_run.parent / "train.csv", warmup_steps=None, max_steps=30)
     hyperparameters = read_run_json(run_dir)["hyperparameters"]
@@ -90,6 +93,7 @@ def test_steps_per_epoch_counts_the_batches_an_epoch_yields():
     assert dataset.options().autotune.enabled is False  # its thread can hold up the end of an epoch
 
 
+@pytest.mark.slow
 def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_path):
     run = read_run_json(train_tiny_run(tmp_path / "budget", tiny_run.parent / "train.csv", epochs=None, max_steps=30))
     training, hyperparameters = run["training"], run["hyperparameters"]
@@ -105,6 +109,7 @@ def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_pat
     assert json.loads((tmp_path / "budget" / "history.jsonl").read_text().splitlines()[-1])["examples"] == 6 * 16
 
 
+@pytest.mark.slow
 def test_early_stopping_waits_for_the_minimum_steps(tiny_run, tmp_path):
     unhurried = read_run_json(tiny_run)["training"]
     assert unhurried["stop_reason"] == "early_stopping" and unhurried["epochs_run"] == 4
@@ -116,6 +121,7 @@ def test_early_stopping_waits_for_the_minimum_steps(tiny_run, tmp_path):
     assert training["best_epoch"] == unhurried["best_epoch"]  # every epoch stays a candidate for the best
 
 
+@pytest.mark.slow
 def test_balanced_class_weights_reach_the_loss_and_the_record(tmp_path):
     from sklearn.utils.class_weight import compute_class_weight
 
@@ -147,6 +153,7 @@ def test_bucket_boundaries_are_increasing_and_below_max_length():
     assert all(a < b for a, b in zip(bounds, bounds[1:]))
 
 
+@pytest.mark.slow
 def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
     train_file = write_csv(tmp_path / "train.csv", separable_rows(200))
     settings = {"epochs": 3, "patience": 5, "max_steps": None}
@@ -179,6 +186,7 @@ def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
     assert [row["train_seconds"] for row in record["training"]["history"]] == [once[1], once[2], once[3]]
 
 
+@pytest.mark.slow
 def test_eval_steps_validate_every_n_steps_within_an_epoch(tiny_run, tmp_path):
     run = read_run_json(
         train_tiny_run(

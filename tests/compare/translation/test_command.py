@@ -37,6 +37,9 @@ COMPARISON_FIELDS = {"a", "b", "bleu_diff", "bleu_diff_ci", "chrf_diff", "chrf_d
 SCRATCH_ARGS = "--preset tiny --epochs 1 --early-stopping loss"
 
 
+pytestmark = pytest.mark.slow  # the module's report trains two translators and scores them
+
+
 def data_options(train_file: Path) -> list[str]:
     return ["--train-file", str(train_file), "--source-column", "pt", "--target-column", "en",
             "--domain-column", "domain", "--max-length", "32", "--seed", "0"]  # fmt: skip

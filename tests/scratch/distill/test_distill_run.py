@@ -45,6 +45,7 @@ def fit_student(token_ids: np.ndarray, targets: np.ndarray, loss: tf.keras.losse
     return model
 
 
+@pytest.mark.slow
 def test_a_student_of_a_fixed_teacher_reproduces_its_soft_labels_better_than_one_trained_on_gold():
     rng = np.random.default_rng(0)
     token_ids = rng.integers(2, 40, size=(600, 8))  # (n, T)
@@ -66,6 +67,7 @@ def test_a_student_of_a_fixed_teacher_reproduces_its_soft_labels_better_than_one
     assert error["teacher"] < 0.5 * error["gold"], error
 
 
+@pytest.mark.slow
 def test_run_json_records_the_teacher_and_the_transfer_set_stays_with_the_run(runs):
     run = json.loads((runs["student"] / "run.json").read_text())
     teacher = json.loads((runs["teacher"] / "run.json").read_text())
@@ -89,6 +91,7 @@ def test_run_json_records_the_teacher_and_the_transfer_set_stays_with_the_run(ru
     np.testing.assert_allclose(np.exp(saved.teacher), probs, atol=1e-5)
 
 
+@pytest.mark.slow  # the module's teacher and student runs
 def test_the_transfer_set_is_read_back_rather_than_relabelled(runs, tmp_path):
     data = load_task(DataArguments(train_file=str(runs["train_file"])))
     teacher_run = json.loads((runs["teacher"] / "run.json").read_text())
@@ -114,6 +117,7 @@ def edited_teacher(teacher: Path, folder: Path, edit) -> Path:
     return folder
 
 
+@pytest.mark.slow  # the module's teacher and student runs
 def test_bad_teachers_are_refused_before_training_with_both_sides_named(runs, tmp_path, capsys):
     teacher = runs["teacher"]
     half = tmp_path / "half"

@@ -13,6 +13,7 @@ from core.translator import load
 from scratch.translation.bench import main
 
 
+@pytest.mark.slow
 def test_bench_scores_the_test_split_per_decoding_and_times_cached_and_uncached_greedy(tiny_translation_run, capsys):
     argv = ["--run", str(tiny_translation_run), "--output-tokens", "8", "--timing-batch", "4", "--repeats", "1"]
     assert main([*argv, "--beam", "3"]) == 0
@@ -52,6 +53,7 @@ def test_bad_options_and_a_missing_run_are_one_error_line(tmp_path, capsys, flag
     assert capsys.readouterr().err.startswith(message.format(missing=missing))
 
 
+@pytest.mark.slow
 def test_timing_records_the_output_length_short_sources_allow(tiny_translation_run, caplog):
     from scratch.translation.bench import BenchArguments
     from scratch.translation.measure import time_cache

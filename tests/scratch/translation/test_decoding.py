@@ -35,6 +35,7 @@ def _greedy(model, source, max_length):
     return decode(model, source, max_length, Greedy()).best.numpy()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("norm", ["post", "pre"])
 def test_cached_decoding_gives_the_uncached_tokens(norm):
     # seed 3: the rows run to their different length limits, padded once they are done
@@ -45,6 +46,7 @@ def test_cached_decoding_gives_the_uncached_tokens(norm):
         np.testing.assert_allclose(cached.scores.numpy(), uncached.scores.numpy(), atol=1e-4)
 
 
+@pytest.mark.slow
 def test_decoding_inside_tf_function_gives_the_eager_tokens():
     model = _model(seed=3)
     traced = tf.function(lambda s: decode(model, s, 40).best, input_signature=[IDS])
@@ -66,6 +68,7 @@ def test_greedy_is_the_argmax_of_the_model_at_every_step():
         prefix.append(int(token))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stops", [False, True])
 def test_beam_one_equals_greedy(stops):
     model = _ends_at_once(_model(seed=3)) if stops else _model(seed=3)
@@ -81,6 +84,7 @@ def _log_prob(model, source, output):
     return float(tf.reduce_sum(tf.gather(logp, real, batch_dims=1))), len(real)
 
 
+@pytest.mark.slow
 def test_beam_search_finds_a_sequence_at_least_as_likely_as_greedy_and_scores_what_it_returns():
     model = _model(seed=4)
     greedy = _greedy(model, SOURCE, 20)
@@ -97,6 +101,7 @@ def test_beam_search_finds_a_sequence_at_least_as_likely_as_greedy_and_scores_wh
             assert score == pytest.approx(log_prob / ((5 + length) / 6) ** decoding.DEFAULT_LENGTH_PENALTY, abs=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("search", [Greedy(), BeamSearch(3)])
 def test_outputs_stop_at_the_end_id_or_their_length_limit(search):
     limits, steps = decoding.output_limits(SOURCE, 200)
@@ -113,6 +118,7 @@ def test_outputs_stop_at_the_end_id_or_their_length_limit(search):
                 assert stop <= limit and (row[stop:] == PAD_ID).all() and (row[:stop] != PAD_ID).all()
 
 
+@pytest.mark.slow
 def test_padding_the_source_batch_changes_no_output():
     model = _model(seed=3)
     padded = tf.pad(SOURCE, [[0, 0], [0, 4]])
@@ -188,6 +194,7 @@ def _decoder_only_reference(model, source, max_length):
     return np.array([r + [PAD_ID] * (width - len(r)) for r in rows])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("norm", ["post", "pre"])
 def test_decoder_only_cached_greedy_matches_a_step_by_step_reference(norm):
     # rows of different prompt lengths, each decoded from its own position; seed 1 ends every row at once

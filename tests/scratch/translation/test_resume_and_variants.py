@@ -28,6 +28,8 @@ from tests.conftest import ROOT
 from tests.scratch.translation.conftest import tiny_command, train_tiny
 from tests.scratch.translation.toy import assert_translates, toy_pairs, write_tsv
 
+pytestmark = pytest.mark.slow  # every test trains one or more translation runs
+
 
 def untimed(rows: list[dict]) -> list[dict]:
     return [{k: v for k, v in row.items() if k != "train_seconds"} for row in rows]
@@ -82,7 +84,6 @@ KILL_MID_EPOCH = textwrap.dedent(
 )
 
 
-@pytest.mark.slow
 def test_a_run_killed_mid_epoch_resumes_from_its_last_backup(tmp_path):
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(400, seed=5))
     flags = ["--epochs", "4", "--early-stopping", "loss", "--patience", "5"]

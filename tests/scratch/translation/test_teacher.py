@@ -16,6 +16,8 @@ from scratch.translation.teacher import TEACHER_FILE, TEACHER_TIME_FILE
 from tests.scratch.translation.conftest import tiny_command, train_tiny
 from tests.scratch.translation.toy import WORDS, toy_pairs, write_tsv
 
+pytestmark = pytest.mark.slow  # each test trains a teacher and a student
+
 SHORT = ["--epochs", "1", "--max-steps", "2", "--early-stopping", "loss"]
 
 
