@@ -40,14 +40,16 @@ def side_flags(side: str, tmp_path: Path) -> list[str]:
         from tests.finetune.tiny import make_tiny_bert
 
         model = make_tiny_bert(tmp_path / "tiny-bert")
-        return ["--model", str(model), "--epochs", "1", "--batch-size", "8", "--learning-rate", "5e-3"]
+        return ["--model", str(model), "--epochs", "1", "--batch-size", "8", "--learning-rate", "5e-3", "--no-onnx"]
     if side == "translation":
         train_file = write_tsv(tmp_path / "train.tsv", toy_pairs(200))
         return [
             "--train-file", str(train_file), "--source-column", "pt", "--target-column", "en", "--preset", "tiny",
             "--epochs", "1", "--max-steps", "2", "--early-stopping", "loss",
         ]  # fmt: skip
-    return ["--preset", "tiny", "--epochs", "2", "--batch-size", "16", "--warmup-steps", "5", "--max-steps", "12"]
+    return ["--preset", "tiny", "--epochs", "2", "--batch-size", "16", "--warmup-steps", "5", "--max-steps", "12"] + [
+        "--no-onnx"  # the export is a single process's; these runs show the training
+    ]
 
 
 @pytest.mark.parametrize("side", ["finetune", "scratch", "translation"])

@@ -121,7 +121,7 @@ def test_training_lowers_the_loss(base_run: Path) -> None:
 
 @pytest.mark.slow
 def test_same_seed_repeats_the_run(base_run: Path, runs_dir: Path, train_file: Path) -> None:
-    again = read_run_json(train_tiny_run(runs_dir / "again", train_file))
+    again = read_run_json(train_tiny_run(runs_dir / "again", train_file, no_onnx=True))
     first = read_run_json(base_run)
     assert again["validation"] == first["validation"]
     for a, b in zip(again["training"]["history"], first["training"]["history"], strict=True):
@@ -158,13 +158,13 @@ def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, 
         core.callbacks, "make_callbacks", lambda *a, **k: [before, *make_callbacks(*a, **k), InterruptAfterFirstEpoch()]
     )
     with pytest.raises(Interrupted):
-        train_tiny_run(output, train_file, epochs=2, patience=2)
+        train_tiny_run(output, train_file, epochs=2, patience=2, no_onnx=True)
     partial = partial_path(output)
     assert not output.exists() and (partial / "backup").is_dir() and list(partial.glob("best_weights-*.npz"))
     first_epoch = json.loads((partial / "history.jsonl").read_text().splitlines()[0])
 
     monkeypatch.setattr(core.callbacks, "make_callbacks", lambda *a, **k: [after, *make_callbacks(*a, **k)])
-    train_tiny_run(output, train_file, epochs=2, patience=2, resume=True)
+    train_tiny_run(output, train_file, epochs=2, patience=2, resume=True, no_onnx=True)
 
     run = read_run_json(output)
     assert not partial.exists() and not (output / "backup").exists() and not list(output.glob("best_weights*"))
@@ -192,7 +192,7 @@ def test_the_saved_model_holds_the_best_epoch_s_weights(runs_dir: Path, train_fi
     snapshots = WeightSnapshots()
     make_callbacks = core.callbacks.make_callbacks
     monkeypatch.setattr(core.callbacks, "make_callbacks", lambda *a, **k: [snapshots, *make_callbacks(*a, **k)])
-    run = read_run_json(train_tiny_run(runs_dir / "best", train_file, epochs=3, patience=3))
+    run = read_run_json(train_tiny_run(runs_dir / "best", train_file, epochs=3, patience=3, no_onnx=True))
     best = run["training"]["best_epoch"]
     assert run["training"]["epochs_run"] == len(snapshots.epochs) == 3
     assert best < 3, "the fixture should peak before the last epoch, or this test shows nothing"
@@ -238,7 +238,9 @@ def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path,
         finetune.run, "build_model", lambda *a: scheduled.append(a[3]) or build_model(*a)
     )  # the linear decay's num_train_steps
     run = read_run_json(
-        train_tiny_run(runs_dir / "budget", train_file, epochs=None, max_steps=30, class_weight="balanced")
+        train_tiny_run(
+            runs_dir / "budget", train_file, epochs=None, max_steps=30, class_weight="balanced", no_onnx=True
+        )
     )
     training, hyperparameters = run["training"], run["hyperparameters"]
     per_epoch = hyperparameters["steps_per_epoch"]

@@ -34,7 +34,7 @@ def test_tiny_preset_learns_the_separable_fixture_within_200_steps(tiny_run):
 
 @pytest.mark.slow
 def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
-    again = train_tiny_run(tmp_path / "again", tiny_run.parent / "train.csv")
+    again = train_tiny_run(tmp_path / "again", tiny_run.parent / "train.csv", no_onnx=True)
     first, second = read_run_json(tiny_run), read_run_json(again)
     assert second["validation"] == first["validation"]
     untimed = [{k: v for k, v in row.items() if k != "train_seconds"} for row in first["training"]["history"]]
@@ -43,7 +43,9 @@ def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
 
 @pytest.mark.slow
 def test_run_json_records_the_warmup_the_ratio_gave(tiny_run, tmp_path):
-    run_dir = train_tiny_run(tmp_path / "ratio", tiny_run.parent / "train.csv", warmup_steps=None, max_steps=30)
+    run_dir = train_tiny_run(
+        tmp_path / "ratio", tiny_run.parent / "train.csv", warmup_steps=None, max_steps=30, no_onnx=True
+    )
     hyperparameters = read_run_json(run_dir)["hyperparameters"]
     assert (hyperparameters["warmup_ratio"], hyperparameters["warmup_steps"]) == (0.1, 3)  # a tenth of 30 steps
 
@@ -95,7 +97,9 @@ def test_steps_per_epoch_counts_the_batches_an_epoch_yields():
 
 @pytest.mark.slow
 def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_path):
-    run = read_run_json(train_tiny_run(tmp_path / "budget", tiny_run.parent / "train.csv", epochs=None, max_steps=30))
+    run = read_run_json(
+        train_tiny_run(tmp_path / "budget", tiny_run.parent / "train.csv", epochs=None, max_steps=30, no_onnx=True)
+    )
     training, hyperparameters = run["training"], run["hyperparameters"]
     per_epoch = hyperparameters["steps_per_epoch"]
     assert per_epoch == 12  # 162 training rows in batches of 16, one length bucket
@@ -113,7 +117,7 @@ def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_pat
 def test_early_stopping_waits_for_the_minimum_steps(tiny_run, tmp_path):
     unhurried = read_run_json(tiny_run)["training"]
     assert unhurried["stop_reason"] == "early_stopping" and unhurried["epochs_run"] == 4
-    run = read_run_json(train_tiny_run(tmp_path / "minimum", tiny_run.parent / "train.csv", min_steps=70))
+    run = read_run_json(train_tiny_run(tmp_path / "minimum", tiny_run.parent / "train.csv", min_steps=70, no_onnx=True))
     training = run["training"]
     assert training["budget"]["min_steps"] == 70
     # Early stopping wanted to stop after epoch 4 (48 steps); the first epoch end past 70 steps is the 6th (72).
@@ -128,7 +132,9 @@ def test_balanced_class_weights_reach_the_loss_and_the_record(tmp_path):
     rows = separable_rows(200)
     rows = [row for i, row in enumerate(rows) if row[1] == "positive" or i % 4 == 1]  # 100 positive, 50 negative
     train_file = write_csv(tmp_path / "train.csv", rows)
-    run = read_run_json(train_tiny_run(tmp_path / "weighted", train_file, class_weight="balanced", max_steps=12))
+    run = read_run_json(
+        train_tiny_run(tmp_path / "weighted", train_file, class_weight="balanced", max_steps=12, no_onnx=True)
+    )
     assert run["hyperparameters"]["class_weight"] == "balanced"
     from core.args import DataArguments
     from core.data import load_task
@@ -190,7 +196,13 @@ def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
 def test_eval_steps_validate_every_n_steps_within_an_epoch(tiny_run, tmp_path):
     run = read_run_json(
         train_tiny_run(
-            tmp_path / "periods", tiny_run.parent / "train.csv", epochs=None, max_steps=30, eval_steps=7, patience=10
+            tmp_path / "periods",
+            tiny_run.parent / "train.csv",
+            epochs=None,
+            max_steps=30,
+            eval_steps=7,
+            patience=10,
+            no_onnx=True,
         )
     )
     training, hyperparameters = run["training"], run["hyperparameters"]
