@@ -110,9 +110,11 @@ def test_a_run_killed_mid_epoch_resumes_from_its_last_backup(tmp_path):
         == [row["steps"] for row in training["history"]]
     )
     assert not partial.exists() and not (run / BACKUP_DIR).exists()
-    # The same run, never interrupted: the resumed one continued from epoch 2's weights, optimizer and batches.
-    again = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "again", *flags)))["training"]
-    assert untimed(again["history"]) == untimed(training["history"])
+    # The same run, never interrupted: the resumed one continued from epoch 2's weights, optimizer and batches, and
+    # the same seed gave the same run in another process.
+    again = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "again", *flags)))
+    assert untimed(again["training"]["history"]) == untimed(training["history"])
+    assert again["validation"] == read_translation_run(run)["validation"]
 
 
 def test_early_stopping_on_chrf_restores_the_best_epoch_s_weights(tmp_path, monkeypatch):
@@ -298,14 +300,3 @@ def test_a_cooldown_plans_the_whole_budget_and_the_run_records_the_plan(tmp_path
     [schedule] = schedules  # the optimizer trained under the recorded plan
     assert (schedule.total_steps, schedule.cooldown_steps) == (plan["total_steps"], plan["cooldown_steps"])
     assert_translates(run, ["gato sol"])
-
-
-def test_the_same_seed_trains_the_same_run(tmp_path):
-    toy = write_tsv(tmp_path / "train.tsv", toy_pairs(200, seed=9))
-    flags = ["--epochs", "2", "--early-stopping", "loss", "--seed", "3"]
-    runs = [read_translation_run(train_tiny(tiny_command(toy, tmp_path / name, *flags))) for name in ("a", "b")]
-    histories = [untimed(run["training"]["history"]) for run in runs]
-    assert histories[0] == histories[1] and len(histories[0]) == 2
-    assert runs[0]["validation"] == runs[1]["validation"]
-    other = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "c", *flags[:-1], "4")))
-    assert other["training"]["history"][0]["loss"] != histories[0][0]["loss"]  # the seed is what made them equal
