@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import built_once, separable_rows, write_csv
-from tests.finetune.tiny import train_tiny_run
+from tests.conftest import separable_rows, write_csv
 
 
 @pytest.fixture(scope="session")
@@ -21,10 +20,7 @@ def train_file(runs_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def base_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two epochs of the tiny BERT on 200 separable rows (about 20 steps per epoch; the same rows as `train_file`)."""
-
-    def build(folder: Path) -> Path:
-        return train_tiny_run(folder / "base", write_csv(folder / "train.csv", separable_rows(200)))
-
-    return built_once(tmp_path_factory, "finetune-base", build)
+def base_run(tiny_runs: dict[str, Path]) -> Path:
+    """Two epochs of the tiny BERT on 200 separable rows (about 20 steps per epoch; the same rows as `train_file`):
+    the session's fine-tuned tiny run, which the other packages' tests read too."""
+    return tiny_runs["finetune"]
