@@ -119,7 +119,7 @@ def test_ctrl_c_keeps_a_resumable_run_and_a_new_run_does_not_discard_it(tmp_path
 def test_sigterm_ends_a_translation_run_with_one_line(tmp_path: Path) -> None:
     from tests.scratch.translation.toy import toy_pairs, write_tsv
 
-    train = write_tsv(tmp_path / "train.tsv", toy_pairs(3000))
+    train = write_tsv(tmp_path / "train.tsv", toy_pairs(1000))
     output, partial = tmp_path / "run", tmp_path / "run.partial"
     argv = ["-m", "scratch", "--train-file", str(train), "--source-column", "pt", "--target-column", "en"]
     argv += ["--output-dir", str(output), "--preset", "tiny", "--epochs", "50", "--max-length", "32"]
