@@ -17,7 +17,7 @@ import numpy as np
 from core.console import native_notices_silenced
 from core.mbr import consensus
 from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json
-from core.sides import TRANSLATION as TASK_KIND
+from core.tasks import TRANSLATION as TASK_KIND
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 

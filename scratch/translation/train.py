@@ -23,8 +23,9 @@ from core.args import RunArguments
 from core.callbacks import ValidationScore, fit, remove_training_state
 from core.pairs import PairData, PairDataArguments, load_pairs
 from core.record import RunContext, run_record
-from core.rundir import TRANSLATION, check_run_dir, finish_run, partial_path, start_run, write_run_json
+from core.rundir import check_run_dir, finish_run, partial_path, start_run, write_run_json
 from core.runtime import is_chief, make_strategy, set_seed
+from core.tasks import TRANSLATION
 from core.translator import read_translation_run, translate_batches
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
 from scratch.translation.args import TranslationArguments

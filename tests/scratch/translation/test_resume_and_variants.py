@@ -111,7 +111,7 @@ def test_a_run_killed_mid_epoch_resumes_from_its_last_backup(tmp_path):
     )
     assert not partial.exists() and not (run / BACKUP_DIR).exists()
     # The same run, never interrupted: the resumed one continued from epoch 2's weights, optimizer and batches, and
-    # the same seed gave the same run in another process.
+    # a second run with the same seed is the same run.
     again = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "again", *flags)))
     assert untimed(again["training"]["history"]) == untimed(training["history"])
     assert again["validation"] == read_translation_run(run)["validation"]
@@ -191,6 +191,8 @@ def test_an_epoch_logged_but_not_backed_up_is_trained_again_from_the_backup(tmp_
     assert untimed(lines[1:2]) == untimed(lines[2:3])  # from period 1's weights, optimizer and batches, as before
     # run.json counts each period once: the first, the one trained again, and the last
     assert untimed(read_translation_run(run)["training"]["history"]) == untimed([lines[0], lines[2], lines[3]])
+    other = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "other", *flags, "--seed", "4")))
+    assert other["training"]["history"][0]["loss"] != lines[0]["loss"]  # the seed is what makes two runs equal
 
 
 def test_a_run_resumed_with_a_spent_step_budget_trains_no_further(tmp_path, monkeypatch):
