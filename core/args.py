@@ -11,18 +11,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from core import kinds
 from core.budget import CLASS_WEIGHTS, TrainingPlan, plan_training
 from core.errors import UserError
-from core.tasks import (
-    DATA_DIR_ENV,
-    MULTI_LABEL,
-    PAIR_TASKS,
-    PROBLEM_TYPES,
-    REGRESSION,
-    SINGLE_LABEL,
-    TASKS,
-    find_data_dir,
-)
+from core.kinds import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core.tasks import DATA_DIR_ENV, PAIR_TASKS, TASKS, find_data_dir
 
 STRATEGIES = ("default", "mirrored", "multiworker")
 
@@ -68,7 +61,7 @@ class DataArguments:
     problem: str | None = field(
         default=None,
         metadata={
-            "choices": PROBLEM_TYPES,
+            "choices": kinds.names(),
             "help": f"The kind of labels (transformers' problem_type). Default: the task's; for files {SINGLE_LABEL}, "
             f"or {MULTI_LABEL} with --label-columns.",
         },
@@ -109,8 +102,8 @@ class DataArguments:
         self.problem = self._resolve_problem()
 
     def _check_labels(self) -> None:
-        if self.problem is not None and self.problem not in PROBLEM_TYPES:
-            raise ValueError(f"--problem must be one of {', '.join(PROBLEM_TYPES)}, got {self.problem!r}.")
+        if self.problem is not None and self.problem not in kinds.KINDS:
+            raise ValueError(f"--problem must be one of {', '.join(kinds.KINDS)}, got {self.problem!r}.")
         if not self.label_separator:
             raise ValueError("--label-separator must be at least one character, such as ; or |.")
         if self.label_columns is None:

@@ -1,23 +1,348 @@
-"""The run record every trainer writes: one builder from a typed `RunContext` to run.json's body, for every side and
-task kind. `core.rundir.write_run_json` completes it (schema version, task kind, environment, time), checks it
-against its kind's schema and writes it (docs/formats.md, `run.json`).
+"""run.json as one typed, versioned record (docs/formats.md, `run.json`): read through `read_run`, written through
+`write_run`, built by every trainer from a `RunContext`.
+
+`RunRecord.from_json` validates a parsed run.json once (the schema version, each section's fields and their types,
+the kind's validation scores, the side) and raises one `RunError` naming the file and the field; readers then use
+attributes (`record.data.labels`, `record.training.history`, `record.kind.headline`). `to_json` gives the dict back,
+unknown keys included, so a record read and written again is unchanged.
+
+    >>> record = read_run("reports/sst2/runs/finetune")   # doctest: +SKIP
+    >>> record.kind.headline, record.validation[record.kind.headline]   # doctest: +SKIP
+    ('accuracy', 0.861)
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as _dt
+import json
+import types
+import typing
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
-import numpy as np
-import tensorflow as tf
-
+from core import kinds, sides
 from core.args import RunArguments
 from core.budget import TrainingPlan
-from core.tasks import CLASSIFICATION
+from core.kinds import Kind
+from core.rundir import RUN_JSON, RunError, environment, partial_path, write_json
+from core.tasks import CLASSIFICATION, TRANSLATION
+
+SCHEMA_VERSION = 1
+TASK_KINDS = (CLASSIFICATION, TRANSLATION)
+ENVIRONMENT_PACKAGES = {CLASSIFICATION: (), TRANSLATION: ("tensorflow-text", "sentencepiece", "sacrebleu")}
 
 
-def count_params(model: tf.keras.Model) -> tuple[int, int]:
-    """(all parameters, trainable parameters) of a built model."""
+@dataclass(frozen=True)
+class Section:
+    """A run.json object: its known keys as fields, the others kept in `extra`, the keys it had in `present` (so an
+    optional key written as null stays null and an absent one stays absent)."""
+
+    extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False, kw_only=True)
+    present: tuple[str, ...] = field(default=(), repr=False, compare=False, kw_only=True)
+
+    REQUIRED_BY_KIND: ClassVar[dict[str, tuple[str, ...]]] = {}  # task kind -> optional fields that kind requires
+
+    @classmethod
+    def from_json(cls, value: Any, where: str, path: Path, task_kind: str = CLASSIFICATION) -> Any:
+        """The section of `value` (run.json's `where`, "" for the whole file), or a RunError naming `path` and the
+        first bad field."""
+        if not isinstance(value, dict):
+            raise RunError(f"{path}: {where or 'the file'} must be a JSON object; the run is damaged, train it again.")
+        hints, known, given = typing.get_type_hints(cls), _fields(cls), {}
+        needed = cls.REQUIRED_BY_KIND.get(task_kind, ())
+        for name, f in known.items():
+            dotted = f"{where}.{name}" if where else name
+            if name not in value:
+                if _required(f) or name in needed:
+                    raise RunError(f"{path} lacks {dotted}; the run is incomplete, train it again.")
+                continue
+            if value[name] is None and name in needed:
+                raise RunError(f"{path}: {dotted} is null; a {task_kind} run needs it. Train the run again.")
+            if not _fits(value[name], hints[name]):
+                raise RunError(
+                    f"{path}: {dotted} is {_shown(value[name])}, not {_type_name(hints[name])}; the run is damaged, "
+                    "train it again."
+                )
+            section = _section(hints[name])
+            given[name] = value[name] if section is None else section.from_json(value[name], dotted, path, task_kind)
+        extra = {k: v for k, v in value.items() if k not in known}
+        return cls(**given, extra=extra, present=tuple(value))
+
+    def to_json(self) -> dict[str, Any]:
+        """The section as run.json holds it: its keys in the order read, an absent optional key left out."""
+        out = {}
+        for name, f in _fields(type(self)).items():
+            value = getattr(self, name)
+            if _required(f) or name in self.present or value != _default(f):
+                out[name] = value.to_json() if isinstance(value, Section) else value
+        out.update(self.extra)
+        order = {name: i for i, name in enumerate(self.present)}
+        return dict(sorted(out.items(), key=lambda item: order.get(item[0], len(order))))
+
+
+@dataclass(frozen=True)
+class ModelSection(Section):
+    """run.json `model`: what was trained and how big it is."""
+
+    name: str
+    source: str
+    params: int
+    trainable_params: int
+    architecture: str | None = None  # the fine-tuned side: the transformers class
+    file: str | None = None  # the from-scratch side: the model file in the run
+    arch: str | None = None  # translation: `encoder-decoder` or `decoder-only`
+    config: dict | None = None  # the from-scratch network's shape
+
+    REQUIRED_BY_KIND = {TRANSLATION: ("arch",)}
+
+
+@dataclass(frozen=True)
+class DataSection(Section):
+    """run.json `data`: the options the data was loaded with, its splits and what they hold."""
+
+    options: dict
+    splits: dict
+    fingerprints: dict
+    source: str = ""
+    problem_type: str | None = None  # classification only; absent in runs written before the other kinds
+    headline_metric: str | None = None
+    text_pair_column: str | None = None
+    labels: list | None = None
+    carved_from_train: list = field(default_factory=list)
+    leakage: dict = field(default_factory=dict)
+    value_range: list | None = None  # regression only
+    columns: dict | None = None  # translation only
+
+    REQUIRED_BY_KIND = {CLASSIFICATION: ("labels",), TRANSLATION: ("columns",)}
+
+    @property
+    def has_pairs(self) -> bool:
+        """Whether each input is a `(text, text_pair)` pair."""
+        return bool(self.text_pair_column)
+
+
+@dataclass(frozen=True)
+class TrainingSection(Section):
+    """run.json `training`: how the training went (`core.callbacks.fit`'s summary and what the side adds)."""
+
+    seconds: float
+    epochs_run: int
+    best_epoch: int
+    history: list
+    examples_per_second: float
+    steps: int | None = None
+    budget: dict | None = None
+    stop_reason: str | None = None
+    early_stopping: dict | None = None
+    averaged: dict | None = None
+    truncated: dict | None = None
+    class_weights: list | None = None
+
+
+@dataclass(frozen=True)
+class RunRecord(Section):
+    """A whole run.json. `path` is the file it was read from (None for a record not yet written)."""
+
+    side: str
+    model: ModelSection
+    data: DataSection
+    hyperparameters: dict
+    training: TrainingSection
+    validation: dict
+    environment: dict
+    schema_version: int = SCHEMA_VERSION
+    task_kind: str = CLASSIFICATION  # absent from run.json files written before there were other kinds
+    created: str | None = None
+    thresholds: list | None = None  # classification: multi-label decision thresholds, else null
+    serving: dict | None = None
+    distillation: dict | None = None
+    tokenizer: dict | None = None
+    path: Path | None = field(default=None, repr=False, compare=False, kw_only=True)
+
+    @classmethod
+    def from_json(
+        cls, value: Any, where: str = "run.json", path: Path | None = None, task_kind: str | None = None
+    ) -> RunRecord:  # noqa: E501
+        """Validates a parsed run.json once; `task_kind` (None: whichever it records) is the kind the caller needs."""
+        path = Path(path or where)
+        if not isinstance(value, dict):
+            raise RunError(f"{path} must hold a JSON object; the run is damaged, train it again.")
+        version = value.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise RunError(
+                f"{path}: schema_version is {version!r}; this suite reads version {SCHEMA_VERSION}. Train the run again "
+                "with this version of the suite."
+            )
+        found = value.get("task_kind", CLASSIFICATION)
+        if found not in TASK_KINDS:
+            raise RunError(f"{path}: task_kind {found!r} is not one of {', '.join(TASK_KINDS)}.")
+        if task_kind is not None and found != task_kind:
+            side = f" of the {value.get('side')} side" if value.get("side") else ""
+            raise RunError(f"{path} is a {found} run{side}, not a {task_kind} run; give a {task_kind} run.")
+        record = dataclasses.replace(super().from_json(value, "", path, found), path=path)
+        record.check(path)
+        return record
+
+    def check(self, path: Path) -> None:
+        """What the section types cannot say: the side exists, the kind exists, the kind's validation scores."""
+        try:
+            sides.of_run(self)
+        except ValueError as error:
+            raise RunError(f"{path}: side: {error}") from None
+        if self.task_kind == TRANSLATION:
+            needed = ("bleu", "chrf")
+        else:
+            try:
+                needed = kinds.get(self.data.problem_type).validation_fields
+            except ValueError as error:
+                raise RunError(f"{path}: data.problem_type: {error}") from None
+        missing = [name for name in needed if name not in self.validation]
+        if missing:
+            raise RunError(f"{path} lacks validation.{missing[0]}; the run is incomplete, train it again.")
+
+    @property
+    def kind(self) -> Kind:
+        """The kind of task a classification run solves (single label for a run.json that names none)."""
+        if self.task_kind != CLASSIFICATION:
+            raise ValueError(f"a {self.task_kind} run has no classification kind")
+        return kinds.get(self.data.problem_type)
+
+    @property
+    def has_pairs(self) -> bool:
+        return self.data.has_pairs
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.data.labels or [])
+
+    @property
+    def headline(self) -> str:
+        """The score that ranks this run (translation: chrF)."""
+        return self.kind.headline if self.task_kind == CLASSIFICATION else "chrf"
+
+    @property
+    def seed(self) -> int | None:
+        return self.data.options.get("seed")
+
+    @property
+    def train_rows(self) -> int:
+        return int(self.data.splits.get("train", 0))
+
+
+def _fields(cls: type) -> dict[str, dataclasses.Field]:
+    skip = {"extra", "present", "path"}
+    return {f.name: f for f in dataclasses.fields(cls) if f.name not in skip}
+
+
+def _required(f: dataclasses.Field) -> bool:
+    return f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+
+
+def _default(f: dataclasses.Field) -> Any:
+    return f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether a JSON value fits a field's annotation (int for float; a Section's field takes a dict)."""
+    options = (
+        typing.get_args(hint)
+        if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union
+        else (hint,)
+    )
+    for option in options:
+        if option is type(None):
+            if value is None:
+                return True
+            continue
+        option = typing.get_origin(option) or option
+        if isinstance(option, type) and issubclass(option, Section):
+            option = dict
+        if option is float and isinstance(value, int | float) and not isinstance(value, bool):
+            return True
+        if option is int and isinstance(value, bool):
+            continue
+        if isinstance(option, type) and isinstance(value, option):
+            return True
+    return False
+
+
+def _section(hint: Any) -> type[Section] | None:
+    """The Section class a field's annotation names, if any."""
+    for option in typing.get_args(hint) or (hint,):
+        if isinstance(option, type) and issubclass(option, Section):
+            return option
+    return None
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _type_name(hint: Any) -> str:
+    return " or ".join(
+        "null"
+        if t is type(None)
+        else (
+            "an object"
+            if t in (dict,) or (isinstance(t, type) and issubclass(t, Section))
+            else f"a {getattr(t, '__name__', t)}"
+        )
+        for t in (typing.get_args(hint) or (hint,))
+    )
+
+
+def read_run(run_dir: str | Path, task_kind: str | None = CLASSIFICATION) -> RunRecord:
+    """Reads and validates `run_dir/run.json` as a run of `task_kind` (None: of the kind it records), with errors
+    that say what is missing and what to do."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        partial = partial_path(run_dir)
+        hint = f" An unfinished run is in {partial}; rerun its command with --resume." if partial.is_dir() else ""
+        raise RunError(f"Run directory {run_dir} does not exist.{hint}")
+    path = run_dir / RUN_JSON
+    if not path.is_file():
+        raise RunError(
+            f"{run_dir} is not a finished run: it has no {RUN_JSON}. Train it with `python -m finetune` or "
+            "`python -m scratch`, or rerun an interrupted run with --resume."
+        )
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise RunError(f"{path} is not valid JSON ({error}); the run is damaged, train it again.") from None
+    return RunRecord.from_json(value, path=path, task_kind=task_kind)
+
+
+def write_run(run_dir: str | Path, body: dict[str, Any]) -> RunRecord:
+    """The one writer of run.json: completes `body` (`run_record`'s, or a translation trainer's) with the schema
+    version, the environment and the time, validates it as `RunRecord` and writes it atomically."""
+    kind = body.get("task_kind", CLASSIFICATION)
+    body = {"schema_version": SCHEMA_VERSION, "task_kind": kind, **body}
+    body.setdefault("environment", environment(ENVIRONMENT_PACKAGES.get(kind, ())))
+    body.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
+    path = Path(run_dir) / RUN_JSON
+    record = RunRecord.from_json(json.loads(json.dumps(body, default=_jsonable)), path=path)
+    write_json(path, record.to_json())
+    return record
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+# --- building a record from a finished training run ------------------------------------------------------------------
+
+
+def count_params(model: Any) -> tuple[int, int]:
+    """(all parameters, trainable parameters) of a built Keras model."""
+    import numpy as np
+
     return int(model.count_params()), int(sum(np.prod(w.shape) for w in model.trainable_weights))
 
 
@@ -26,36 +351,33 @@ class RunContext:
     """A finished training run, as its record describes it.
 
     Attributes:
-        side: `finetune` or `scratch`.
+        side: the side's command (`core.sides`).
         model: the trained network, whose parameters the record counts.
-        model_fields: run.json `model` besides the parameter counts: `name`, `source` and the kind's own
+        model_fields: run.json `model` besides the parameter counts: `name`, `source` and the side's own
             (`architecture`, `arch`, `file`, `config`).
-        data: the loaded data (`core.data.TaskData` or `core.pairs.PairData`), described with `data_args`.
-        data_args: the data options it was loaded with.
-        run_args: where and how the run trained (`strategy`).
+        data: run.json `data` (the loaded data's `describe`).
         options: the trainer's options as used (its arguments dataclass as a dict, with what training settled,
-            such as the warmup steps a ratio gave).
+            such as the warmup steps a ratio gave), and `max_length`, `seed`.
+        run_args: where and how the run trained (`strategy`).
         plan: the epochs and steps the budget gave.
         replicas: devices that trained in sync.
         training: `core.callbacks.fit`'s summary, with what the side adds.
-        validation: the kept weights' validation scores (`core.kinds.validation_scores`).
-        thresholds: a multi-label run's decision threshold per label, chosen on validation
-            (`core.kinds.thresholds`); None for the other kinds.
+        validation: the kept weights' validation scores (`Kind.validation_scores`).
+        thresholds: a multi-label run's decision threshold per label, chosen on validation; None for the other kinds.
         task_kind: `classification` or `translation`.
         sections: other top-level sections (`serving`, `tokenizer`, `distillation`).
     """
 
     side: str
-    model: tf.keras.Model
+    model: Any
     model_fields: dict[str, Any]
-    data: Any
-    data_args: Any
-    run_args: RunArguments
+    data: dict[str, Any]
     options: dict[str, Any]
+    run_args: RunArguments
     plan: TrainingPlan
     replicas: int
     training: dict[str, Any]
-    validation: dict[str, Any]
+    validation: dict[str, float]
     thresholds: list[float] | None = None
     task_kind: str = CLASSIFICATION
     sections: dict[str, Any] = field(default_factory=dict)
@@ -63,19 +385,17 @@ class RunContext:
 
 def run_record(context: RunContext) -> dict[str, Any]:
     """run.json's body: `side`, `task_kind`, `model` (with the parameter counts), `data`, `hyperparameters` (the
-    options with `max_length`, `seed`, `strategy`, `replicas` and the plan's `epochs`, `steps_per_epoch` and
-    `total_steps`), `training`, `validation`, for a classification task `thresholds`, and the other sections."""
+    options with `strategy`, `replicas` and the plan's `epochs`, `steps_per_epoch` and `total_steps`), `training`,
+    `validation`, for a classification task `thresholds`, and the other sections."""
     params, trainable = count_params(context.model)
     plan = context.plan
     return {
         "side": context.side,
         "task_kind": context.task_kind,
         "model": {**context.model_fields, "params": params, "trainable_params": trainable},
-        "data": context.data.describe(context.data_args),
+        "data": context.data,
         "hyperparameters": {
             **context.options,
-            "max_length": context.data_args.max_length,
-            "seed": context.data_args.seed,
             "strategy": context.run_args.strategy,
             "replicas": context.replicas,
             "epochs": plan.epochs,  # what --epochs, or the budget, gave

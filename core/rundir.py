@@ -3,15 +3,12 @@
 A run is written into `DIR.partial/` and renamed to `DIR` only once `run.json` is in place, so a
 directory named `DIR` is always a finished run and nothing half-written is ever loaded.
 
-`run.json` has one schema for every task kind (`REQUIRED`, and per kind `REQUIRED_NESTED`; docs/formats.md) and
-one writer, `write_run_json`; `read_run_json` reads and checks it (`core.classifier` and `core.translator` read
-through it). `core.record.run_record` builds the record a trainer writes.
+`run.json` itself is `core.record`'s: one typed record, read through `read_run` and written through `write_run`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import json
 import logging
 import os
@@ -21,47 +18,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from core import sides
 from core.errors import UserError
-from core.tasks import CLASSIFICATION, MULTI_LABEL, REGRESSION, SINGLE_LABEL, TRANSLATION
 
 logger = logging.getLogger(__name__)
 
 RUN_JSON = "run.json"
 RESUME_FILE = "resume.json"
 SAVED_MODEL_DIR = "saved_model"  # a TensorFlow SavedModel folder, in a translation run and in a serving export
-SCHEMA_VERSION = 1
-REQUIRED = {
-    "side": str,
-    "task_kind": str,
-    "model": dict,
-    "data": dict,
-    "hyperparameters": dict,
-    "training": dict,
-    "validation": dict,
-    "environment": dict,
-}
-TRAINING = ("seconds", "epochs_run", "best_epoch", "history", "examples_per_second")  # `core.callbacks.fit`'s
-REQUIRED_NESTED = {
-    CLASSIFICATION: {
-        "model": ("name", "source", "params", "trainable_params"),
-        "data": ("labels", "splits", "fingerprints", "options"),
-        "training": TRAINING,
-    },
-    TRANSLATION: {
-        "model": ("name", "source", "arch", "params", "trainable_params"),
-        "data": ("splits", "fingerprints", "options", "columns"),
-        "training": TRAINING,
-        "validation": ("bleu", "chrf"),
-    },
-}
-# A classification run's `validation` per problem type (`data.problem_type`, single label when absent; core.kinds).
-VALIDATION_FIELDS = {
-    SINGLE_LABEL: ("accuracy", "macro_f1"),
-    MULTI_LABEL: ("macro_f1", "micro_f1"),
-    REGRESSION: ("spearman", "pearson", "mse"),
-}
-ENVIRONMENT_PACKAGES = {CLASSIFICATION: (), TRANSLATION: ("tensorflow-text", "sentencepiece", "sacrebleu")}
 
 
 class RunError(UserError):
@@ -187,7 +150,9 @@ def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True) 
     if not chief:
         shutil.rmtree(partial, ignore_errors=True)
         return output_dir
-    read_run_json(partial, kind=None)
+    from core.record import read_run  # (the record module builds on this one)
+
+    read_run(partial, task_kind=None)
     (partial / RESUME_FILE).unlink(missing_ok=True)
     replace_dir(partial, output_dir)
     logger.info("Run complete: %s", output_dir)
@@ -225,90 +190,6 @@ def _jsonable(value: Any) -> Any:
     if hasattr(value, "tolist"):
         return value.tolist()
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
-
-
-def task_kind(record: dict[str, Any]) -> str:
-    """The record's task kind: `task_kind`, or classification for a run.json written before there were others."""
-    return record.get("task_kind", CLASSIFICATION)
-
-
-def problem_type(record: dict[str, Any]) -> str:
-    """The kind of problem a classification run's record names (`data.problem_type`); single label for a run.json
-    written before there were other kinds."""
-    return record.get("data", {}).get("problem_type") or SINGLE_LABEL
-
-
-def write_run_json(run_dir: str | Path, record: dict[str, Any]) -> dict[str, Any]:
-    """The one writer of run.json: completes `record` (schema version, task kind, the environment with the kind's
-    packages, time), checks it against its kind's schema and writes it atomically as `run_dir/run.json`."""
-    kind = task_kind(record)
-    record = {"schema_version": SCHEMA_VERSION, "task_kind": kind, **record}
-    record.setdefault("environment", environment(ENVIRONMENT_PACKAGES.get(kind, ())))
-    record.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
-    validate_run(record, Path(run_dir) / RUN_JSON, kind)
-    write_json(Path(run_dir) / RUN_JSON, record)
-    return record
-
-
-def read_run_json(run_dir: str | Path, kind: str | None = CLASSIFICATION) -> dict[str, Any]:
-    """Reads and validates `run_dir/run.json` as a run of task `kind` (None: of the kind it records), with errors
-    that say what is missing and what to do."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        partial = partial_path(run_dir)
-        hint = f" An unfinished run is in {partial}; rerun its command with --resume." if partial.is_dir() else ""
-        raise RunError(f"Run directory {run_dir} does not exist.{hint}")
-    path = run_dir / RUN_JSON
-    if not path.is_file():
-        raise RunError(
-            f"{run_dir} is not a finished run: it has no {RUN_JSON}. Train it with `python -m finetune` or "
-            "`python -m scratch`, or rerun an interrupted run with --resume."
-        )
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise RunError(f"{path} is not valid JSON ({error}); the run is damaged, train it again.") from None
-    validate_run(record, path, kind)
-    return record
-
-
-def validate_run(record: Any, path: Path, kind: str | None = CLASSIFICATION) -> None:
-    """Raises `RunError` naming what `record` (the run.json at `path`) lacks of the schema of task `kind` (None: of
-    the kind it records), or that it records another kind."""
-    if not isinstance(record, dict):
-        raise RunError(f"{path} must hold a JSON object.")
-    found = task_kind(record)
-    if kind == TRANSLATION and found == CLASSIFICATION and record.get("side"):
-        raise RunError(
-            f"{path} is a classification run of the {record['side']} side, not a translation run; give a run "
-            "trained on a translation task."
-        )
-    if kind is not None and found != kind:
-        raise RunError(f"{path} is a {found!r} run, not a {kind} run.")
-    if found not in REQUIRED_NESTED:
-        raise RunError(f"{path}: task_kind {found!r} is not one of {', '.join(REQUIRED_NESTED)}.")
-    if record.get("schema_version") != SCHEMA_VERSION:
-        raise RunError(
-            f"{path} has schema_version {record.get('schema_version')!r}; this suite reads {SCHEMA_VERSION}."
-        )
-    required = {key: type_ for key, type_ in REQUIRED.items() if key != "task_kind"}  # absent: classification
-    for key, kind_of in required.items():
-        if not isinstance(record.get(key), kind_of):
-            raise RunError(f"{path} lacks {key!r} (a {kind_of.__name__}); the run is incomplete, train it again.")
-    nested = dict(REQUIRED_NESTED[found])
-    if found == CLASSIFICATION:
-        problem = problem_type(record)
-        if problem not in VALIDATION_FIELDS:
-            raise RunError(f"{path}: data.problem_type {problem!r} is not one of {', '.join(VALIDATION_FIELDS)}.")
-        nested["validation"] = VALIDATION_FIELDS[problem]
-    for key, fields in nested.items():
-        missing = [f for f in fields if f not in record[key]]
-        if missing:
-            raise RunError(f"{path}: {key!r} lacks {', '.join(missing)}; the run is incomplete, train it again.")
-    try:
-        sides.of_run(record)
-    except ValueError as error:
-        raise RunError(f"{path}: {error}") from None
 
 
 def package_version(package: str) -> str | None:

@@ -228,22 +228,22 @@ def classifier_names() -> list[str]:
     return [side.name for side in classifiers()]
 
 
-def of_run(record: dict[str, Any]) -> Side:
-    """The side that wrote a run.json `record`, by its `side` (the command) and `task_kind`.
+def of_run(record: Any) -> Side:
+    """The side that wrote a run (`core.record.RunRecord`), by its `side` (the command) and `task_kind`.
 
     Raises:
         ValueError: no side of that task kind records that name; the message lists those that do.
     """
-    kind = record.get("task_kind") or CLASSIFICATION
-    found = [side for side in SIDES.values() if side.task_kind == kind]
+    found = [side for side in SIDES.values() if side.task_kind == record.task_kind]
     for side in found:
-        if side.command == record.get("side"):
+        if side.command == record.side:
             return side
     known = ", ".join(dict.fromkeys(side.command for side in found))
-    raise ValueError(f"side {record.get('side')!r} is not one of {known}.")
+    raise ValueError(f"side {record.side!r} is not one of {known}.")
 
 
-def run_title(record: dict[str, Any]) -> str:
-    """How the report titles the model of a run.json `record`: its side's title, "distilled" when a teacher taught it."""
+def run_title(record: Any) -> str:
+    """How the report titles the model of a run (`core.record.RunRecord`): its side's title, "distilled" when a
+    teacher taught it."""
     title = of_run(record).title
-    return f"{title}, distilled" if record.get("distillation") else title
+    return f"{title}, distilled" if record.distillation else title

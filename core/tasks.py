@@ -1,12 +1,14 @@
 """Named tasks: where each public dataset lives on the hub (or only in the local mirror) and what its columns,
-labels and kind of problem are; the three kinds of problem and their headline metrics; and where the local mirrors
-are found (`find_data_dir`)."""
+labels and kind of problem are (`core.kinds`); and where the local mirrors are found (`find_data_dir`)."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+from core import kinds
+from core.kinds import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 
 DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
 CLASSIFICATION, TRANSLATION = "classification", "translation"  # the kinds of task; run.json `task_kind`
@@ -43,14 +45,6 @@ def where_mirrors_were_sought(data_dir: str | None, root: Path | None = None) ->
     return f"anywhere: --data-dir and ${DATA_DIR_ENV} are not set, and there is no {tried}"
 
 
-SINGLE_LABEL = "single_label_classification"  # one class per text (the default)
-MULTI_LABEL = "multi_label_classification"  # any number of labels per text, each present or absent
-REGRESSION = "regression"  # one number per text
-PROBLEM_TYPES = (SINGLE_LABEL, MULTI_LABEL, REGRESSION)  # transformers' `problem_type` names
-# The one score per kind that verdicts, intervals, curves and tuning rank by (a key of compare's scores).
-HEADLINE_METRICS = {SINGLE_LABEL: "accuracy", MULTI_LABEL: "macro_f1", REGRESSION: "spearman"}
-
-
 @dataclass(frozen=True)
 class Columns:
     """Where a table holds each part of an example.
@@ -82,7 +76,7 @@ class TaskSpec:
         hub_config: the configuration passed to `datasets.load_dataset`, if any.
         hub_columns: the hub dataset's columns.
         labels: class names in label-id order (empty for regression).
-        problem: one of `PROBLEM_TYPES`.
+        problem: the name of its kind (`core.kinds`).
         mirror_columns: the columns of `<data dir>/<name>/*.csv`.
         no_hub: why there is no `hub_id`, for the message when the mirror is missing.
     """
@@ -165,10 +159,10 @@ def get_task(name: str) -> TaskSpec:
     try:
         return TASKS[name]
     except KeyError:
-        kinds = {SINGLE_LABEL: "classification", MULTI_LABEL: "multi-label", REGRESSION: "regression"}
         groups = [
-            f"{', '.join(sorted(t.name for t in TASKS.values() if t.problem == problem))} ({kind})"
-            for problem, kind in kinds.items()
+            f"{', '.join(sorted(t.name for t in TASKS.values() if t.problem == kind.name))} ({kind.short})"
+            for kind in kinds.KINDS.values()
+            if any(t.problem == kind.name for t in TASKS.values())
         ]
         known = "; ".join([*groups, f"{', '.join(sorted(PAIR_TASKS))} (translation)"])
         raise ValueError(
