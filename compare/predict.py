@@ -21,14 +21,15 @@ import pandas as pd
 
 from compare.progress import Progress
 from compare.report.arguments import PredictArguments
-from compare.report.results import answer, prediction
 from compare.scoring.scores import decide
 from compare.scoring.timing import outputs
 from core.classifier import Classifier, find_runs, load
+from core.kinds import Kind
 from core.reading import as_text
-from core.rundir import RunError, problem_type, read_run_json
+from core.row import read_run
+from core.rundir import RunError
 from core.tables import DataError, read_table
-from core.tasks import MIRROR_LABEL_SEPARATOR, REGRESSION
+from core.tasks import MIRROR_LABEL_SEPARATOR
 from core.translator import is_translation_run
 from core.translator import load as load_translator
 
@@ -66,7 +67,7 @@ def read_texts(
 def check_pairs(paths: list[Path], pair_column: str | None) -> None:
     """Refuses a pair run without `--text-pair-column`, and `--text-pair-column` for a run of single texts."""
     for path in paths:
-        trained_on = read_run_json(path)["data"].get("text_pair_column")
+        trained_on = read_run(path).data.text_pair_column
         if trained_on and not pair_column:
             raise RunError(
                 f"{path} was trained on pairs of texts (the second from the column {trained_on!r}); pass "
@@ -80,12 +81,39 @@ def check_pairs(paths: list[Path], pair_column: str | None) -> None:
 
 
 def model_names(models: list[Classifier], paths: list[Path], names: list[str] | None) -> list[str]:
+    """Each model's name in the output's columns: `--names`, else its side, or its run directory's name where two
+    models share a side. Two models may not share a name: their columns would overwrite each other."""
     if names is not None:
         if len(names) != len(models):
             raise RunError(f"--names gives {len(names)} name(s) for {len(models)} run(s); give one per run.")
-        return list(names)
-    sides = [m.side for m in models]
-    return [side if sides.count(side) == 1 else path.name for side, path in zip(sides, paths)]
+        chosen = list(names)
+    else:
+        sides = [m.side for m in models]
+        chosen = [side if sides.count(side) == 1 else path.name for side, path in zip(sides, paths)]
+    for i, name in enumerate(chosen):
+        if name in chosen[:i]:
+            first = paths[chosen.index(name)]
+            raise RunError(
+                f"Runs {first} and {paths[i]} would both be called {name!r}, and their columns would overwrite each "
+                "other; give each run once, and a name of its own with --names."
+            )
+    return chosen
+
+
+def check_one_kind(models: list[Classifier], paths: list[Path]) -> None:
+    """Refuses runs of different kinds of task or label sets: one output holds the answers to one task."""
+    first = models[0]
+    for model, path in zip(models[1:], paths[1:]):
+        if model.kind != first.kind:
+            raise RunError(
+                f"{paths[0]} is a {first.kind.title} run but {path} is a {model.kind.title} run; predict with runs "
+                "of one kind of task at a time."
+            )
+        if list(model.labels) != list(first.labels):
+            raise RunError(
+                f"{paths[0]} and {path} were trained on different labels ({', '.join(first.labels)} versus "
+                f"{', '.join(model.labels)}); predict with runs of one task at a time."
+            )
 
 
 def predict_file(args: PredictArguments, loader=load) -> Path:
@@ -109,14 +137,14 @@ def predict_file(args: PredictArguments, loader=load) -> Path:
     models = [loader(path, None) for path in paths]
     names = model_names(models, paths, args.names)
     results = {}
+    check_one_kind(models, paths)
     for name, model in zip(names, models):
-        kind = problem_type(model.run)
         found = [
-            outputs(model, texts[i : i + BATCH], None if pairs is None else pairs[i : i + BATCH], kind)
+            outputs(model, texts[i : i + BATCH], None if pairs is None else pairs[i : i + BATCH])
             for i in range(0, len(texts), BATCH)
         ]
-        answers = np.concatenate(found) if found else np.zeros((0,) if kind == REGRESSION else (0, len(model.labels)))
-        results[name] = Answers(list(model.labels), kind, answers, decide(model, answers, kind))
+        answers = np.concatenate(found) if found else model.kind.empty_outputs(len(model.labels))
+        results[name] = Answers(list(model.labels), model.kind, answers, decide(model, answers))
         progress.stage("predicted with %s", name)
     output = Path(args.output)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -130,7 +158,7 @@ class Answers:
     """One model's answers to every row: its outputs (probabilities, or values) and its decisions."""
 
     labels: list[str]
-    problem_type: str
+    kind: Kind
     outputs: np.ndarray
     decisions: np.ndarray
 
@@ -154,9 +182,9 @@ def translate_file(args: PredictArguments, paths: list[Path], frame: pd.DataFram
         out.to_csv(tmp, index=False)
     else:
         with tmp.open("w", encoding="utf-8") as handle:
-            for i, record in enumerate(frame.to_dict(orient="records")):
-                record["translations"] = {name: outputs[i] for name, outputs in translations.items()}
-                handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            for i, row in enumerate(frame.to_dict(orient="records")):
+                row["translations"] = {name: outputs[i] for name, outputs in translations.items()}
+                handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
     tmp.replace(output)
     progress.stage("wrote %s", output)
     return output
@@ -167,24 +195,22 @@ def write_predictions(frame: pd.DataFrame, results: dict[str, Answers], output: 
     if output.suffix.lower() == ".csv":
         out = frame.copy()
         for name, found in results.items():
-            if found.problem_type == REGRESSION:
+            if found.kind.gives_values:
                 out[f"{name}_value"] = np.round(found.outputs, 6)
                 continue
-            out[f"{name}_label"] = [
-                csv_cell(answer(found.labels, decision, found.problem_type)) for decision in found.decisions
-            ]
+            out[f"{name}_label"] = [csv_cell(found.kind.answer(found.labels, decision)) for decision in found.decisions]
             for k, label in enumerate(found.labels):
                 out[f"{name}_p_{label}"] = np.round(found.outputs[:, k], 6)
         out.to_csv(tmp, index=False)
     else:
         records = frame.to_dict(orient="records")
         with tmp.open("w", encoding="utf-8") as handle:
-            for i, record in enumerate(records):
-                record["predictions"] = {
-                    name: prediction(found.labels, found.outputs[i], found.decisions[i], found.problem_type)
+            for i, row in enumerate(records):
+                row["predictions"] = {
+                    name: found.kind.prediction(found.labels, found.outputs[i], found.decisions[i])
                     for name, found in results.items()
                 }
-                handle.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+                handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
     tmp.replace(output)
 
 

@@ -36,7 +36,8 @@ from core.classifier import find_runs
 from core.data import load_task
 from core.errors import WorkFailed
 from core.processes import run_command
-from core.rundir import RunError, environment, read_run_json, write_json
+from core.record import RunRecord, read_run
+from core.rundir import RunError, environment, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ def run_bench(data: DataArguments, args: BenchArguments, progress: Progress | No
     (output_dir / "logs").mkdir(parents=True, exist_ok=True)
     profile = BENCH_PROFILES[args.profile]
     runs = resolve_runs(data, args, output_dir)
-    records = {side: read_run_json(path) for side, path in runs.items()}
+    records = {side: read_run(path) for side, path in runs.items()}
     progress.stage("measuring runs %s", ", ".join(f"{side}: {path}" for side, path in runs.items()))
 
     training = {}
@@ -135,7 +136,7 @@ def resolve_runs(data: DataArguments, args: BenchArguments, output_dir: Path) ->
         ]
     by_side: dict[str, Path] = {}
     for path in paths:
-        by_side.setdefault(sides.of_run(read_run_json(path)).name, Path(path))
+        by_side.setdefault(sides.of_run(read_run(path)).name, Path(path))
     missing = [side for side in bench_sides() if side not in by_side]
     if missing:
         raise RunError(f"No {' or '.join(missing)} run among {', '.join(map(str, paths))}; give one run of each side.")
@@ -156,10 +157,10 @@ def report_runs(report: Path) -> list[Path]:
     return paths
 
 
-def model_flags(side: str, run: dict) -> list[str]:
+def model_flags(side: str, run: RunRecord) -> list[str]:
     """The side's command-line flags that rebuild the run's model and batch size."""
-    hyper, bench = run["hyperparameters"], sides.get(side).bench
-    flags = [bench.model_flag, run["model"]["name"]] if bench.model_flag else []
+    hyper, bench = run.hyperparameters, sides.get(side).bench
+    flags = [bench.model_flag, run.model.name] if bench.model_flag else []
     for key in bench.model_options:
         value = hyper.get(key)
         if value is None or value is False:
@@ -184,10 +185,8 @@ def export_run(side: str, run_dir: Path, output_dir: Path) -> Path:
     export_dir = output_dir / "exports" / side
     record_file = export_dir / "export.json"
     if record_file.is_file():
-        record = json.loads(record_file.read_text(encoding="utf-8"))
-        if record.get("run") == str(Path(run_dir).resolve()) and record.get("run_created") == read_run_json(
-            run_dir
-        ).get("created"):
+        export = json.loads(record_file.read_text(encoding="utf-8"))
+        if export.get("run") == str(Path(run_dir).resolve()) and export.get("run_created") == read_run(run_dir).created:
             logger.info("Stage export-%s: reusing the export in %s", side, export_dir)
             return export_dir
     log_file = output_dir / "logs" / f"export-{side}.log"
@@ -210,10 +209,10 @@ def run_stage(name: str, cmd: list[str], output_dir: Path) -> dict:
     log_file = output_dir / "logs" / f"{name}.log"
     kept = output_dir / "stages" / f"{name}.json"
     if kept.is_file():
-        record = json.loads(kept.read_text(encoding="utf-8"))
-        if record.get("command") == cmd[1:]:
+        cached = json.loads(kept.read_text(encoding="utf-8"))
+        if cached.get("command") == cmd[1:]:
             logger.info("Stage %s: reusing the measurement in %s", name, kept)
-            return record["result"]
+            return cached["result"]
     logger.info("Stage %s: %s (log: %s)", name, " ".join(cmd[1:]), log_file)
     stdout = run_command(cmd, log=log_file, capture_stdout=True)
     lines = [line for line in stdout.splitlines() if line.startswith("{")]

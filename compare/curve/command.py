@@ -2,7 +2,7 @@
 
 Both sides are trained at each train size (the data layer's seeded `--max-train-samples` subset, stratified
 for a single label; seed S draws its own subset and initialisation) and every run is scored on the same full
-test split through `core.classifier.load`, in the task's two scores (`compare.scoring.kinds`: accuracy and
+test split through `core.classifier.load`, in the task's two scores (`Kind.scores`: accuracy and
 macro-F1, macro- and micro-F1, or Spearman and Pearson; the first is the curve's). Runs go to `DIR/runs/<side>-n<size>-seed<S>`, each run's test scores
 to `<run>.score.json` beside it; both are reused when the command runs again with the same options, so an
 interrupted curve resumes where it stopped. DIR receives `curve.json`, `curve.md`, `curve.html` and
@@ -32,14 +32,16 @@ from compare.report.runs import check_compatible, gold, read_runs
 from compare.run.distill import STUDENT, TEACHER, train_student
 from compare.run.launch import train_side
 from compare.run.profiles import side_data
-from compare.scoring import kinds
-from compare.scoring.scores import decide, quick_scores
+from compare.scoring import wording
+from compare.scoring.scores import decide
 from compare.scoring.timing import outputs
-from core import sides
+from core import kinds, sides
 from core.args import DataArguments
 from core.classifier import Classifier, load
 from core.data import DataError, TaskData, load_task
-from core.rundir import RunError, environment, read_run_json, write_json
+from core.kinds import Kind
+from core.record import read_run
+from core.rundir import RunError, environment, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -64,18 +66,19 @@ class ScoredSplit:
     pairs: list[str] | None
     gold: np.ndarray
     num_labels: int
-    problem_type: str
+    kind: Kind
     fingerprint: str
     source: str
 
     @classmethod
     def of(cls, task: TaskData) -> ScoredSplit:
+        kind = kinds.get(task.problem_type)
         return cls(
             task.texts(SPLIT),
             task.text_pairs(SPLIT),
-            gold(task, SPLIT),
+            gold(task, SPLIT, kind),
             len(task.labels),
-            task.problem_type,
+            kind,
             task.fingerprints[SPLIT],
             task.source,
         )
@@ -133,8 +136,8 @@ def build_curve(
                     side,
                     size,
                     seed,
-                    kinds.name(task.headline),
-                    point[task.headline],
+                    wording.name(test.kind.headline),
+                    point[test.kind.headline],
                 )
                 points.append(point)
                 paths.append(path)
@@ -143,13 +146,13 @@ def build_curve(
         "schema_version": SCHEMA_VERSION,
         "split": SPLIT,
         "source": task.source,
-        "problem_type": task.problem_type,
-        "metric": task.headline,
+        "problem_type": test.kind.name,
+        "metric": test.kind.headline,
         "sizes": sizes,
         "seeds": seeds,
         "profile": args.profile,
         "points": points,
-        "catch_up_size": catch_up_size(points, scores=kinds.scores(task.problem_type)),
+        "catch_up_size": catch_up_size(points, scores=test.kind.scores),
         "environment": environment(),
     }
     write_curve(output_dir, curve)
@@ -171,38 +174,38 @@ def score_point(
 ) -> dict:
     """The run's two test scores (the task's headline first) as a curve point, read from `<run>.score.json` when
     still valid."""
-    run = read_run_json(run_dir)
+    record = read_run(run_dir)
     fingerprint = test.fingerprint
-    if run["data"]["fingerprints"].get(SPLIT) != fingerprint:
+    if record.data.fingerprints.get(SPLIT) != fingerprint:
         raise RunError(
             f"{run_dir} saw another {SPLIT} split than {test.source} gives now (the data changed); rerun with --retrain."
         )
-    metrics = kinds.scores(test.problem_type)
+    metrics = test.kind.scores
     cached = _read_score(score_path(run_dir))
     if (
         not rescore
         and cached
-        and cached.get("created") == run.get("created")
+        and cached.get("created") == record.created
         and cached.get("fingerprint") == fingerprint
         and all(metric in cached["point"] for metric in metrics)
     ):
         return cached["point"]
     classifier = loader(run_dir)
-    decisions = decide(classifier, outputs(classifier, test.texts, test.pairs, test.problem_type), test.problem_type)
-    scores = quick_scores(decisions, test.gold, test.num_labels, test.problem_type)
+    decisions = decide(classifier, outputs(classifier, test.texts, test.pairs))
+    scores = test.kind.quick_scores(decisions, test.gold, test.num_labels)
     del classifier
     point = {
         "side": side,
         "size": size,
         "seed": seed,
         **{metric: float(scores[metric]) for metric in metrics},
-        "train_seconds": float(run["training"]["seconds"]),
-        "train_rows": int(run["data"]["splits"]["train"]),
+        "train_seconds": float(record.training.seconds),
+        "train_rows": int(record.data.splits["train"]),
         "run": run_dir.name,
     }
     write_json(
         score_path(run_dir),
-        {"schema_version": 1, "created": run.get("created"), "fingerprint": fingerprint, "point": point},
+        {"schema_version": 1, "created": record.created, "fingerprint": fingerprint, "point": point},
     )
     return point
 

@@ -1,7 +1,7 @@
 """A learning curve's numbers: the mean and spread of each (side, size) point, and where scratch catches up.
 
 Works on `curve.json`'s `points` (one row per side, train size and seed), so the rendering, the app and the
-tests read the same summary. A point holds the task's two scores (`compare.scoring.kinds`); the curve is drawn
+tests read the same summary. A point holds the task's two scores (`Kind.scores`); the curve is drawn
 and compared in the first, its headline (`metric`: accuracy unless curve.json names another).
 """
 
@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from compare.scoring import kinds
+from compare.scoring import wording
 from core.sides import FROM_SCRATCH, PRETRAINED
-from core.tasks import SINGLE_LABEL
 
 CATCH_UP_TOLERANCE = 0.01  # "within 1 point": scratch's mean headline at most this far below finetune's
 
@@ -57,7 +56,7 @@ class CurvePoint:
 
 def metrics(curve: dict) -> tuple[str, str]:
     """The curve's two scores, its headline first (`accuracy`, `macro_f1` for a curve.json without `problem_type`)."""
-    return kinds.scores(curve.get("problem_type", SINGLE_LABEL))
+    return wording.of_results(curve).scores
 
 
 def summarise(points: list[dict], scores: tuple[str, str] = ("accuracy", "macro_f1")) -> dict[str, list[CurvePoint]]:
@@ -110,7 +109,7 @@ def catch_up_sentence(
     size: int | None, sizes: list[int], tolerance: float = CATCH_UP_TOLERANCE, metric: str = "accuracy"
 ) -> str:
     """The curve's answer in words."""
-    if kinds.is_fraction(metric):
+    if wording.is_fraction(metric):
         within = f"within {tolerance * 100:g} point{'' if tolerance == 0.01 else 's'} of the fine-tuned one"
     else:
         within = f"within {tolerance:g} of the fine-tuned one"
@@ -121,6 +120,6 @@ def catch_up_sentence(
         )
     first = " (the smallest size tried)" if size == min(sizes) else ""
     return (
-        f"The from-scratch model first comes {within} (mean test {kinds.name(metric)} over seeds) at {size:,} "
+        f"The from-scratch model first comes {within} (mean test {wording.name(metric)} over seeds) at {size:,} "
         f"training examples{first}."
     )

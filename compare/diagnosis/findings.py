@@ -2,7 +2,7 @@
 
 `diagnose` reads one model's `run.json`, its scores in `results.json` `models.<name>`, the report's
 `baselines` and, with several seeds, the test score of each seed. Every rule reads the task's headline score
-(`metric`: accuracy, or macro-F1 for multi-label and Spearman for regression; `compare.scoring.kinds`), on test
+(`metric`: accuracy, or macro-F1 for multi-label and Spearman for regression; `compare.scoring.wording`), on test
 and in the history as `val_<metric>`. It returns a list of findings `{"code", "message", "evidence"}`, the list
 that `results.json` `models.<name>.diagnosis` holds:
 
@@ -12,7 +12,7 @@ that `results.json` `models.<name>.diagnosis` holds:
   (`chance`: 1 / number of labels for accuracy, 0 for macro-F1 and Spearman), the score of the untrained
   model it started from. A run.json without `stop_reason` is judged on the rise alone: early stopping never
   ends on an epoch that improved.
-- `below_baseline`: the test score below the strongest TF-IDF reference row (`compare.scoring.kinds.
+- `below_baseline`: the test score below the strongest TF-IDF reference row (`compare.scoring.wording.
   TFIDF_REFERENCES`: logistic regression, one-vs-rest, ridge or cosine) by more than `BASELINE_MARGIN`.
 - `overfitting`: over the last `OVERFITTING_EPOCHS` epochs validation loss rose at every epoch while
   training loss fell at every epoch.
@@ -36,7 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from compare.scoring import kinds
+from compare.scoring import wording
+from core.record import RunRecord
 
 # A rise smaller than this (0.2 points) is within what a handful of validation examples can swing.
 MIN_LAST_EPOCH_GAIN = 0.002
@@ -51,7 +52,7 @@ CODES = ("stopped_while_improving", "below_baseline", "overfitting", "unstable_a
 
 
 def diagnose(
-    run: dict,
+    run: RunRecord,
     model_scores: dict,
     baselines: dict,
     seed_scores: Sequence[float] | None = None,
@@ -61,7 +62,7 @@ def diagnose(
     """Every finding that applies to one model, in the order of `CODES`.
 
     Args:
-        run: the model's parsed run.json.
+        run: the model's run.json (`core.record.RunRecord`).
         model_scores: its entry in results.json `models` (`metric`, optionally `<metric>_ci`).
         baselines: results.json `baselines`; without a TF-IDF reference there is no baseline check.
         seed_scores: the model's test score under each seed, when several were trained.
@@ -71,14 +72,14 @@ def diagnose(
     findings = [
         stopped_while_improving(run, metric),
         below_baseline(model_scores, baselines, metric),
-        overfitting(run["training"]["history"]),
+        overfitting(run.training.history),
         unstable_across_seeds(seed_scores, gap, metric),
     ]
     return [finding for finding in findings if finding is not None]
 
 
 def diagnose_report(
-    runs: dict[str, dict], results: dict, seed_scores: dict[str, Sequence[float]] | None = None
+    runs: dict[str, RunRecord], results: dict, seed_scores: dict[str, Sequence[float]] | None = None
 ) -> dict[str, list[dict]]:
     """`diagnose` for every model of results.json that has a run: what `models.<name>.diagnosis` holds.
 
@@ -86,7 +87,7 @@ def diagnose_report(
     difference in it, for the two models it compares.
 
     Args:
-        runs: model name -> its parsed run.json.
+        runs: model name -> its run.json (`core.record.RunRecord`).
         results: results.json (its `models`, `baselines` and `comparison`).
         seed_scores: model name -> its test score under each seed, when several seeds were trained.
     """
@@ -117,27 +118,28 @@ def rising_gain(scores: Sequence[float], min_gain: float) -> float | None:
     return gain if gain >= min_gain and scores[-1] >= max(scores) else None
 
 
-def last_period(run: dict) -> str:
+def last_period(run: RunRecord) -> str:
     """What the last entry of the training history covers: "its last epoch", or with `--eval-steps N` (validation
     every N optimizer steps) "its last N steps".
 
-    >>> last_period({"hyperparameters": {"eval_steps": 100}}), last_period({"hyperparameters": {}})
+    >>> from types import SimpleNamespace as record
+    >>> last_period(record(hyperparameters={"eval_steps": 100})), last_period(record(hyperparameters={}))
     ('its last 100 steps', 'its last epoch')
     """
-    steps = run.get("hyperparameters", {}).get("eval_steps")
+    steps = run.hyperparameters.get("eval_steps")
     return f"its last {steps} steps" if steps else "its last epoch"
 
 
-def chance(run: dict, metric: str) -> float:
+def chance(run: RunRecord, metric: str) -> float:
     """The untrained model's score a first epoch rose from: 1 / number of labels for accuracy; 0 for macro-F1
     and Spearman (no label found, no correlation)."""
-    return 1 / len(run["data"]["labels"]) if metric == "accuracy" else 0.0
+    return 1 / len(run.labels) if metric == "accuracy" else 0.0
 
 
-def stopped_while_improving(run: dict, metric: str = "accuracy") -> dict | None:
-    training = run["training"]
-    history, key = training["history"], f"val_{metric}"
-    stop_reason = training.get("stop_reason")
+def stopped_while_improving(run: RunRecord, metric: str = "accuracy") -> dict | None:
+    training = run.training
+    history, key = training.history, f"val_{metric}"
+    stop_reason = training.stop_reason
     if not history or stop_reason == "early_stopping" or any(key not in row for row in history):
         return None
     gain = rising_gain([chance(run, metric), *(row[key] for row in history)], MIN_LAST_EPOCH_GAIN)
@@ -146,21 +148,21 @@ def stopped_while_improving(run: dict, metric: str = "accuracy") -> dict | None:
     last = history[-1][key]
     before = last - gain
     if stop_reason == "max_epochs":
-        limit = run.get("hyperparameters", {}).get("epochs", len(history))
+        limit = run.hyperparameters.get("epochs", len(history))
         ended, advice = (
             f"Training ended at its epoch limit ({limit} epochs)",
             "rerun with --profile full or a larger --epochs",
         )
     else:
-        steps = training.get("steps")
+        steps = training.steps
         ended = "Training ended at its step budget" + (f" after {steps} optimizer steps" if steps else "")
         advice = "rerun with --profile full or a larger --max-steps"
-    score = f"validation {kinds.name(metric)}"
+    score = f"validation {wording.name(metric)}"
     period = last_period(run)
     if len(history) > 1:
         rising = (
             f"{ended} while {score} was still rising: {before:.3f} to {last:.3f}, "
-            f"{kinds.size(metric, gain, signed=True)} in {period}."
+            f"{wording.size(metric, gain, signed=True)} in {period}."
         )
     else:
         rising = (
@@ -183,7 +185,7 @@ def stopped_while_improving(run: dict, metric: str = "accuracy") -> dict | None:
 
 def strongest_reference(baselines: dict, metric: str) -> str | None:
     """The TF-IDF reference row of `baselines` with the best `metric`, or None when there is none."""
-    found = [key for key in kinds.TFIDF_REFERENCES if (baselines or {}).get(key)]
+    found = [key for key in wording.TFIDF_REFERENCES if (baselines or {}).get(key)]
     return max(found, key=lambda key: baselines[key][metric], default=None)
 
 
@@ -202,8 +204,8 @@ def below_baseline(model_scores: dict, baselines: dict, metric: str = "accuracy"
     return {
         "code": "below_baseline",
         "message": (
-            f"Test {kinds.name(metric)} {score:.3f} is {kinds.size(metric, shortfall)} below the "
-            f"{kinds.REFERENCE_NAMES[reference]} reference ({baseline:.3f}){certainty}. A model a bag-of-words model "
+            f"Test {wording.name(metric)} {score:.3f} is {wording.size(metric, shortfall)} below the "
+            f"{wording.REFERENCE_NAMES[reference]} reference ({baseline:.3f}){certainty}. A model a bag-of-words model "
             "beats has not learned the task; train it longer or tune it (--tune N) before reading the comparison, "
             "or use the TF-IDF model."
         ),
@@ -250,15 +252,17 @@ def unstable_across_seeds(
         return None
     reasons = []
     if over_gap:
-        reasons.append(f"wider than the {kinds.size(metric, gap).replace(' points', '-point')} gap between the models")
+        reasons.append(
+            f"wider than the {wording.size(metric, gap).replace(' points', '-point')} gap between the models"
+        )
     if over_limit:
-        limit = f"{100 * SEED_SPREAD_LIMIT:.0f}-point" if kinds.is_fraction(metric) else f"{SEED_SPREAD_LIMIT:.3f}"
+        limit = f"{100 * SEED_SPREAD_LIMIT:.0f}-point" if wording.is_fraction(metric) else f"{SEED_SPREAD_LIMIT:.3f}"
         reasons.append(f"above the {limit} limit for a stable score")
     return {
         "code": "unstable_across_seeds",
         "message": (
-            f"Test {kinds.name(metric)} ranges from {low:.3f} to {high:.3f} over {len(seed_scores)} seeds "
-            f"({kinds.size(metric, spread)}, {' and '.join(reasons)}). One seed's score may rank the models "
+            f"Test {wording.name(metric)} ranges from {low:.3f} to {high:.3f} over {len(seed_scores)} seeds "
+            f"({wording.size(metric, spread)}, {' and '.join(reasons)}). One seed's score may rank the models "
             "differently; report the mean over more --seeds."
         ),
         "evidence": {

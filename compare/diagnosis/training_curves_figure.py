@@ -16,7 +16,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 
-from compare.scoring import kinds  # noqa: E402
+from compare.scoring import wording  # noqa: E402
 
 FILENAME = "training_curves.png"
 LOG_SCALE_RATIO = 10
@@ -32,7 +32,7 @@ def metric_label(metric: str) -> str:
     >>> metric_label("val_spearman"), metric_label("val_accuracy"), metric_label("val_chrf")
     ('validation Spearman', 'validation accuracy', 'validation chrF++')
     """
-    return METRIC_LABELS.get(metric) or f"validation {kinds.name(metric.removeprefix('val_'))}"
+    return METRIC_LABELS.get(metric) or f"validation {wording.name(metric.removeprefix('val_'))}"
 
 
 def training_curves_figure(curves: dict[str, list[dict]], metric: str = "val_accuracy") -> plt.Figure:

@@ -21,20 +21,23 @@ Examples:
 
 from __future__ import annotations
 
-from compare.scoring import kinds
+from typing import Any
+
+from compare.scoring import wording
+from core.record import RunRecord
 
 
-def training_curve(run: dict, metric: str = "val_accuracy") -> list[dict]:
+def training_curve(record: Any, metric: str = "val_accuracy") -> list[dict]:
     """`[{"epoch", "seconds", metric}]` of one run: cumulative training seconds after each epoch, and the history's
     `metric` then (`val_accuracy`, `val_macro_f1`, `val_spearman`; a translation run's `val_chrf` or `val_loss`);
     empty when the history does not record `metric`."""
-    history = run["training"]["history"]
+    history = record.training.history
     if any(metric not in row for row in history):
         return []
     if all("train_seconds" in row for row in history):
         durations = [row["train_seconds"] for row in history]
     else:
-        durations = [run["training"]["seconds"] / len(history)] * len(history) if history else []
+        durations = [record.training.seconds / len(history)] * len(history) if history else []
     curve, elapsed = [], 0.0
     for row, duration in zip(history, durations):
         elapsed += duration
@@ -42,7 +45,7 @@ def training_curve(run: dict, metric: str = "val_accuracy") -> list[dict]:
     return curve
 
 
-def training_curves(runs: dict[str, dict], metric: str = "val_accuracy") -> dict[str, list[dict]]:
+def training_curves(runs: dict[str, RunRecord], metric: str = "val_accuracy") -> dict[str, list[dict]]:
     """Model name -> its `training_curve`, for every run (the table the report prints and plots)."""
     return {name: training_curve(run, metric) for name, run in runs.items()}
 
@@ -91,7 +94,7 @@ def equal_time_sentence(curves: dict[str, list[dict]], metric: str = "val_accura
     if ahead is None:
         return f"At equal training time ({at:.0f} s) the models are level at {next(iter(scores.values())):.3f}."
     behind = next(name for name in scores if name != ahead)
-    score = kinds.name(metric.removeprefix("val_"))
+    score = wording.name(metric.removeprefix("val_"))
     return (
         f"At equal training time ({at:.0f} s, the end of the shorter run) {ahead} is ahead: "
         f"{scores[ahead]:.3f} against {behind}'s {scores[behind]:.3f} validation {score}."

@@ -15,7 +15,7 @@ Examples:
 
 from __future__ import annotations
 
-from compare.scoring import kinds
+from compare.scoring import wording
 from core import sides
 
 
@@ -44,14 +44,14 @@ def finding_phrase(finding: dict) -> str:
     if code == "stopped_while_improving":
         if evidence.get("epochs", 2) == 1:
             return "stopped within its first epoch with nothing to show it had converged"
-        gain = kinds.size(metric, evidence["gain"], signed=True)
+        gain = wording.size(metric, evidence["gain"], signed=True)
         return f"stopped while still improving ({gain} in {evidence.get('period', 'its last epoch')})"
     if code == "below_baseline":
-        return f"is {kinds.size(metric, evidence['shortfall'])} below the TF-IDF reference"
+        return f"is {wording.size(metric, evidence['shortfall'])} below the TF-IDF reference"
     if code == "overfitting":
         return f"was overfitting (validation loss rising over its last {evidence['epochs']} epochs)"
     if code == "unstable_across_seeds":
-        return f"varies by {kinds.size(metric, evidence['spread'])} across seeds"
+        return f"varies by {wording.size(metric, evidence['spread'])} across seeds"
     raise ValueError(f"unknown diagnosis code {code!r}; expected one of the codes in compare.diagnosis.findings.CODES")
 
 

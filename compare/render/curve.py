@@ -18,7 +18,7 @@ from compare.render.format import score, seconds  # noqa: E402
 from compare.render.html import STYLE, html_table  # noqa: E402
 from compare.render.markdown import markdown_table  # noqa: E402
 from compare.render.tables import Table  # noqa: E402
-from compare.scoring import kinds  # noqa: E402
+from compare.scoring import wording  # noqa: E402
 
 FIGURE = "curve.png"
 
@@ -41,7 +41,7 @@ def curve_figure(curve: dict) -> bytes:
     if curve["catch_up_size"] is not None:
         ax.axvline(curve["catch_up_size"], color="0.4", linestyle=":", linewidth=1.2)
         ax.annotate(
-            "scratch within 1 point" if kinds.is_fraction(scores[0]) else "scratch within 0.01",
+            "scratch within 1 point" if wording.is_fraction(scores[0]) else "scratch within 0.01",
             (curve["catch_up_size"], 0.02),
             xycoords=("data", "axes fraction"),
             xytext=(-4, 0),
@@ -57,7 +57,7 @@ def curve_figure(curve: dict) -> bytes:
     ax.set_xlabel("training examples (log scale)")
     seeds = len(curve["seeds"])
     band = f", band: ±1 sd over {seeds} seeds" if seeds > 1 else ""
-    ax.set_ylabel(f"{curve['split']} {kinds.name(scores[0])} (mean{band})")
+    ax.set_ylabel(f"{curve['split']} {wording.name(scores[0])} (mean{band})")
     ax.set_title("Learning curve")
     ax.legend(frameon=False)
     style_axes(ax)
@@ -74,8 +74,8 @@ def curve_table(curve: dict) -> Table:
     gap = gaps(curve["points"], scores)
     header = ["train size"]
     for name in sides:
-        header += [f"{name} {kinds.name(first)}", f"{name} {kinds.name(second)}", f"{name} train time"]
-    fraction = kinds.is_fraction(first)
+        header += [f"{name} {wording.name(first)}", f"{name} {wording.name(second)}", f"{name} train time"]
+    fraction = wording.is_fraction(first)
     header.append("gap (points)" if fraction else "gap")
     rows = []
     for size in curve["sizes"]:
@@ -88,18 +88,18 @@ def curve_table(curve: dict) -> Table:
             sd = f"{p.std * 100:.1f}" if fraction else f"{p.std:.3f}"
             spread = f" ± {sd} ({score(first, p.low)}–{score(first, p.high)})" if len(p.values) > 1 else ""
             row += [f"{score(first, p.mean)}{spread}", score(second, p.second), seconds(p.seconds)]
-        row.append(kinds.signed_number(first, gap[size]) if size in gap else "–")
+        row.append(wording.signed_number(first, gap[size]) if size in gap else "–")
         rows.append(row)
     seeds = len(curve["seeds"])
     unit = "in percent " if fraction else ""
     note = (
-        f"{kinds.name(first)[:1].upper()}{kinds.name(first)[1:]} {unit}on the full {curve['split']} split: mean over "
+        f"{wording.name(first)[:1].upper()}{wording.name(first)[1:]} {unit}on the full {curve['split']} split: mean over "
         f"{seeds} seed(s)"
         + (", ± the sample standard deviation, (lowest–highest)" if seeds > 1 else "")
         + "; each seed draws its own train subset and initialisation. Gap: fine-tuned minus from-scratch."
     )
     return Table(
-        f"{kinds.name(first)[:1].upper()}{kinds.name(first)[1:]} by training-set size", header, rows, note=note
+        f"{wording.name(first)[:1].upper()}{wording.name(first)[1:]} by training-set size", header, rows, note=note
     )
 
 
@@ -130,7 +130,7 @@ def render_html(curve: dict, png: bytes) -> str:
         f"seeds {', '.join(map(str, curve['seeds']))} · {html.escape(curve['profile'])} profile</p>",
         f'<div class="verdict"><div class="head">{answer}</div></div>',
         f'<div class="card"><figure><img src="data:image/png;base64,{data}" alt="Learning curve">'
-        f"<figcaption>Test {kinds.name(metrics(curve)[0])} against training-set size</figcaption></figure></div>",
+        f"<figcaption>Test {wording.name(metrics(curve)[0])} against training-set size</figcaption></figure></div>",
         html_table(curve_table(curve)),
     ]
     return (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from compare.render.format import score
 from compare.render.tables import Table
-from compare.scoring import kinds
+from compare.scoring import wording
 
 NO_FINDINGS = "No finding qualifies this score: training ended as planned and nothing below says otherwise."
 
@@ -37,9 +37,9 @@ def training_curve_table(results: dict) -> Table | None:
         for name, curve in section["curves"].items()
         for point in curve
     ]
-    header = f"validation {kinds.name(metric)}" + (" %" if kinds.is_fraction(metric) else "")
+    header = f"validation {wording.name(metric)}" + (" %" if wording.is_fraction(metric) else "")
     return Table(
-        f"Validation {kinds.name(metric)} against training time",
+        f"Validation {wording.name(metric)} against training time",
         ["model", "epoch", "cumulative training seconds", header],
         rows or [["–", "–", "–", "no run recorded a training history"]],
         note=section["equal_time"],

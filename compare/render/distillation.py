@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compare.render.format import score, signed_score, signed_score_ci, training_time
 from compare.render.tables import Table
-from compare.scoring import kinds
+from compare.scoring import wording
 from compare.scoring.statistics import p_value
 from core.sides import FROM_SCRATCH, PRETRAINED, STUDENT
 
@@ -13,8 +13,8 @@ def pair_table(results: dict) -> Table | None:
     pairs = results.get("comparisons")
     if not pairs:
         return None
-    first, second = kinds.scores(kinds.of_results(results))
-    unit = " (points)" if kinds.is_fraction(first) else ""
+    first, second = wording.of_results(results).scores
+    unit = " (points)" if wording.is_fraction(first) else ""
     test = "McNemar" if "mcnemar_p" in pairs[0] else "paired bootstrap"
     holm = "mcnemar_p_holm" if "mcnemar_p" in pairs[0] else "bootstrap_p_holm"
     rows = [
@@ -33,9 +33,9 @@ def pair_table(results: dict) -> Table | None:
         "Every pair (paired bootstrap)",
         [
             "pair",
-            f"{kinds.name(first)} diff{unit}",
+            f"{wording.name(first)} diff{unit}",
             f"95% CI{unit}",
-            f"{kinds.name(second)} diff{unit}",
+            f"{wording.name(second)} diff{unit}",
             f"{test} p",
             "Holm p",
             "winner",
@@ -51,7 +51,7 @@ def gap_table(results: dict) -> Table | None:
     if not gap:
         return None
     models, metric = results["models"], gap.get("metric", "accuracy")
-    label = kinds.name(metric) + (" %" if kinds.is_fraction(metric) else "")
+    label = wording.name(metric) + (" %" if wording.is_fraction(metric) else "")
     rows = [
         [name, score(metric, models[name][metric]), training_time(models[name])]
         for name in (PRETRAINED, FROM_SCRATCH, STUDENT)
@@ -62,7 +62,7 @@ def gap_table(results: dict) -> Table | None:
         f"Gap closed by distillation: {value} {ci}",
         ["model", label, "training time"],
         rows,
-        note=f"(scratch-distilled − scratch) / (finetune − scratch) in {kinds.name(metric)}, with its paired "
+        note=f"(scratch-distilled − scratch) / (finetune − scratch) in {wording.name(metric)}, with its paired "
         "bootstrap 95% interval: 0% is no gain over the from-scratch model, 100% the whole gap. The student's "
         "training time is given with the time its teacher took to label the transfer set; the teacher's own "
         "training is not in it.",

@@ -1,4 +1,5 @@
-"""The report's figures as PNG bytes, for each kind of task (`all_figures`).
+"""The report's figures as PNG bytes, for each kind of task (`all_figures`; the kind names its figures, `Kind.figures`,
+drawn by `FIGURES`).
 
 Single label: the headline score (accuracy) against cost, confusion matrices, reliability diagrams and F1 per
 class. Multi-label: macro-F1 against cost, the reliability of every label's probability, F1 per label.
@@ -19,8 +20,7 @@ import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 from compare.render.format import short_count  # noqa: E402
-from compare.scoring import kinds  # noqa: E402
-from core.tasks import MULTI_LABEL, REGRESSION  # noqa: E402
+from compare.scoring import wording  # noqa: E402
 
 FIGURE_TITLES = {
     "accuracy_vs_cost.png": "Accuracy against cost",
@@ -171,7 +171,7 @@ def score_against_cost(models: dict, baselines: dict, metric: str = "accuracy") 
     for key_b, entry in baselines.items():
         if entry:
             axes[1].annotate(
-                f"{kinds.REFERENCE_NAMES.get(key_b, key_b)} {entry[metric]:.3f}",
+                f"{wording.REFERENCE_NAMES.get(key_b, key_b)} {entry[metric]:.3f}",
                 (1.0, entry[metric]),
                 xycoords=("axes fraction", "data"),
                 xytext=(-4, 3),
@@ -180,8 +180,8 @@ def score_against_cost(models: dict, baselines: dict, metric: str = "accuracy") 
                 fontsize=8,
                 color="0.35",
             )
-    axes[0].set_ylabel(f"test {kinds.name(metric)} (95% interval)")
-    fig.suptitle(f"{kinds.name(metric)[:1].upper()}{kinds.name(metric)[1:]} against cost")
+    axes[0].set_ylabel(f"test {wording.name(metric)} (95% interval)")
+    fig.suptitle(f"{wording.name(metric)[:1].upper()}{wording.name(metric)[1:]} against cost")
     fig.tight_layout()
     return png_bytes(fig)
 
@@ -210,22 +210,35 @@ def predicted_against_gold(models: dict, outputs: dict[str, np.ndarray], gold: n
     return png_bytes(fig)
 
 
+# How each figure a kind names (`Kind.figures`) is drawn: its file name, and the figure from results.json's `models`,
+# its labels, the models' outputs and the gold answers.
+FIGURES = {
+    "confusion_matrices": (
+        "confusion_matrices.png",
+        lambda models, labels, outputs, gold: confusion_matrices(models, labels),
+    ),
+    "reliability": ("reliability.png", lambda models, labels, outputs, gold: reliability_diagrams(models)),
+    "label_reliability": (
+        "reliability.png",
+        lambda models, labels, outputs, gold: reliability_diagrams(
+            models, "each label's probability of its more likely answer"
+        ),
+    ),
+    "per_class_f1": ("per_class_f1.png", lambda models, labels, outputs, gold: per_class_f1(models, labels)),
+    "per_label_f1": ("per_label_f1.png", lambda models, labels, outputs, gold: per_class_f1(models, labels, "label")),
+    "predicted_vs_gold": (
+        "predicted_vs_gold.png",
+        lambda models, labels, outputs, gold: predicted_against_gold(models, outputs, gold),
+    ),
+}
+
+
 def all_figures(results: dict, outputs: dict[str, np.ndarray], gold: np.ndarray) -> dict[str, bytes]:
-    """Every figure of the report for its kind of task, by file name."""
+    """Every figure of the report for its kind of task, by file name: the headline against cost, then the kind's."""
     models, baselines, labels = results["models"], results["baselines"], results["labels"]
-    metric, kind = results["headline_metric"], kinds.of_results(results)
-    cost = {f"{metric}_vs_cost.png": score_against_cost(models, baselines, metric)}
-    if kind == REGRESSION:
-        return {**cost, "predicted_vs_gold.png": predicted_against_gold(models, outputs, gold)}
-    if kind == MULTI_LABEL:
-        return {
-            **cost,
-            "reliability.png": reliability_diagrams(models, "each label's probability of its more likely answer"),
-            "per_label_f1.png": per_class_f1(models, labels, "label"),
-        }
-    return {
-        **cost,
-        "confusion_matrices.png": confusion_matrices(models, labels),
-        "reliability.png": reliability_diagrams(models),
-        "per_class_f1.png": per_class_f1(models, labels),
-    }
+    metric, kind = results["headline_metric"], wording.of_results(results)
+    figures = {f"{metric}_vs_cost.png": score_against_cost(models, baselines, metric)}
+    for name in kind.figures:
+        filename, draw = FIGURES[name]
+        figures[filename] = draw(models, labels, outputs, gold)
+    return figures

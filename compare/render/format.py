@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from compare.scoring import kinds
+from compare.scoring import wording
 
 
 def pct(value: float | None, digits: int = 1) -> str:
@@ -21,22 +21,22 @@ def score(metric: str, value: float | None) -> str:
     """A score as the tables print it: a fraction in percent (`84.2`), a correlation or error as is (`0.842`)."""
     if value is None:
         return "–"
-    return pct(value) if kinds.is_fraction(metric) else f"{value:.3f}"
+    return pct(value) if wording.is_fraction(metric) else f"{value:.3f}"
 
 
 def score_ci(metric: str, bounds: list[float] | None) -> str:
-    if not bounds or kinds.is_fraction(metric):
+    if not bounds or wording.is_fraction(metric):
         return ci(bounds)
     return f"[{bounds[0]:.3f}, {bounds[1]:.3f}]"
 
 
 def signed_score(metric: str, value: float) -> str:
     """A difference in `metric`: points to two decimals (`+4.21`), or a correlation's (`+0.042`)."""
-    return f"{value * 100:+.2f}" if kinds.is_fraction(metric) else f"{value:+.3f}"
+    return f"{value * 100:+.2f}" if wording.is_fraction(metric) else f"{value:+.3f}"
 
 
 def signed_score_ci(metric: str, bounds: list[float]) -> str:
-    return signed_ci(bounds) if kinds.is_fraction(metric) else f"[{bounds[0]:+.3f}, {bounds[1]:+.3f}]"
+    return signed_ci(bounds) if wording.is_fraction(metric) else f"[{bounds[0]:+.3f}, {bounds[1]:+.3f}]"
 
 
 def short_count(value: float) -> str:

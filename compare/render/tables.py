@@ -5,21 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compare.render.format import count, pct, score, score_ci, signed_score, signed_score_ci, size, training_time
-from compare.scoring import kinds
+from compare.scoring import wording
 from compare.scoring.statistics import significance_text
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
-
-# Besides the kind's two scores (with their intervals), each kind's headline table shows these, formatted so.
-EXTRA_COLUMNS = {
-    SINGLE_LABEL: (("mcc", "MCC", "{:.3f}"), ("ece", "ECE", "{:.3f}"), ("log_loss", "log loss", "{:.3f}")),
-    MULTI_LABEL: (
-        ("subset_accuracy", "subset accuracy %", "pct"),
-        ("hamming_loss", "Hamming loss %", "pct"),
-        ("ece", "ECE (mean per label)", "{:.3f}"),
-        ("log_loss", "log loss", "{:.3f}"),
-    ),
-    REGRESSION: (("mse", "MSE", "{:.3f}"), ("mae", "MAE", "{:.3f}")),
-}
 
 
 @dataclass
@@ -49,13 +36,8 @@ def model_titles(results: dict) -> str:
 def task_line(results: dict) -> str:
     """`Task: multi-label classification (7 labels), ranked by macro-F1; each input is a pair of texts, from the
     columns sentence1 and sentence2.`"""
-    kind = kinds.of_results(results)
-    what = {
-        SINGLE_LABEL: f"single-label classification ({len(results['labels'])} classes)",
-        MULTI_LABEL: f"multi-label classification ({len(results['labels'])} labels)",
-        REGRESSION: "regression",
-    }[kind]
-    line = f"Task: {what}, ranked by {kinds.name(kinds.headline(kind))}"
+    kind = wording.of_results(results)
+    line = f"Task: {kind.describe_labels(results['labels'])}, ranked by {wording.name(kind.headline)}"
     columns = results.get("columns")
     if columns:
         text = " + ".join(columns["text"])
@@ -72,11 +54,11 @@ def verdict_markdown(results: dict) -> str:
 def headline(results: dict) -> Table:
     """The kind's two scores of every model with their intervals (and, with several seeds, the headline's spread),
     its other scores, then the reference rows."""
-    kind = kinds.of_results(results)
-    first, second = kinds.scores(kind)
+    kind = wording.of_results(results)
+    first, second = kind.scores
     seeds = results.get("seeds", {})
     several = bool(seeds) and min(len(s["seeds"]) for s in seeds.values()) > 1
-    extras = EXTRA_COLUMNS[kind]
+    extras = kind.table_columns  # its other scores: (key, header, format)
     rows = []
     for name, m in results["models"].items():
         row = [name, f"{score(first, m[first])} {score_ci(first, m[f'{first}_ci'])}"]
@@ -88,7 +70,7 @@ def headline(results: dict) -> Table:
     for key, b in results["baselines"].items():
         muted.add(len(rows))
         row = [
-            kinds.REFERENCE_NAMES.get(key, key),
+            wording.REFERENCE_NAMES.get(key, key),
             score(first, b[first]),
             *([""] if several else []),
             score(second, b[second]),
@@ -98,13 +80,7 @@ def headline(results: dict) -> Table:
     note = "Intervals: percentile bootstrap over the examples. The reference rows are trained on the same train split."
     if results.get("columns"):
         note += " Each input is a pair of texts; the TF-IDF reference rows read both."
-    if kind == MULTI_LABEL:
-        note += (
-            " Each model predicts a label when its probability reaches the label's threshold, chosen on validation "
-            "(per label, in the table Per label); ECE is the mean over labels of each label's calibration error."
-        )
-    if kind == REGRESSION:
-        note += " No calibration: a regression model gives values, not probabilities, so ECE and log loss do not apply."
+    note += kind.table_note
     if several:
         n_seeds = len(next(iter(seeds.values()))["seeds"])
         header.insert(2, f"{_score_header(first, interval=False)} over {n_seeds} seeds (mean ± sd)")
@@ -114,8 +90,8 @@ def headline(results: dict) -> Table:
 
 def _score_header(metric: str, interval: bool = True) -> str:
     """`accuracy % [95% CI]`, `Spearman [95% CI]`."""
-    unit = " %" if kinds.is_fraction(metric) else ""
-    return f"{kinds.name(metric)}{unit}" + (" [95% CI]" if interval else "")
+    unit = " %" if wording.is_fraction(metric) else ""
+    return f"{wording.name(metric)}{unit}" + (" [95% CI]" if interval else "")
 
 
 def _extra(entry: dict, key: str, form: str) -> str:
@@ -127,9 +103,9 @@ def _extra(entry: dict, key: str, form: str) -> str:
 def difference(results: dict) -> Table:
     """The first model minus the second in the kind's two scores, with the paired intervals and the kind's test."""
     c = results["comparison"]
-    metrics = kinds.scores(kinds.of_results(results))
-    unit = " (points)" if kinds.is_fraction(metrics[0]) else ""
-    rows = [[kinds.name(m), signed_score(m, c[f"{m}_diff"]), signed_score_ci(m, c[f"{m}_diff_ci"])] for m in metrics]
+    metrics = wording.of_results(results).scores
+    unit = " (points)" if wording.is_fraction(metrics[0]) else ""
+    rows = [[wording.name(m), signed_score(m, c[f"{m}_diff"]), signed_score_ci(m, c[f"{m}_diff_ci"])] for m in metrics]
     if "mcnemar_p" in c:
         note = (
             f"McNemar exact test: {c['a']} right and {c['b']} wrong on {c['mcnemar_b']} examples, the reverse on "
@@ -137,7 +113,7 @@ def difference(results: dict) -> Table:
         )
     else:
         note = (
-            f"Paired bootstrap test of the {kinds.name(metrics[0])} difference: {significance_text(c)} (twice the "
+            f"Paired bootstrap test of the {wording.name(metrics[0])} difference: {significance_text(c)} (twice the "
             "share of resamples on the losing side of 0)."
         )
     if c.get("disagreements") is not None:
@@ -201,7 +177,7 @@ def seeds(results: dict) -> Table | None:
     section = results.get("seeds", {})
     if not section or max(len(s["seeds"]) for s in section.values()) < 2:
         return None
-    first, second = kinds.scores(kinds.of_results(results))
+    first, second = wording.of_results(results).scores
     rows = []
     for name, s in section.items():
         rows.append(
@@ -214,7 +190,7 @@ def seeds(results: dict) -> Table | None:
             ]
         )
     diffs = results["comparison"].get(f"seed_{first}_diffs") or []
-    unit = " (points)" if kinds.is_fraction(first) else ""
+    unit = " (points)" if wording.is_fraction(first) else ""
     return Table(
         "Across training seeds",
         [
@@ -225,21 +201,21 @@ def seeds(results: dict) -> Table | None:
             f"{_score_header(second, interval=False)} mean ± sd",
         ],
         rows,
-        note=f"Per-seed {kinds.name(first)} differences{unit}: "
-        + ", ".join(kinds.signed_number(first, d) for d in diffs),
+        note=f"Per-seed {wording.name(first)} differences{unit}: "
+        + ", ".join(wording.signed_number(first, d) for d in diffs),
     )
 
 
 def per_class(results: dict) -> Table | None:
     """Precision, recall and F1 of each class (single label) or label (multi-label, with each model's threshold and
     calibration error for it); None for regression."""
-    kind = kinds.of_results(results)
-    if kind == REGRESSION:
+    kind = wording.of_results(results)
+    unit = kind.unit
+    if unit is None:  # no labels to score one by one
         return None
     names = list(results["models"])
-    unit = "label" if kind == MULTI_LABEL else "class"
     header = [unit, "support"] + [f"{n} P / R / F1" for n in names]
-    if kind == MULTI_LABEL:
+    if kind.decides_by_thresholds:
         header += [f"{n} threshold / ECE" for n in names]
     rows = []
     for k, label in enumerate(results["labels"]):
@@ -248,18 +224,12 @@ def per_class(results: dict) -> Table | None:
         for n in names:
             c = results["models"][n]["per_class"][label]
             cells.append(f"{c['precision']:.3f} / {c['recall']:.3f} / {c['f1']:.3f}")
-        if kind == MULTI_LABEL:
+        if kind.decides_by_thresholds:
             for n in names:
                 m = results["models"][n]
                 cells.append(f"{m['thresholds'][k]:.3f} / {m['per_class'][label]['ece']:.3f}")
         rows.append([label, str(support), *cells])
-    note = ""
-    if kind == MULTI_LABEL:
-        note = (
-            "Each label is a yes/no decision: its probability against the model's threshold for it, chosen on "
-            "validation to maximise the label's F1 (0.5 for a label absent from validation)."
-        )
-    return Table(f"Per {unit}", header, rows, note=note)
+    return Table(f"Per {unit}", header, rows, note=kind.per_class_note)
 
 
 def examples(title: str, rows: list[dict], names: list[str], note: str = "") -> Table:
@@ -293,8 +263,8 @@ def _answer(model: dict, gold) -> str:
 
 def error_tables(results: dict, analysis: dict) -> list[Table]:
     """Where the models disagree, and each model's most confident mistakes (largest errors, for regression)."""
-    names, kind, n = list(results["models"]), kinds.of_results(results), results["n"]
-    if kind == REGRESSION:
+    names, kind, n = list(results["models"]), wording.of_results(results), results["n"]
+    if kind.gives_values:  # values always differ: the examples they differ on most
         first = examples(
             "Where the models differ most",
             analysis["disagreements"],
@@ -303,16 +273,11 @@ def error_tables(results: dict, analysis: dict) -> list[Table]:
         )
         mistakes = "Largest errors of"
     else:
-        how = (
-            "the widest gap between two models' probabilities of one label first (the labels each model chose)"
-            if kind == MULTI_LABEL
-            else "the most confident disagreements first (label and the probability the model gave it)"
-        )
         first = examples(
             "Where the models disagree",
             analysis["disagreements"],
             names,
-            f"{analysis['disagreement_count']} of {n} examples; {how}.",
+            f"{analysis['disagreement_count']} of {n} examples; {kind.disagreement_order}.",
         )
         mistakes = "Most confident mistakes of"
     return [

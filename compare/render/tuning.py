@@ -12,7 +12,7 @@ from matplotlib.ticker import MaxNLocator
 from compare.render.figures import color, png_bytes, style_axes
 from compare.render.format import score
 from compare.render.tables import Table
-from compare.scoring import kinds
+from compare.scoring import wording
 from compare.tune import trial_name
 
 FIGURE = "tuning.png"
@@ -31,7 +31,7 @@ def tuning_tables(results: dict) -> list[Table]:
         return []
     sides = list(tuning)
     metric = next(iter(tuning.values())).get("metric", "accuracy")
-    label = kinds.name(metric) + (" %" if kinds.is_fraction(metric) else "")
+    label = wording.name(metric) + (" %" if wording.is_fraction(metric) else "")
     longest = max(len(tuning[side]["expected_max_validation"]) for side in sides)
     curve_rows = []
     for n in range(1, longest + 1):
@@ -41,7 +41,7 @@ def tuning_tables(results: dict) -> list[Table]:
             row.append(score(metric, values[n - 1]) if n <= len(values) else "–")
         curve_rows.append(row)
     expected = Table(
-        f"Tuning: expected best validation {kinds.name(metric)} against the number of trials",
+        f"Tuning: expected best validation {wording.name(metric)} against the number of trials",
         ["trials", *(f"{side} validation {label}" for side in sides)],
         curve_rows,
         note="The expected maximum of n trials drawn from those run (Dodge et al. 2019, 'Show Your Work'): how much "
@@ -67,7 +67,7 @@ def tuning_tables(results: dict) -> list[Table]:
         ["model", "trial", "parameters", f"validation {label}", "chosen", f"{results['split']} {label}"],
         trial_rows,
         note=f"Each side's model in this report is its chosen trial, the one with the best validation "
-        f"{kinds.name(metric)}; only it was scored on the {results['split']} split.",
+        f"{wording.name(metric)}; only it was scored on the {results['split']} split.",
     )
     return [expected, trials]
 
@@ -75,16 +75,16 @@ def tuning_tables(results: dict) -> list[Table]:
 def tuning_figure(tuning: dict, metric: str = "accuracy") -> bytes:
     """Each side's expected best validation score against the number of trials, the trials themselves as dots."""
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for i, (side, record) in enumerate(tuning.items()):
-        curve = record["expected_max_validation"]
+    for i, (side, search) in enumerate(tuning.items()):
+        curve = search["expected_max_validation"]
         ax.plot(range(1, len(curve) + 1), curve, marker="o", color=color(i), label=f"{side}: expected best of n")
-        trials = [trial[f"validation_{metric}"] for trial in record["trials"]]
+        trials = [trial[f"validation_{metric}"] for trial in search["trials"]]
         ax.scatter(range(1, len(trials) + 1), trials, color=color(i), alpha=0.35, s=18, label=f"{side}: each trial")
     style_axes(ax)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("number of trials n (the dots: each trial's own score, in trial order)")
-    ax.set_ylabel(f"validation {kinds.name(metric)}")
-    ax.set_title(f"Tuning: expected best validation {kinds.name(metric)} of n trials")
+    ax.set_ylabel(f"validation {wording.name(metric)}")
+    ax.set_title(f"Tuning: expected best validation {wording.name(metric)} of n trials")
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return png_bytes(fig)

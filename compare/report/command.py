@@ -1,7 +1,7 @@
 """`python -m compare report --runs RUN RUN [...] --output-dir DIR`: score runs on one split and write the report.
 
 Reads the runs only through `run.json` and `core.classifier.load`, scores every model on the same labelled
-split with the scores of its kind of task (single label, multi-label or regression; `compare.scoring.kinds`),
+split with the scores of its kind of task (single label, multi-label or regression; `core.kinds`),
 compares the first two, and writes `report.md`, a self-contained `report.html`, `results.json`,
 `predictions.jsonl` and the figures into DIR, which appears only when all of it succeeded. Translation runs
 get the translation report instead (`compare.translation.report`).
@@ -29,11 +29,10 @@ from compare.report.publish import check_output_dir, report_directory
 from compare.report.qualify import qualify
 from compare.report.results import build_results, prediction_rows, write_predictions
 from compare.report.runs import EvalSplit, Model, check_compatible, group_models, leakage_notes, load_split, read_runs
-from compare.scoring import baselines as baseline_models
-from compare.scoring import kinds
+from compare.scoring import wording
 from compare.scoring.costs import run_costs
 from compare.scoring.error_analysis import confident_mistakes, count_disagreements, disagreements
-from compare.scoring.scores import decide, quick_scores, score
+from compare.scoring.scores import decide
 from compare.scoring.statistics import StatisticsArguments
 from compare.scoring.timing import predict_split, single_text_latency
 from compare.translation.arguments import TranslationReportArguments
@@ -41,7 +40,6 @@ from compare.translation.report import build_translation_report
 from core import sides
 from core.classifier import Classifier, load
 from core.rundir import RunError, environment, write_json
-from core.tasks import MULTI_LABEL, REGRESSION
 from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
@@ -96,8 +94,8 @@ def build_report(
     progress.stage(
         "reference rows (trained on %d rows), %s: %s",
         len(split.train_gold),
-        kinds.name(split.headline),
-        ", ".join(f"{kinds.REFERENCE_NAMES[key]} {row[split.headline]:.3f}" for key, row in baselines.items()),
+        wording.name(split.headline),
+        ", ".join(f"{wording.REFERENCE_NAMES[key]} {row[split.headline]:.3f}" for key, row in baselines.items()),
     )
     settings = {"latency_samples": args.latency_samples, "error_examples": args.examples}
     results = build_results(
@@ -135,35 +133,35 @@ def score_models(
         kind's two scores).
     """
     entries, outputs, decisions, seed_scores = {}, {}, {}, {}
-    kind = split.problem_type
+    kind = split.kind
     for model in models:
-        seed_scores[model.name] = {metric: [] for metric in kinds.scores(kind)}
+        seed_scores[model.name] = {metric: [] for metric in kind.scores}
         for run in model.runs:
             classifier = loader(run.path, model.name)
             if list(classifier.labels) != split.labels:
                 raise RunError(f"{run.path} predicts labels {classifier.labels}, but its run.json says {split.labels}.")
-            run_outputs, throughput = predict_split(classifier, split.texts, split.pairs, kind)
-            run_decisions = decide(classifier, run_outputs, kind)
-            scores = quick_scores(run_decisions, split.gold, len(split.labels), kind)
+            run_outputs, throughput = predict_split(classifier, split.texts, split.pairs)
+            run_decisions = decide(classifier, run_outputs)
+            scores = kind.quick_scores(run_decisions, split.gold, len(split.labels))
             for metric, value in scores.items():
                 seed_scores[model.name][metric].append(value)
             if run is model.primary:
                 outputs[model.name], decisions[model.name] = run_outputs, run_decisions
-                speed = single_text_latency(classifier, split.texts, args.latency_samples, split.pairs, kind)
+                speed = single_text_latency(classifier, split.texts, args.latency_samples, split.pairs)
                 entries[model.name] = {
-                    **score(run_outputs, run_decisions, split.gold, split.labels, stats, kind),
-                    **({"thresholds": [float(t) for t in run.run["thresholds"]]} if kind == MULTI_LABEL else {}),
-                    **run_costs(run.run, run.path),
+                    **kind.report_scores(run_outputs, run_decisions, split.gold, split.labels, stats),
+                    **({"thresholds": [float(t) for t in run.record.thresholds]} if kind.decides_by_thresholds else {}),
+                    **run_costs(run.record, run.path),
                     **speed,
                     "throughput_per_s": throughput,
                     "seed": run.seed,
-                    "title": sides.run_title(run.run),
+                    "title": sides.run_title(run.record),
                 }
             progress.stage(
                 "scored %s (seed %s): %s, %.0f inputs/s",
                 model.name,
                 run.seed,
-                ", ".join(f"{kinds.name(metric)} {value:.4f}" for metric, value in scores.items()),
+                ", ".join(f"{wording.name(metric)} {value:.4f}" for metric, value in scores.items()),
                 throughput,
             )
             del classifier
@@ -172,8 +170,8 @@ def score_models(
 
 def score_baselines(split: EvalSplit) -> dict:
     """The kind's reference rows, trained on the train split and scored on the evaluated one."""
-    return baseline_models.reference_rows(
-        split.problem_type, split.part("train"), split.part("validation"), split.part(split.name), len(split.labels)
+    return split.kind.reference_rows(
+        split.part("train"), split.part("validation"), split.part(split.name), len(split.labels)
     )
 
 
@@ -182,9 +180,9 @@ def error_analysis(
 ) -> dict:
     """The examples the models disagree on (with their number; none counted for regression, whose values always
     differ) and each model's most confident mistakes (largest errors, for regression)."""
-    kind, texts, gold, labels = split.problem_type, split.texts, split.gold, split.labels
+    kind, texts, gold, labels = split.kind, split.texts, split.gold, split.labels
     return {
-        "disagreement_count": None if kind == REGRESSION else count_disagreements(decisions),
+        "disagreement_count": None if kind.gives_values else count_disagreements(decisions),
         "disagreements": disagreements(texts, gold, outputs, decisions, labels, limit, kind, split.pairs),
         "confident_mistakes": {
             name: confident_mistakes(texts, gold, outputs, decisions, name, labels, min(limit, 10), kind, split.pairs)

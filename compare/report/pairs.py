@@ -24,7 +24,7 @@ def comparisons(
     `<test>_p_holm` is that p Holm-adjusted over the pairs (`mcnemar_p_holm`, or `bootstrap_p_holm`)."""
     pairs = []
     for a, b in itertools.combinations([m.name for m in models], 2):
-        paired = paired_comparison(split.gold, decisions[a], decisions[b], len(split.labels), stats, split.problem_type)
+        paired = paired_comparison(split.gold, decisions[a], decisions[b], len(split.labels), stats, split.kind)
         result = {"a": a, "b": b, **paired}
         result["winner"], _ = verdict(a, b, result, metric=split.headline)
         pairs.append(result)
@@ -41,5 +41,5 @@ def pair_sections(models: list[Model], decisions: dict[str, np.ndarray], split: 
     sections = {"comparisons": comparisons(models, decisions, split, stats)}
     if {PRETRAINED, FROM_SCRATCH, STUDENT} <= set(decisions):
         preds = [decisions[name] for name in (PRETRAINED, FROM_SCRATCH, STUDENT)]
-        sections["gap_closed"] = gap_closed(split.gold, *preds, len(split.labels), stats, split.problem_type)
+        sections["gap_closed"] = gap_closed(split.gold, *preds, len(split.labels), stats, split.kind)
     return sections

@@ -14,7 +14,7 @@ from compare.report.runs import Model
 
 def qualify(results: dict, models: list[Model], seed_scores: dict[str, dict[str, list[float]]]) -> None:
     """Adds `models.<name>.diagnosis` and `training_curves`, and the findings' clause to the verdict, in place."""
-    runs = {model.name: model.primary.run for model in models}
+    runs = {model.name: model.primary.record for model in models}
     headline = results["headline_metric"]
     per_seed = {name: scores[headline] for name, scores in seed_scores.items()}
     several = min(len(model.runs) for model in models) > 1

@@ -15,9 +15,8 @@ import numpy as np
 
 from compare.report.pairs import pair_sections
 from compare.report.runs import EvalSplit, Model, input_columns
-from compare.scoring import kinds
 from compare.scoring.statistics import StatisticsArguments, paired_comparison, spread, verdict
-from core.tasks import MULTI_LABEL, REGRESSION
+from core.kinds import Kind
 
 SCHEMA_VERSION = 1
 
@@ -30,7 +29,7 @@ def comparison(
     result = {
         "a": a,
         "b": b,
-        **paired_comparison(split.gold, decisions[a], decisions[b], len(split.labels), stats, split.problem_type),
+        **paired_comparison(split.gold, decisions[a], decisions[b], len(split.labels), stats, split.kind),
     }
     seed_diffs = None
     if len(models[0].runs) > 1:
@@ -40,14 +39,14 @@ def comparison(
     return result
 
 
-def seeds_section(models: list[Model], seed_scores: dict, problem_type: str) -> dict:
+def seeds_section(models: list[Model], seed_scores: dict, kind: Kind) -> dict:
     """Per model: the seeds, their runs and the kind's two scores, with their mean and standard deviation across
     seeds."""
     section = {}
     for model in models:
         scores = seed_scores[model.name]
         entry = {"seeds": [r.seed for r in model.runs], "runs": [str(r.path) for r in model.runs]}
-        for metric in kinds.scores(problem_type):
+        for metric in kind.scores:
             entry[metric] = scores[metric]
             summary = spread(scores[metric])
             entry[f"{metric}_mean"], entry[f"{metric}_std"] = summary["mean"], summary["std"]
@@ -73,10 +72,10 @@ def build_results(
         "schema_version": SCHEMA_VERSION,
         "split": split.name,
         "n": len(split.gold),
-        "problem_type": split.problem_type,
+        "problem_type": split.kind.name,
         "headline_metric": split.headline,
         "labels": split.labels,
-        "columns": input_columns(models[0].primary.run),
+        "columns": input_columns(models[0].primary.record),
         "runs": {m.name: str(m.primary.path) for m in models},
         "settings": {**stats.settings(), **settings},
         "data": {"source": split.source, "baseline_train_rows": len(split.train_gold), "notes": notes},
@@ -84,7 +83,7 @@ def build_results(
         "baselines": baselines,
         "comparison": comparison(models, decisions, seed_scores, split, stats),
         **pair_sections(models, decisions, split, stats),
-        "seeds": seeds_section(models, seed_scores, split.problem_type),
+        "seeds": seeds_section(models, seed_scores, split.kind),
         "environment": environment,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
@@ -94,32 +93,12 @@ def prediction_rows(
     split: EvalSplit, outputs: dict[str, np.ndarray], decisions: dict[str, np.ndarray]
 ) -> Iterable[dict]:
     """predictions.jsonl rows: text (and second text), gold, and each model's answer (`predictions`), labels by name."""
-    labels, kind = split.labels, split.problem_type
+    labels, kind = split.labels, split.kind
     for i, text in enumerate(split.texts):
         row = {"text": text, **({"text_pair": split.pairs[i]} if split.pairs is not None else {})}
-        row["gold"] = answer(labels, split.gold[i], kind)
-        row["predictions"] = {name: prediction(labels, outputs[name][i], decisions[name][i], kind) for name in outputs}
+        row["gold"] = kind.answer(labels, split.gold[i])
+        row["predictions"] = {name: kind.prediction(labels, outputs[name][i], decisions[name][i]) for name in outputs}
         yield row
-
-
-def answer(labels: list[str], decision, problem_type: str):
-    """One decision in words: a label name, a list of label names (multi-label) or a number (regression)."""
-    if problem_type == REGRESSION:
-        return round(float(decision), 6)
-    if problem_type == MULTI_LABEL:
-        return [labels[k] for k in np.flatnonzero(decision)]
-    return labels[int(decision)]
-
-
-def prediction(labels: list[str], output, decision, problem_type: str) -> dict:
-    """One model's entry in a row's `predictions`: `{"label", "probs": {label: probability}}` for the classification
-    kinds, `{"value"}` for regression; predictions.jsonl's and `compare predict`'s JSONL rows share it."""
-    if problem_type == REGRESSION:
-        return {"value": answer(labels, output, problem_type)}
-    return {
-        "label": answer(labels, decision, problem_type),
-        "probs": {label: round(float(v), 6) for label, v in zip(labels, output)},
-    }
 
 
 def write_predictions(path: Path, rows: Iterable[dict]) -> None:

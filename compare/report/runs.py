@@ -1,6 +1,7 @@
 """The runs a report compares: reading them, grouping seeds into models, and refusing mismatched ones.
 
-Runs are read only through `run.json` and `core.classifier.load`; nothing here imports training code.
+Runs are read only through `run.json` (`core.record.read_run`) and `core.classifier.load`; nothing here imports
+training code.
 Runs sharing a name (the side, or `--names`) are seeds of one model; the first, by seed, is the model's
 primary run, whose predictions the bootstrap and error analysis use.
 """
@@ -18,8 +19,10 @@ import numpy as np
 from core import sides
 from core.args import DataArguments
 from core.data import TaskData, leakage, load_task
-from core.rundir import RunError, problem_type, read_run_json
-from core.tasks import REGRESSION, get_task
+from core.kinds import Kind
+from core.record import RunRecord, read_run
+from core.rundir import RunError
+from core.tasks import get_task
 from core.translator import is_translation_run
 
 
@@ -27,15 +30,15 @@ from core.translator import is_translation_run
 class ComparedRun:
     name: str
     path: Path
-    run: dict
+    record: RunRecord
 
     @property
     def seed(self) -> int | None:
-        return self.run["data"]["options"].get("seed")
+        return self.record.seed
 
     @property
     def train_rows(self) -> int:
-        return int(self.run["data"]["splits"].get("train", 0))
+        return self.record.train_rows
 
 
 @dataclass
@@ -53,18 +56,15 @@ class Model:
 @dataclass
 class EvalSplit:
     """The labelled split every model is scored on (`name`), and the task's other splits the reference rows learn
-    from, read from the task once."""
+    from, read from the task once; `kind` is the kind of task the runs solve."""
 
     name: str
     task: TaskData
-
-    @property
-    def problem_type(self) -> str:
-        return self.task.problem_type
+    kind: Kind
 
     @property
     def headline(self) -> str:
-        return self.task.headline
+        return self.kind.headline
 
     @property
     def labels(self) -> list[str]:
@@ -85,7 +85,7 @@ class EvalSplit:
 
     @functools.cached_property
     def gold(self) -> np.ndarray:
-        return gold(self.task, self.name)
+        return gold(self.task, self.name, self.kind)
 
     @property
     def train_gold(self) -> np.ndarray:
@@ -95,27 +95,26 @@ class EvalSplit:
         """(texts, second texts or None, gold) of one of the task's splits."""
         if split == self.name:
             return self.texts, self.pairs, self.gold
-        return self.task.texts(split), self.task.text_pairs(split), gold(self.task, split)
+        return self.task.texts(split), self.task.text_pairs(split), gold(self.task, split, self.kind)
 
 
-def gold(task: TaskData, split: str) -> np.ndarray:
+def gold(task: TaskData, split: str, kind: Kind) -> np.ndarray:
     """The gold answers of a split as the scores take them: int64 class ids (n,) or 0/1 rows (n, L), float64 values
-    (n,)."""
-    targets = task.targets(split)
-    return targets.astype(np.float64) if task.problem_type == REGRESSION else targets.astype(np.int64)
+    (n,) for a kind that gives values."""
+    return task.targets(split).astype(np.float64 if kind.gives_values else np.int64)
 
 
-def input_columns(run: dict) -> dict[str, list[str] | str] | None:
+def input_columns(record: RunRecord) -> dict[str, list[str] | str] | None:
     """For a pair task, the columns its two texts came from: `{"text": [columns], "text_pair": column}`; None for
     single texts. A named task read from its local mirror has the mirror's columns, else the options' or the task's."""
-    data = run["data"]
-    pair = data.get("text_pair_column")
+    data = record.data
+    pair = data.text_pair_column
     if pair is None:
         return None
-    options = data["options"]
+    options = data.options
     if options.get("task") is not None:
         spec = get_task(options["task"])
-        mirrored = "local mirror" in data["source"]
+        mirrored = "local mirror" in data.source
         text = spec.mirror_columns.text if mirrored else options.get("text_column") or spec.hub_columns.text
     else:
         text = options.get("text_column") or ["text"]
@@ -133,8 +132,8 @@ def read_runs(paths: list[str | Path], names: list[str] | None = None) -> list[C
                 f"{path} is a translation run; a classification report compares classifiers. Put translation runs "
                 "in a translation report of their own (`compare report --runs` with translation runs only)."
             )
-        run = read_run_json(path)
-        runs.append(ComparedRun(names[i] if names else sides.of_run(run).name, Path(path), run))
+        record = read_run(path)
+        runs.append(ComparedRun(names[i] if names else sides.of_run(record).name, Path(path), record))
     return runs
 
 
@@ -173,20 +172,20 @@ def check_compatible(runs: list[ComparedRun], split: str) -> list[str]:
     """
     first = runs[0]
     for run in runs[1:]:
-        kind, first_kind = problem_type(run.run), problem_type(first.run)
+        kind, first_kind = run.record.kind, first.record.kind
         if kind != first_kind:
             raise RunError(
-                f"Runs {first.path} and {run.path} solve different kinds of task: {first_kind} versus {kind}. "
-                "Compare runs trained on the same task."
+                f"Runs {first.path} and {run.path} solve different kinds of task: {first_kind.name} versus "
+                f"{kind.name}. Compare runs trained on the same task."
             )
-        if run.run["data"]["labels"] != first.run["data"]["labels"]:
+        if run.record.data.labels != first.record.data.labels:
             raise RunError(
-                f"Runs {first.path} and {run.path} have different label sets: {first.run['data']['labels']} versus "
-                f"{run.run['data']['labels']}. Compare runs trained on the same task."
+                f"Runs {first.path} and {run.path} have different label sets: {first.record.data.labels} versus "
+                f"{run.record.data.labels}. Compare runs trained on the same task."
             )
     check_same_splits(runs, split, "examples", labelled=True)
     notes = []
-    train = {r.run["data"]["fingerprints"].get("train") for r in runs}
+    train = {r.record.data.fingerprints.get("train") for r in runs}
     if len(train) > 1:
         rows = ", ".join(f"{r.name} (seed {r.seed}): {r.train_rows:,}" for r in runs)
         notes.append(f"The runs trained on different train subsets; train rows {rows}.")
@@ -207,16 +206,16 @@ def leakage_notes(split: str, items: list, train: list, unit: str) -> list[str]:
 
 
 def check_same_splits(runs: list, split: str, what: str, labelled: bool = False) -> None:
-    """Refuses runs (each with `path` and `run`, its run.json) of which one lacks `split`, or two saw different
+    """Refuses runs (each with `path` and `record`, its RunRecord) of which one lacks `split`, or two saw different
     `split` or validation splits, by the fingerprints run.json records; train splits may differ."""
     first = runs[0]
     for run in runs:
-        if split not in run.run["data"]["fingerprints"]:
-            have = ", ".join(run.run["data"]["fingerprints"]) or "none"
+        if split not in run.record.data.fingerprints:
+            have = ", ".join(run.record.data.fingerprints) or "none"
             kind = "labelled " if labelled else ""
             raise RunError(f"Run {run.path} has no {kind}{split!r} split (it has: {have}); choose another --split.")
     for run in runs[1:]:
-        ours, theirs = first.run["data"]["fingerprints"], run.run["data"]["fingerprints"]
+        ours, theirs = first.record.data.fingerprints, run.record.data.fingerprints
         for name in sorted((set(ours) | set(theirs) | {split}) - {"train"}):
             if ours.get(name) != theirs.get(name):
                 raise RunError(
@@ -226,11 +225,11 @@ def check_same_splits(runs: list, split: str, what: str, labelled: bool = False)
                 )
 
 
-def data_arguments(run: dict, options: type = DataArguments) -> Any:
+def data_arguments(record: RunRecord, options: type = DataArguments) -> Any:
     """The data options a run recorded, as `options` (DataArguments, or PairDataArguments for a translation
     run), unknown keys from newer versions ignored."""
     known = {f.name for f in dataclasses.fields(options)}
-    return options(**{k: v for k, v in run["data"]["options"].items() if k in known})
+    return options(**{k: v for k, v in record.data.options.items() if k in known})
 
 
 def load_split(runs: list[ComparedRun], split: str) -> EvalSplit:
@@ -241,20 +240,20 @@ def load_split(runs: list[ComparedRun], split: str) -> EvalSplit:
     sure every run recorded the same evaluated split, so its texts are every run's.
     """
     biggest = max(runs, key=lambda r: r.train_rows)
-    return EvalSplit(split, _load_checked(biggest, split))
+    return EvalSplit(split, _load_checked(biggest, split), biggest.record.kind)
 
 
 def _load_checked(run: ComparedRun, split: str) -> TaskData:
     try:
-        data = load_task(data_arguments(run.run))
+        data = load_task(data_arguments(run.record))
     except ValueError as error:
         raise RunError(f"Could not load the data run {run.path} was trained on: {error}") from error
-    if split in data.carved and split not in run.run["data"].get("carved_from_train", []):
+    if split in data.carved and split not in run.record.data.carved_from_train:
         raise RunError(
             f"The {split} split of {data.source} has no labels now, so it cannot be scored (run {run.path} was "
             f"trained with a labelled one). Restore its labels or choose another --split."
         )
-    if data.fingerprints[split] != run.run["data"]["fingerprints"][split]:
+    if data.fingerprints[split] != run.record.data.fingerprints[split]:
         raise RunError(
             f"The {split} split loaded now from {data.source} differs from the one run {run.path} recorded: the data "
             "changed since training. Retrain the runs on the current data."

@@ -26,7 +26,7 @@ from compare.run.launch import train_side
 from compare.run.profiles import side_data
 from compare.run.tuning import check_trials, tune_side
 from compare.scoring.statistics import StatisticsArguments
-from core import sides
+from core import kinds, sides
 from core.args import DataArguments
 from core.classifier import load
 from core.cli import working
@@ -81,9 +81,7 @@ def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
             task = load_task(options)
             checked.append(options)
     if args.class_weight:
-        from core.kinds import check_class_weight  # TensorFlow: only when there is a class weight to check
-
-        check_class_weight(args.class_weight, task.problem_type)
+        kinds.get(task.problem_type).check_class_weight(args.class_weight)
     if args.tune:
         for side in names:
             check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains

@@ -16,7 +16,8 @@ from compare.run.arguments import SideTrainingArguments
 from compare.run.launch import train_side
 from compare.run.profiles import side_data
 from core.args import DataArguments
-from core.rundir import RunError, read_run_json
+from core.record import read_run
+from core.rundir import RunError
 from core.sides import FROM_SCRATCH, PRETRAINED, STUDENT
 
 TEACHER = PRETRAINED
@@ -36,8 +37,8 @@ def student_flags(args: SideTrainingArguments, teacher: Path) -> list[str]:
 def teacher_changed(student: Path, teacher: Path) -> bool:
     """Whether the finished student in `student` learnt from another training of `teacher` than the one there now."""
     try:
-        recorded = read_run_json(student).get("distillation", {}).get("teacher_created")
-        return recorded != read_run_json(teacher).get("created")
+        recorded = (read_run(student).distillation or {}).get("teacher_created")
+        return recorded != read_run(teacher).created
     except RunError:
         return False  # no finished student: train_side trains it anyway
 

@@ -19,13 +19,11 @@ import sys
 import time
 from pathlib import Path
 
-from core import sides
+from core import record, sides
 from core.args import DataArguments
 from core.pairs import PairDataArguments
 from core.processes import run_command
-from core.rundir import RunError, read_run_json, write_json
-from core.tasks import TRANSLATION
-from core.translator import read_translation_run
+from core.rundir import RunError, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -93,8 +91,9 @@ def command(side: str, data: DataArguments | PairDataArguments, flags: list[str]
     ]
 
 
-def read_run(side: str, run_dir: Path) -> dict:
-    return read_translation_run(run_dir) if sides.get(side).task_kind == TRANSLATION else read_run_json(run_dir)
+def read_run(side: str, run_dir: Path) -> record.RunRecord:
+    """The finished run of `side` in `run_dir`, read as a run of the side's task kind."""
+    return record.read_run(run_dir, sides.get(side).task_kind)
 
 
 def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:
@@ -106,7 +105,7 @@ def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str
         request = json.loads(request_path(run_dir).read_text(encoding="utf-8"))
     except (RunError, ValueError):
         return False
-    same = sides.of_run(run).name == side and run["data"]["options"] == data.to_dict()
+    same = sides.of_run(run).name == side and run.data.options == data.to_dict()
     if not same or request.get("flags") != list(flags):
         return False
     if request.get("defaults") != side_defaults(side):

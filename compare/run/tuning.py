@@ -18,10 +18,11 @@ from compare.progress import Progress
 from compare.run.arguments import SideTrainingArguments, check_command_flags
 from compare.run.launch import train_side
 from compare.run.profiles import side_data
-from compare.scoring import kinds
+from compare.scoring import wording
 from compare.tune import sample_trials, trial_flags, trial_name, tuning_record
 from core.args import DataArguments
-from core.rundir import RunError, read_run_json
+from core.record import read_run
+from core.rundir import RunError
 
 
 def trial_dir(output_dir: Path, side: str, index: int, seed: int | None = None) -> Path:
@@ -65,9 +66,9 @@ def tune_side(
             trial_dir(output_dir, side, index),
             args.retrain,
         )
-        run = read_run_json(run_dir)
-        metric = run["data"].get("headline_metric", "accuracy")
-        value = run["validation"][metric]
+        record = read_run(run_dir)
+        metric = record.data.headline_metric or "accuracy"
+        value = record.validation[metric]
         found.append({"params": params, f"validation_{metric}": value, "run": str(run_dir)})
         progress.stage(
             "%s %s %s %s: validation %s %.4f",
@@ -75,21 +76,21 @@ def tune_side(
             side,
             trial_name(index),
             params,
-            kinds.name(metric),
+            wording.name(metric),
             value,
         )
-    record = tuning_record(found, metric)
-    chosen = record["trials"][record["selected"]]
-    progress.stage("chose %s %s on validation: %s", side, trial_name(record["selected"]), chosen["params"])
+    search = tuning_record(found, metric)
+    chosen = search["trials"][search["selected"]]
+    progress.stage("chose %s %s on validation: %s", side, trial_name(search["selected"]), chosen["params"])
     paths = [Path(chosen["run"])]
     for seed in seeds[1:]:
         run_dir, reused = train_side(
             side,
             side_data(data, side, args.profile, seed),
             [*flags, *trial_flags(chosen["params"])],
-            trial_dir(output_dir, side, record["selected"], seed),
+            trial_dir(output_dir, side, search["selected"], seed),
             args.retrain,
         )
         progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, seed, run_dir)
         paths.append(run_dir)
-    return record, paths
+    return search, paths

@@ -3,8 +3,8 @@
 Single label: the majority class, TF-IDF + logistic regression. Multi-label: no label at all, TF-IDF + one
 logistic regression per label. Regression: the train mean, TF-IDF + ridge, and for a pair task the cosine
 similarity of the two texts' TF-IDF vectors. For a pair task the linear models read both texts (`tfidf_features`).
-They show how much either Transformer adds over a model that needs no neural network at all; `reference_rows`
-gives a kind's rows.
+They show how much either Transformer adds over a model that needs no neural network at all; a kind's
+`reference_rows` (`core.kinds`) gives its rows, named in the report by `compare.scoring.wording.REFERENCE_NAMES`.
 """
 
 from __future__ import annotations
@@ -17,28 +17,8 @@ from compare.scoring.scores import quick_scores
 from core.multilabel import choose_thresholds, multilabel_scores
 from core.multilabel import predict as predict_labels
 from core.regression import regression_scores
-from core.tasks import MULTI_LABEL, REGRESSION
 
 Split = tuple[list[str], list[str] | None, np.ndarray]  # texts, second texts (None without pairs), gold
-
-
-def reference_rows(problem_type: str, train: Split, validation: Split, test: Split, num_labels: int) -> dict:
-    """Every reference row of the kind of task, scored on `test`, by name (`compare.scoring.kinds.REFERENCE_NAMES`).
-
-    Each is trained on `train` (the multi-label TF-IDF model also chooses its thresholds on `validation`); the
-    cosine reference needs pairs and is left out without them.
-    """
-    if problem_type == MULTI_LABEL:
-        return {"no_labels": no_labels(test[2]), "tfidf_one_vs_rest": tfidf_one_vs_rest(train, validation, test)}
-    if problem_type == REGRESSION:
-        rows = {"train_mean": train_mean(train[2], test[2]), "tfidf_ridge": tfidf_ridge(train, test)}
-        if test[1] is not None:
-            rows["tfidf_cosine"] = tfidf_cosine(train, test)
-        return rows
-    return {
-        "majority": majority_class(train[2], test[2], num_labels),
-        "tfidf_logreg": tfidf_logreg(train, test, num_labels),
-    }
 
 
 def majority_class(train_gold: np.ndarray, test_gold: np.ndarray, num_classes: int) -> dict:

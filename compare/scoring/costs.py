@@ -5,37 +5,39 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.record import RunRecord
 from core.rundir import dir_size
 
 
-def run_costs(run: dict, run_dir: Path) -> dict:
+def run_costs(record: RunRecord, run_dir: Path) -> dict:
     """Parameters, size on disk, training seconds, epochs, steps, passes and train rows, from the run's own record.
 
     `teacher_seconds` is run.json's `distillation.seconds`: the time a distilled run's teacher spent labelling
     (classification) or translating (translation) the train texts before training, null without a teacher.
     """
-    distillation = run.get("distillation") or {}
+    distillation = record.distillation or {}
     return {
-        "params": run["model"]["params"],
+        "params": record.model.params,
         "disk_bytes": dir_size(run_dir),
-        "train_seconds": run["training"]["seconds"],
-        "epochs": run["training"]["epochs_run"],
-        "steps": run["training"].get("steps"),
-        "passes": passes(run),
-        "train_rows": run["data"]["splits"].get("train"),
+        "train_seconds": record.training.seconds,
+        "epochs": record.training.epochs_run,
+        "steps": record.training.steps,
+        "passes": passes(record),
+        "train_rows": record.data.splits.get("train"),
         "teacher_seconds": distillation.get("seconds", distillation.get("labelling_seconds")),  # older runs
     }
 
 
-def passes(run: dict) -> float | None:
+def passes(record: RunRecord) -> float | None:
     """How many times training went over the train split: the examples its training log counts (`examples` of each
     `history.jsonl` line) over the split's size. An `--eval-steps` run's epochs are periods of N steps, so this is
     what says how much data it saw. None for a record without the counts.
 
-    >>> passes({"data": {"splits": {"train": 100}}, "training": {"history": [{"examples": 80}, {"examples": 70}]}})
+    >>> from types import SimpleNamespace as record
+    >>> passes(record(data=record(splits={"train": 100}), training=record(history=[{"examples": 80}, {"examples": 70}])))
     1.5
     """
-    history, rows = run["training"].get("history") or [], run["data"]["splits"].get("train")
+    history, rows = record.training.history or [], record.data.splits.get("train")
     if not rows or not history or any("examples" not in row for row in history):
         return None
     return sum(row["examples"] for row in history) / rows

@@ -2,7 +2,8 @@
 
 A model's outputs are class probabilities (n, K) for a single label, independent label probabilities (n, L) for
 multi-label, values (n,) for regression; its decisions are what it answers from them: class ids (n,), 0/1 rows
-(n, L) by its thresholds, or the values themselves.
+(n, L) by its thresholds, or the values themselves. Each kind's `report_scores` (`core.kinds`) calls the function
+of this module that scores it, and `quick_scores` gives its two scores.
 """
 
 from __future__ import annotations
@@ -11,20 +12,18 @@ import numpy as np
 
 from compare.scoring.calibration import expected_calibration_error, label_calibration, log_loss, reliability
 from compare.scoring.metrics import load_metric
-from compare.scoring.statistics import StatisticsArguments, model_intervals
-from core.classifier import Classifier, Kind
-from core.classifier import decide as classifier_decide
+from compare.scoring.statistics import DEFAULT_KIND, StatisticsArguments, model_intervals
+from core import kinds
+from core.classifier import Classifier
+from core.kinds import Kind
 from core.metrics import confusion_counts
 from core.multilabel import label_counts
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 
 
-def decide(model: Classifier, outputs: np.ndarray, problem_type: str) -> np.ndarray:
-    """A model's decisions from its outputs as the scores take them: class ids (n,) or 0/1 label rows (n, L) by the
-    thresholds its run.json records (`core.classifier.decide`), or a regression model's values as they are."""
-    if problem_type == REGRESSION:
-        return outputs
-    return np.asarray(classifier_decide(Kind.of_run(model.run), outputs), np.int64)
+def decide(model: Classifier, outputs: np.ndarray) -> np.ndarray:
+    """A model's decisions from its outputs as the scores take them (its kind's `decide`): class ids (n,) or 0/1
+    label rows (n, L) by the thresholds its run.json records, or a regression model's values as they are."""
+    return model.kind.decide(outputs, model.thresholds)
 
 
 def score(
@@ -33,15 +32,11 @@ def score(
     gold: np.ndarray,
     labels: list[str],
     args: StatisticsArguments,
-    problem_type: str = SINGLE_LABEL,
+    kind: Kind = DEFAULT_KIND,
 ) -> dict:
     """The model's quality entries of results.json for its kind of task (docs/formats.md), with bootstrap intervals
     of the kind's two scores."""
-    if problem_type == MULTI_LABEL:
-        return multilabel_score(outputs, decisions, gold, labels, args)
-    if problem_type == REGRESSION:
-        return regression_score(decisions, gold, args)
-    return single_label_score(outputs, gold, labels, args)
+    return kind.report_scores(outputs, decisions, gold, labels, args)
 
 
 def single_label_score(probs: np.ndarray, gold: np.ndarray, labels: list[str], args: StatisticsArguments) -> dict:
@@ -97,7 +92,7 @@ def multilabel_score(
         **{key: found[key] for key in ("micro_f1", "macro_f1", "subset_accuracy", "hamming_loss")},
         "ece": calibration["ece"],
         "log_loss": calibration["log_loss"],
-        **model_intervals(gold, decisions, len(labels), args, MULTI_LABEL),
+        **model_intervals(gold, decisions, len(labels), args, kinds.get(kinds.MULTI_LABEL)),
         "per_class": {
             label: {
                 "precision": _share(counts["tp"][k], counts["predicted"][k]),
@@ -115,27 +110,14 @@ def multilabel_score(
 def regression_score(values: np.ndarray, gold: np.ndarray, args: StatisticsArguments) -> dict:
     """Pearson, Spearman, MSE and MAE of predicted values against gold values, both (n,)."""
     found = load_metric("regression").compute(predictions=values.tolist(), references=gold.tolist())
-    return {**found, **model_intervals(gold, values, 0, args, REGRESSION)}
+    return {**found, **model_intervals(gold, values, 0, args, kinds.get(kinds.REGRESSION))}
 
 
 def quick_scores(
-    decisions: np.ndarray, gold: np.ndarray, num_labels: int, problem_type: str = SINGLE_LABEL
+    decisions: np.ndarray, gold: np.ndarray, num_labels: int, kind: Kind = DEFAULT_KIND
 ) -> dict[str, float]:
-    """The kind's two scores only (`compare.scoring.kinds.scores`: per seed, per curve point), through the evaluate
-    modules."""
-    if problem_type == MULTI_LABEL:
-        found = load_metric("multilabel").compute(predictions=decisions.tolist(), references=gold.tolist())
-        return {"macro_f1": found["macro_f1"], "micro_f1": found["micro_f1"]}
-    if problem_type == REGRESSION:
-        found = load_metric("regression").compute(predictions=decisions.tolist(), references=gold.tolist())
-        return {"spearman": found["spearman"], "pearson": found["pearson"]}
-    prf = load_metric("precision_recall_f1").compute(
-        predictions=decisions, references=gold, labels=list(range(num_labels))
-    )
-    return {
-        "accuracy": load_metric("accuracy").compute(predictions=decisions, references=gold)["accuracy"],
-        "macro_f1": prf["macro_f1"],
-    }
+    """The kind's two scores only (`Kind.scores`: per seed, per curve point), through the evaluate modules."""
+    return kind.quick_scores(decisions, gold, num_labels)
 
 
 def _share(part: int, whole: int) -> float:

@@ -6,10 +6,10 @@ models err on the same texts rather than two independent noises. With several tr
 the spread across seeds (how much is luck of the initialisation and subset) is reported beside it and the
 verdict asks both questions.
 
-Each kind of task is scored by its two scores (`compare.scoring.kinds`, the headline first) on its own
+Each kind of task (`core.kinds`) is scored by its two scores (`Kind.scores`, the headline first) on its own
 decisions: class ids (single label), 0/1 rows (multi-label) or values (regression). The significance test
-fits the kind: McNemar's exact test where each example is simply right or wrong (single label), the paired
-bootstrap p-value (`paired_p_value`) where it is not.
+is the kind's (`Kind.paired_test`): McNemar's exact test where each example is simply right or wrong (single
+label), the paired bootstrap p-value (`paired_p_value`) where it is not.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from compare.scoring import kinds
-from core.metrics import accuracy_and_macro_f1, confusion_counts
-from core.multilabel import multilabel_scores
-from core.regression import regression_scores
-from core.tasks import MULTI_LABEL, SINGLE_LABEL
+from compare.scoring import wording
+from core import kinds
+from core.kinds import Kind
 
 CONFIDENCE = 0.95
 CHUNK = 64  # resamples drawn at a time, which bounds memory on large test splits
+DEFAULT_KIND = kinds.get(None)  # the kind a call that names none scores
 
 
 @dataclass
@@ -53,14 +52,10 @@ class StatisticsArguments:
         }
 
 
-def point_scores(gold: np.ndarray, pred: np.ndarray, num_labels: int, problem_type: str = SINGLE_LABEL) -> dict:
-    """The kind's two scores (`kinds.scores`) of one set of decisions: class ids (n,), 0/1 rows (n, L) or values
+def point_scores(gold: np.ndarray, pred: np.ndarray, num_labels: int, kind: Kind = DEFAULT_KIND) -> dict:
+    """The kind's two scores (`Kind.scores`) of one set of decisions: class ids (n,), 0/1 rows (n, L) or values
     (n,)."""
-    if problem_type == SINGLE_LABEL:
-        accuracy, macro_f1 = accuracy_and_macro_f1(confusion_counts(gold, pred, num_labels))
-        return {"accuracy": float(accuracy[0]), "macro_f1": float(macro_f1[0])}
-    found = multilabel_scores(gold, pred) if problem_type == MULTI_LABEL else regression_scores(gold, pred)
-    return {metric: found[metric] for metric in kinds.scores(problem_type)}
+    return kind.point_scores(gold, pred, num_labels)
 
 
 def resampled_scores(
@@ -68,7 +63,7 @@ def resampled_scores(
     preds: list[np.ndarray],
     num_labels: int,
     args: StatisticsArguments,
-    problem_type: str = SINGLE_LABEL,
+    kind: Kind = DEFAULT_KIND,
 ) -> list[dict[str, np.ndarray]]:
     """The kind's two scores of each set of decisions in `preds` on the same bootstrap resamples of the examples.
 
@@ -77,18 +72,12 @@ def resampled_scores(
     """
     rng = np.random.default_rng(args.bootstrap_seed)
     n = len(gold)
-    out = [{metric: [] for metric in kinds.scores(problem_type)} for _ in preds]
+    out = [{metric: [] for metric in kind.scores} for _ in preds]
     for start in range(0, args.bootstrap_resamples, CHUNK):
         idx = rng.integers(0, n, size=(min(CHUNK, args.bootstrap_resamples - start), n))  # (R, n)
         for samples, pred in zip(out, preds):
-            if problem_type == SINGLE_LABEL:  # all R resamples at once, from their confusion matrices
-                accuracy, macro_f1 = accuracy_and_macro_f1(confusion_counts(gold[idx], pred[idx], num_labels))
-                samples["accuracy"].append(accuracy)
-                samples["macro_f1"].append(macro_f1)
-                continue
-            rows = [point_scores(gold[i], pred[i], num_labels, problem_type) for i in idx]
-            for metric, values in samples.items():
-                values.append(np.array([row[metric] for row in rows]))
+            for metric, values in kind.resampled_scores(gold, pred, idx, num_labels).items():
+                samples[metric].append(values)
     return [{metric: np.concatenate(values) for metric, values in samples.items()} for samples in out]
 
 
@@ -100,10 +89,10 @@ def interval(samples: np.ndarray) -> list[float]:
 
 
 def model_intervals(
-    gold: np.ndarray, pred: np.ndarray, num_labels: int, args: StatisticsArguments, problem_type: str = SINGLE_LABEL
+    gold: np.ndarray, pred: np.ndarray, num_labels: int, args: StatisticsArguments, kind: Kind = DEFAULT_KIND
 ) -> dict:
     """95% bootstrap intervals of one model's two scores: `{"<score>_ci": [lo, hi]}`."""
-    (samples,) = resampled_scores(gold, [pred], num_labels, args, problem_type)
+    (samples,) = resampled_scores(gold, [pred], num_labels, args, kind)
     return {f"{metric}_ci": interval(values) for metric, values in samples.items()}
 
 
@@ -129,26 +118,20 @@ def paired_comparison(
     pred_b: np.ndarray,
     num_labels: int,
     args: StatisticsArguments,
-    problem_type: str = SINGLE_LABEL,
+    kind: Kind = DEFAULT_KIND,
 ) -> dict:
-    """Differences a minus b in the kind's two scores with paired bootstrap intervals, and the kind's test:
-    McNemar's exact test (`mcnemar_p`, `mcnemar_b`, `mcnemar_c`) for a single label, else the paired bootstrap
-    p-value of the headline's difference (`bootstrap_p`)."""
-    samples_a, samples_b = resampled_scores(gold, [pred_a, pred_b], num_labels, args, problem_type)
-    point_a = point_scores(gold, pred_a, num_labels, problem_type)
-    point_b = point_scores(gold, pred_b, num_labels, problem_type)
+    """Differences a minus b in the kind's two scores with paired bootstrap intervals, and the kind's test
+    (`Kind.paired_test`): McNemar's exact test (`mcnemar_p`, `mcnemar_b`, `mcnemar_c`) for a single label, else the
+    paired bootstrap p-value of the headline's difference (`bootstrap_p`)."""
+    samples_a, samples_b = resampled_scores(gold, [pred_a, pred_b], num_labels, args, kind)
+    point_a = point_scores(gold, pred_a, num_labels, kind)
+    point_b = point_scores(gold, pred_b, num_labels, kind)
     result = {}
-    for metric in kinds.scores(problem_type):
+    for metric in kind.scores:
         result[f"{metric}_diff"] = point_a[metric] - point_b[metric]
         result[f"{metric}_diff_ci"] = interval(samples_a[metric] - samples_b[metric])
-    if problem_type != SINGLE_LABEL:
-        headline = kinds.headline(problem_type)
-        result["bootstrap_p"] = paired_p_value(samples_a[headline] - samples_b[headline])
-        return result
-    from compare.scoring.metrics import load_metric  # evaluate loads TensorFlow: not for `--help`
-
-    mcnemar = load_metric("mcnemar").compute(predictions1=pred_a, predictions2=pred_b, references=gold)
-    return {**result, "mcnemar_p": mcnemar["p_value"], "mcnemar_b": mcnemar["b"], "mcnemar_c": mcnemar["c"]}
+    headline = kind.headline
+    return {**result, **kind.paired_test(gold, pred_a, pred_b, samples_a[headline] - samples_b[headline])}
 
 
 def p_value(comparison: dict) -> float:
@@ -180,8 +163,8 @@ def verdict(
     """
     lo, hi = comparison[f"{metric}_diff_ci"]
     diff = comparison[f"{metric}_diff"]
-    size = kinds.amount(metric, diff)
-    ci = f"95% interval of {a} minus {b}: {kinds.signed_interval(metric, [lo, hi])}"
+    size = wording.amount(metric, diff)
+    ci = f"95% interval of {a} minus {b}: {wording.signed_interval(metric, [lo, hi])}"
     if lo <= 0 <= hi:
         return None, f"No clear winner: the {ci} contains 0 ({significance_text(comparison)})."
     winner, loser = (a, b) if lo > 0 else (b, a)
@@ -196,8 +179,8 @@ def verdict(
         mean = spread(seed_diffs)
         return winner, (
             f"{winner} beats {loser} by {size} ({ci}; {significance_text(comparison)}), and on every one of "
-            f"{len(seed_diffs)} seeds (mean difference {kinds.magnitude(metric, mean['mean'])} ± "
-            f"{kinds.size(metric, mean['std'])})."
+            f"{len(seed_diffs)} seeds (mean difference {wording.magnitude(metric, mean['mean'])} ± "
+            f"{wording.size(metric, mean['std'])})."
         )
     return winner, f"{winner} beats {loser} by {size} ({ci}; {significance_text(comparison)})."
 

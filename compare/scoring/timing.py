@@ -12,50 +12,43 @@ import time
 import numpy as np
 
 from core.classifier import Classifier
-from core.tasks import REGRESSION, SINGLE_LABEL
 
 BATCH = 256  # inputs per call when predicting a whole split
 
 
-def outputs(
-    model: Classifier, texts: list[str], pairs: list[str] | None = None, problem_type: str = SINGLE_LABEL
-) -> np.ndarray:
-    """The model's probabilities for these inputs, or its values for a regression task."""
+def outputs(model: Classifier, texts: list[str], pairs: list[str] | None = None) -> np.ndarray:
+    """The model's probabilities for these inputs, or its values where its kind gives values."""
     given = (texts,) if pairs is None else (texts, pairs)
-    return model.predict_values(*given) if problem_type == REGRESSION else model.predict_proba(*given)
+    return model.predict_values(*given) if model.kind.gives_values else model.predict_proba(*given)
 
 
-def predict_split(
-    model: Classifier, texts: list[str], pairs: list[str] | None = None, problem_type: str = SINGLE_LABEL
-) -> tuple[np.ndarray, float]:
+def predict_split(model: Classifier, texts: list[str], pairs: list[str] | None = None) -> tuple[np.ndarray, float]:
     """The model's outputs for every input, in batches, and the batched throughput in inputs per second.
 
     One small call first warms up (graph tracing, first allocations) so it does not count as throughput.
     """
     warm = min(8, len(texts))
-    outputs(model, texts[:warm], None if pairs is None else pairs[:warm], problem_type)
+    outputs(model, texts[:warm], None if pairs is None else pairs[:warm])
     start = time.perf_counter()
     found = [
-        outputs(model, texts[i : i + BATCH], None if pairs is None else pairs[i : i + BATCH], problem_type)
+        outputs(model, texts[i : i + BATCH], None if pairs is None else pairs[i : i + BATCH])
         for i in range(0, len(texts), BATCH)
     ]
     seconds = time.perf_counter() - start
     found = np.concatenate(found)
-    expected = (len(texts),) if problem_type == REGRESSION else (len(texts), len(model.labels))
+    expected = (len(texts), *model.kind.empty_outputs(len(model.labels)).shape[1:])
     if found.shape != expected:
-        what = "values" if problem_type == REGRESSION else "probabilities"
+        what = model.kind.outputs
         raise ValueError(f"{model.name} returned {what} of shape {found.shape}, expected {expected}.")
     return found.astype(np.float64), len(texts) / max(seconds, 1e-9)
 
 
-def single_text_latency(
-    model: Classifier, texts: list[str], samples: int, pairs: list[str] | None = None, problem_type: str = SINGLE_LABEL
-) -> dict:
+def single_text_latency(model: Classifier, texts: list[str], samples: int, pairs: list[str] | None = None) -> dict:
     """Median and 95th-percentile milliseconds of predicting one input per call, over `samples` inputs."""
     picked = [i % len(texts) for i in range(samples)]
 
     def one(i: int) -> None:
-        outputs(model, [texts[i]], None if pairs is None else [pairs[i]], problem_type)
+        outputs(model, [texts[i]], None if pairs is None else [pairs[i]])
 
     one(picked[0])
     times = []

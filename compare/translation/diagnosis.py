@@ -6,39 +6,42 @@ value) is marked `stopped_while_improving`, by the rule classification uses (`co
 the gain in chrF++ points.
 
 Examples:
-    >>> run = {"training": {"stop_reason": "budget", "history": [{"val_chrf": 20.0}, {"val_chrf": 23.5}]}}
+    >>> from types import SimpleNamespace as record
+    >>> run = record(training=record(stop_reason="budget", history=[{"val_chrf": 20.0}, {"val_chrf": 23.5}]))
     >>> [f["code"] for f in diagnose(run)]
     ['stopped_while_improving']
     >>> verdict_clause({"scratch": diagnose(run)})
     ', but scratch stopped while still improving (+3.5 chrF++ in its last epoch)'
-    >>> diagnose({"training": {"stop_reason": "early_stopping", "history": [{"val_chrf": 20.0}, {"val_chrf": 19.0}]}})
+    >>> diagnose(record(training=record(stop_reason="early_stopping", history=[{"val_chrf": 20.0}, {"val_chrf": 19.0}])))
     []
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from compare.diagnosis.findings import rising_gain
 
 MIN_LAST_EPOCH_GAIN = 0.2  # chrF++ points
 
 
-def diagnose(run: dict) -> list[dict]:
-    """The findings of one translation run, from its run.json `training` record."""
-    training = run["training"]
-    history = [epoch for epoch in training.get("history", []) if epoch.get("val_chrf") is not None]
-    if training.get("stop_reason") not in ("budget", "max_epochs"):
+def diagnose(record: Any) -> list[dict]:
+    """The findings of one translation run (`core.record.RunRecord`), from its run.json `training`."""
+    training = record.training
+    history = [epoch for epoch in training.history or [] if epoch.get("val_chrf") is not None]
+    if training.stop_reason not in ("budget", "max_epochs"):
         return []
     gain = rising_gain([epoch["val_chrf"] for epoch in history], MIN_LAST_EPOCH_GAIN)
     if gain is None:
         return []
-    limit = "step budget" if training["stop_reason"] == "budget" else "epoch limit"
+    limit = "step budget" if training.stop_reason == "budget" else "epoch limit"
     return [
         {
             "code": "stopped_while_improving",
             "message": f"Training ended at its {limit} while validation chrF++ still rose ({gain:+.1f} in the last "
             "epoch); a longer budget (--profile full, or --scratch-args '--epochs N') may score higher.",
             "evidence": {"gain": gain, "val_chrf": history[-1]["val_chrf"], "epochs": len(history),
-                         "stop_reason": training["stop_reason"]},
+                         "stop_reason": training.stop_reason},
         }
     ]  # fmt: skip
 

@@ -28,6 +28,7 @@ from compare.translation.runs import check_compatible, load_split, read_translat
 from compare.translation.scoring import largest_differences, score_systems
 from compare.translation.timing import translate_timed
 from core.pairs import PairSplit, language_pair
+from core.record import RunRecord
 from core.rundir import environment, write_json
 from core.translator import TASK_KIND, Translator, describe_decoding, load
 
@@ -59,7 +60,7 @@ def build_translation_report(
     notes = check_compatible(compared, split_name)
     split, source, leaked = load_split(compared[0], split_name)
     notes += leaked
-    pair = language_pair(compared[0].run["data"]["options"], options.language_pair)
+    pair = language_pair(compared[0].record.data.options, options.language_pair)
     progress.stage("loaded the %s split: %d sentence pairs from %s", split_name, len(split), source)
 
     outputs, costs = {}, {}
@@ -68,11 +69,11 @@ def build_translation_report(
         outputs[run.name], speed = translate_timed(
             translator, split.sources, options.beam, options.mbr, options.latency_samples
         )
-        teacher = (run.run.get("distillation") or {}).get("teacher")
+        teacher = (run.record.distillation or {}).get("teacher")
         costs[run.name] = {
-            **run_costs(run.run, run.path),
+            **run_costs(run.record, run.path),
             **speed,
-            "arch": run.run["model"]["arch"],
+            "arch": run.record.model.arch,
             "teacher": teacher,
         }
         rates = [f"{speed['throughput_per_s']:.0f} sentences/s greedy"]
@@ -88,7 +89,7 @@ def build_translation_report(
         progress.stage("reference %s: %s", ref.name, ref.note or "done")
     systems = {**outputs, **{r.name: r.outputs for r in refs if r.outputs is not None}}
     entries, comparisons, sentence_stats, signatures = score_systems(systems, split, stats)
-    findings = {r.name: diagnose(r.run) for r in compared}
+    findings = {r.name: diagnose(r.record) for r in compared}
     for c in comparisons:  # the verdict names what qualifies a compared model's score
         clause = verdict_clause({n: findings[n] for n in (c["a"], c["b"]) if n in findings})
         c["verdict"] = c["verdict"].removesuffix(".") + clause + "."
@@ -110,7 +111,7 @@ def build_translation_report(
         },
         "data": {
             "source": source,
-            "columns": compared[0].run["data"]["columns"],
+            "columns": compared[0].record.data.columns,
             "language_pair": pair,
             "notes": notes,
         },
@@ -118,7 +119,7 @@ def build_translation_report(
             r.name: {
                 **entries[r.name],
                 **costs[r.name],
-                "validation": _validation(r.run),
+                "validation": _validation(r.record),
                 "diagnosis": findings[r.name],
             }
             for r in compared
@@ -128,7 +129,7 @@ def build_translation_report(
         "comparison": headline_pair(comparisons, [r.name for r in compared]),
         "largest_differences": largest_differences(systems, sentence_stats, split, options.examples),
         "signatures": signatures,
-        "training_curves": validation_curves({r.name: r.run for r in compared}),
+        "training_curves": validation_curves({r.name: r.record for r in compared}),
         "environment": environment(),
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
@@ -147,13 +148,13 @@ def build_translation_report(
 def validation_curves(runs: dict[str, dict]) -> dict:
     """results.json `training_curves`: each run's validation chrF++ after every epoch against its cumulative training
     seconds, or its validation loss when a run stopped early on loss (no chrF++ per epoch)."""
-    histories = [run["training"]["history"] for run in runs.values()]
+    histories = [record.training.history for record in runs.values()]
     metric = "val_chrf" if all("val_chrf" in row for history in histories for row in history) else "val_loss"
     return {"metric": metric, "curves": training_curves(runs, metric)}
 
 
-def _validation(run: dict) -> dict:
-    return {k: run["validation"][k] for k in ("bleu", "chrf")}
+def _validation(record: RunRecord) -> dict:
+    return {k: record.validation[k] for k in ("bleu", "chrf")}
 
 
 def reference_entry(ref: references.Reference, entries: dict) -> dict:

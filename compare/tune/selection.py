@@ -1,6 +1,6 @@
 """Choosing among tuning trials on their validation score, and the expected best of n trials.
 
-The score is the task's headline (`compare.scoring.kinds`: accuracy, macro-F1 or Spearman), as each trial's
+The score is the task's headline (`compare.scoring.wording`: accuracy, macro-F1 or Spearman), as each trial's
 run.json `validation` records it. Selection sees validation scores only: `select_trial` is handed nothing else,
 so a test score can
 never choose a model. `expected_max` is the expected validation performance curve of Dodge et al.

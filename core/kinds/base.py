@@ -153,6 +153,79 @@ class Kind:
         """The outputs for no input at all, of the right shape."""
         return np.zeros((0, num_labels), np.float32)
 
+    # --- comparison ---------------------------------------------------------------------------------------------------
+    # How `compare` scores, tables and draws this kind. The scores through the suite's evaluate modules and the
+    # reference rows import compare's modules when called, so importing a kind never loads them.
+
+    table_columns: ClassVar[tuple[tuple[str, str, str], ...]] = ()  # the report table's other scores: (key, header,
+    # format: a `str.format` pattern, or `pct`), beside the two scores
+    table_note: ClassVar[str] = ""  # what the report's quality table adds for this kind
+    figures: ClassVar[tuple[str, ...]] = ()  # the report's figures for this kind (`compare.render.figures.FIGURES`)
+    decides_by_thresholds: ClassVar[bool] = False  # whether its decision takes per-label thresholds (run.json
+    # `thresholds`), which the report shows
+    per_class_note: ClassVar[str] = ""  # what the report's per-class (per-label) table adds
+    disagreement_order: ClassVar[str] = ""  # how the report orders the examples the models disagree on
+
+    def point_scores(self, gold: np.ndarray, pred: np.ndarray, num_labels: int) -> dict[str, float]:
+        """The two `scores` of one set of decisions against gold (numpy only: the bootstrap calls it per resample)."""
+        raise NotImplementedError
+
+    def resampled_scores(
+        self, gold: np.ndarray, pred: np.ndarray, idx: np.ndarray, num_labels: int
+    ) -> dict[str, np.ndarray]:
+        """The two `scores` on each row of resampled example indices `idx` (R, n): {score: (R,)}."""
+        rows = [self.point_scores(gold[i], pred[i], num_labels) for i in idx]
+        return {metric: np.array([row[metric] for row in rows]) for metric in self.scores}
+
+    def paired_test(
+        self, gold: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray, headline_diffs: np.ndarray
+    ) -> dict[str, float]:
+        """The significance test of two models' decisions on the same examples: here the paired bootstrap p-value of
+        the headline's resampled differences (`bootstrap_p`)."""
+        from compare.scoring.statistics import paired_p_value
+
+        return {"bootstrap_p": paired_p_value(headline_diffs)}
+
+    def quick_scores(self, decisions: np.ndarray, gold: np.ndarray, num_labels: int) -> dict[str, float]:
+        """The two `scores` through the suite's evaluate modules (per seed, per curve point, per reference row)."""
+        raise NotImplementedError
+
+    def report_scores(
+        self, outputs: np.ndarray, decisions: np.ndarray, gold: np.ndarray, labels: list[str], args: Any
+    ) -> dict[str, Any]:
+        """A model's quality entries of results.json (`compare.scoring.scores`), with bootstrap intervals of the
+        two scores (`args`: `compare.scoring.statistics.StatisticsArguments`)."""
+        raise NotImplementedError
+
+    def reference_rows(self, train: tuple, validation: tuple, test: tuple, num_labels: int) -> dict[str, dict]:
+        """The report's reference rows (`compare.scoring.baselines`), trained on `train` and scored on `test`, each
+        split `(texts, second texts or None, gold)`, by name."""
+        raise NotImplementedError
+
+    def contested(self, outputs: list[np.ndarray], differ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where models' answers differ: (example indices, how strongly each example (n,) is contested), from every
+        model's outputs and whether any decision differs (n,)."""
+        raise NotImplementedError
+
+    def mistakes(self, outputs: np.ndarray, decisions: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One model's wrong answers: (example indices, how confident (or large) each example's answer is (n,))."""
+        raise NotImplementedError
+
+    def example(self, gold: Any, outputs: dict[str, Any], decisions: dict[str, Any], labels: list[str]) -> dict:
+        """An error-analysis row's `gold` and per model answer (`models`) for one example."""
+        raise NotImplementedError
+
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        """One decision in words: a label name, a list of label names, or a number."""
+        raise NotImplementedError
+
+    def prediction(self, labels: list[str], output: Any, decision: Any) -> dict:
+        """One model's entry in a predictions.jsonl row: `{"label", "probs": {label: probability}}`."""
+        return {
+            "label": self.answer(labels, decision),
+            "probs": {label: round(float(v), 6) for label, v in zip(labels, output)},
+        }
+
 
 KINDS: dict[str, Kind] = {}
 

@@ -82,3 +82,56 @@ class Regression(Kind):
 
     def empty_outputs(self, num_labels: int) -> np.ndarray:
         return np.zeros((0,), np.float32)
+
+    # --- comparison ---------------------------------------------------------------------------------------------------
+
+    table_columns = (("mse", "MSE", "{:.3f}"), ("mae", "MAE", "{:.3f}"))
+    table_note = (
+        " No calibration: a regression model gives values, not probabilities, so ECE and log loss do not apply."
+    )
+    figures = ("predicted_vs_gold",)
+
+    def point_scores(self, gold: np.ndarray, pred: np.ndarray, num_labels: int) -> dict[str, float]:
+        found = regression_scores(gold, pred)
+        return {metric: found[metric] for metric in self.scores}
+
+    def quick_scores(self, decisions: np.ndarray, gold: np.ndarray, num_labels: int) -> dict[str, float]:
+        from compare.scoring.metrics import load_metric
+
+        found = load_metric("regression").compute(predictions=decisions.tolist(), references=gold.tolist())
+        return {"spearman": found["spearman"], "pearson": found["pearson"]}
+
+    def report_scores(
+        self, outputs: np.ndarray, decisions: np.ndarray, gold: np.ndarray, labels: list[str], args: Any
+    ) -> dict[str, Any]:
+        from compare.scoring.scores import regression_score
+
+        return regression_score(decisions, gold, args)
+
+    def reference_rows(self, train: tuple, validation: tuple, test: tuple, num_labels: int) -> dict[str, dict]:
+        """The train mean, TF-IDF + ridge, and for a pair task the cosine of the two texts' TF-IDF vectors."""
+        from compare.scoring.baselines import tfidf_cosine, tfidf_ridge, train_mean
+
+        rows = {"train_mean": train_mean(train[2], test[2]), "tfidf_ridge": tfidf_ridge(train, test)}
+        if test[1] is not None:
+            rows["tfidf_cosine"] = tfidf_cosine(train, test)
+        return rows
+
+    def contested(self, outputs: list[np.ndarray], differ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every example (values always differ), by how far apart the models' values are."""
+        values = np.stack(outputs)  # (M, n)
+        return np.arange(values.shape[1]), values.max(axis=0) - values.min(axis=0)
+
+    def mistakes(self, outputs: np.ndarray, decisions: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every example, as large as its error."""
+        return np.arange(len(gold)), np.abs(outputs - gold)
+
+    def example(self, gold: Any, outputs: dict[str, Any], decisions: dict[str, Any], labels: list[str]) -> dict:
+        return {"gold": float(gold), "models": {name: {"value": float(v)} for name, v in outputs.items()}}
+
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        return round(float(decision), 6)
+
+    def prediction(self, labels: list[str], output: Any, decision: Any) -> dict:
+        """`{"value"}`: the value is the answer."""
+        return {"value": self.answer(labels, output)}

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from core.kinds.base import EPSILON, Kind, register
-from core.metrics import classification_scores
+from core.metrics import accuracy_and_macro_f1, classification_scores, confusion_counts
 
 
 @register
@@ -76,3 +76,73 @@ class SingleLabel(Kind):
         outputs = np.asarray(outputs)
         scores = classification_scores(targets, self.decide(outputs), outputs.shape[1])
         return {"loss": self.validation_loss(targets, outputs), **scores}
+
+    # --- comparison ---------------------------------------------------------------------------------------------------
+
+    table_columns = (("mcc", "MCC", "{:.3f}"), ("ece", "ECE", "{:.3f}"), ("log_loss", "log loss", "{:.3f}"))
+    figures = ("confusion_matrices", "reliability", "per_class_f1")
+    disagreement_order = "the most confident disagreements first (label and the probability the model gave it)"
+
+    def point_scores(self, gold: np.ndarray, pred: np.ndarray, num_labels: int) -> dict[str, float]:
+        accuracy, macro_f1 = accuracy_and_macro_f1(confusion_counts(gold, pred, num_labels))
+        return {"accuracy": float(accuracy[0]), "macro_f1": float(macro_f1[0])}
+
+    def resampled_scores(
+        self, gold: np.ndarray, pred: np.ndarray, idx: np.ndarray, num_labels: int
+    ) -> dict[str, np.ndarray]:
+        """All R resamples at once, from their confusion matrices."""
+        accuracy, macro_f1 = accuracy_and_macro_f1(confusion_counts(gold[idx], pred[idx], num_labels))
+        return {"accuracy": accuracy, "macro_f1": macro_f1}
+
+    def paired_test(
+        self, gold: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray, headline_diffs: np.ndarray
+    ) -> dict[str, float]:
+        """McNemar's exact test: each example is simply right or wrong (`mcnemar_p`, `mcnemar_b`, `mcnemar_c`)."""
+        from compare.scoring.metrics import load_metric  # evaluate loads TensorFlow: not for `--help`
+
+        mcnemar = load_metric("mcnemar").compute(predictions1=pred_a, predictions2=pred_b, references=gold)
+        return {"mcnemar_p": mcnemar["p_value"], "mcnemar_b": mcnemar["b"], "mcnemar_c": mcnemar["c"]}
+
+    def quick_scores(self, decisions: np.ndarray, gold: np.ndarray, num_labels: int) -> dict[str, float]:
+        from compare.scoring.metrics import load_metric
+
+        prf = load_metric("precision_recall_f1").compute(
+            predictions=decisions, references=gold, labels=list(range(num_labels))
+        )
+        return {
+            "accuracy": load_metric("accuracy").compute(predictions=decisions, references=gold)["accuracy"],
+            "macro_f1": prf["macro_f1"],
+        }
+
+    def report_scores(
+        self, outputs: np.ndarray, decisions: np.ndarray, gold: np.ndarray, labels: list[str], args: Any
+    ) -> dict[str, Any]:
+        from compare.scoring.scores import single_label_score
+
+        return single_label_score(outputs, gold, labels, args)
+
+    def reference_rows(self, train: tuple, validation: tuple, test: tuple, num_labels: int) -> dict[str, dict]:
+        """The majority class, and TF-IDF + logistic regression."""
+        from compare.scoring.baselines import majority_class, tfidf_logreg
+
+        return {
+            "majority": majority_class(train[2], test[2], num_labels),
+            "tfidf_logreg": tfidf_logreg(train, test, num_labels),
+        }
+
+    def contested(self, outputs: list[np.ndarray], differ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The examples decided differently, by the largest probability any model gave its answer."""
+        return np.flatnonzero(differ), np.stack([p.max(axis=1) for p in outputs]).max(axis=0)
+
+    def mistakes(self, outputs: np.ndarray, decisions: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A wrong class, as confident as the probability given to it."""
+        return np.flatnonzero(decisions != gold), outputs.max(axis=1)
+
+    def example(self, gold: Any, outputs: dict[str, Any], decisions: dict[str, Any], labels: list[str]) -> dict:
+        models = {
+            name: {"label": labels[int(p.argmax())], "probability": float(p.max())} for name, p in outputs.items()
+        }
+        return {"gold": labels[gold], "models": models}
+
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        return labels[int(decision)]

@@ -1,12 +1,10 @@
-"""What a comparison tracks for each kind of task (`core.tasks.PROBLEM_TYPES`): two scores, the headline first, and
-how scores and their differences are written in words.
+"""How reports write scores and their differences in words, and how they name the reference rows.
 
-The headline (`core.tasks.HEADLINE_METRICS`: accuracy, macro-F1 or Spearman's rho) is what the verdict, the paired
-interval, the diagnosis, the training curves, `--tune` and `compare curve` rank by; the second score is reported
-beside it everywhere the headline is (per seed, per pair of models, per curve point).
+What a comparison tracks for each kind of task (its two scores, the headline first: `core.kinds`, `Kind.scores`)
+is the kind's; this module only words them. `of_results` turns the kind a results.json records into its object.
 
 Examples:
-    >>> scores("regression")
+    >>> of_results({"problem_type": "regression"}).scores
     ('spearman', 'pearson')
     >>> amount("accuracy", -0.0421), amount("macro_f1", 0.05), amount("spearman", 0.1234)
     ('4.2 points', '5.0 points of macro-F1', '0.123 in Spearman')
@@ -14,9 +12,9 @@ Examples:
 
 from __future__ import annotations
 
-from core.tasks import HEADLINE_METRICS, MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core import kinds
+from core.kinds import Kind
 
-SECOND_SCORE = {SINGLE_LABEL: "macro_f1", MULTI_LABEL: "micro_f1", REGRESSION: "pearson"}
 NAMES = {
     "accuracy": "accuracy",
     "macro_f1": "macro-F1",
@@ -45,18 +43,9 @@ REFERENCE_NAMES = {
 TFIDF_REFERENCES = ("tfidf_logreg", "tfidf_one_vs_rest", "tfidf_ridge", "tfidf_cosine")
 
 
-def headline(problem_type: str) -> str:
-    return HEADLINE_METRICS[problem_type]
-
-
-def scores(problem_type: str) -> tuple[str, str]:
-    """The two scores a comparison tracks for `problem_type`, the headline first."""
-    return headline(problem_type), SECOND_SCORE[problem_type]
-
-
-def of_results(results: dict) -> str:
-    """The kind of task a results.json scored (one written before the other kinds existed is single label)."""
-    return results.get("problem_type", SINGLE_LABEL)
+def of_results(results: dict) -> Kind:
+    """The kind of task a results.json (or curve.json) scored; one written before the other kinds is single label."""
+    return kinds.get(results.get("problem_type"))
 
 
 def name(metric: str) -> str:
