@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from core.record import read_run
 
 from compare.progress import Progress
 from compare.report.arguments import PredictArguments
@@ -27,6 +26,7 @@ from compare.scoring.timing import outputs
 from core.classifier import Classifier, find_runs, load
 from core.kinds import Kind
 from core.reading import as_text
+from core.record import read_run
 from core.rundir import RunError
 from core.tables import DataError, read_table
 from core.tasks import MIRROR_LABEL_SEPARATOR

@@ -24,10 +24,11 @@ correlations) and the `metric` they are in, so the verdict clause and the report
 the message.
 
 Examples:
-    >>> run = {"data": {"labels": ["a", "b"]}, "training": {"stop_reason": "budget", "steps": 40,
-    ...        "budget": {"min_steps": 0, "max_steps": 40}, "history": [
+    >>> from types import SimpleNamespace as record
+    >>> run = record(labels=["a", "b"], hyperparameters={}, training=record(stop_reason="budget", steps=40,
+    ...        budget={"min_steps": 0, "max_steps": 40}, history=[
     ...        {"epoch": 1, "loss": 0.7, "val_loss": 0.6, "val_accuracy": 0.70},
-    ...        {"epoch": 2, "loss": 0.5, "val_loss": 0.5, "val_accuracy": 0.75}]}}
+    ...        {"epoch": 2, "loss": 0.5, "val_loss": 0.5, "val_accuracy": 0.75}]))
     >>> [f["code"] for f in diagnose(run, {"accuracy": 0.74}, {"tfidf_logreg": {"accuracy": 0.80}})]
     ['stopped_while_improving', 'below_baseline']
 """

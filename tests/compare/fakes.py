@@ -9,35 +9,36 @@ from pathlib import Path
 
 import numpy as np
 
+from core import kinds
 from core.args import DataArguments
-from core.classifier import Kind, check_inputs
 from core.data import load_task
+from core.kinds import MULTI_LABEL, REGRESSION
 from core.multilabel import choose_thresholds
-from core.rundir import write_run_json
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core.record import RunRecord, read_run, write_run
 
 LABELS = ["neg", "neu", "pos"]
 EMOTIONS = ["anger", "fear", "joy"]
-VALIDATION = {  # what run.json's `validation` holds per kind (the values are not read)
-    SINGLE_LABEL: {"accuracy": 0.8, "macro_f1": 0.8},
-    MULTI_LABEL: {"macro_f1": 0.7, "micro_f1": 0.75, "subset_accuracy": 0.5, "hamming_loss": 0.2},
-    REGRESSION: {"spearman": 0.8, "pearson": 0.8, "mse": 0.5, "mae": 0.5},
-}
 
 
 class FakeClassifier:
     """The `Classifier` protocol (docs/formats.md) answering from a table: each input (a text, or a `(text,
     text_pair)` pair) to its probabilities, or to its value for regression. Its kind, pairs and thresholds are its
-    run.json's."""
+    run.json's (`record`)."""
 
-    def __init__(self, side: str, labels: list[str], run: dict, table: dict) -> None:
-        self.name, self.side, self.labels, self.run, self.table = side, side, list(labels), run, table
-        kind = Kind.of_run(run)
-        self.problem_type, self.has_pairs, self.thresholds = kind.problem_type, kind.has_pairs, kind.thresholds
+    def __init__(self, side: str, labels: list[str], record: RunRecord, table: dict) -> None:
+        self.name, self.side, self.labels, self.record, self.table = side, side, list(labels), record, table
+        self.kind, self.has_pairs, self.thresholds = record.kind, record.has_pairs, record.thresholds
 
     def answers(self, texts: list[str], text_pairs: list[str] | None, want: str) -> list:
-        check_inputs(self, texts, text_pairs, want)
+        if self.has_pairs != (text_pairs is not None):
+            raise ValueError("pass text_pairs exactly for a pair task.")
+        if want != self.kind.outputs:
+            raise ValueError(f"a {self.kind.name} model gives {self.kind.outputs}, not {want}.")
         return [self.table[key] for key in (texts if text_pairs is None else list(zip(texts, text_pairs)))]
+
+    def predict(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        given = self.predict_values if self.kind.gives_values else self.predict_proba
+        return self.kind.decide(given(texts, text_pairs), self.thresholds)
 
     def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         rows = self.answers(texts, text_pairs, "probabilities")
@@ -174,25 +175,26 @@ def fake_run(run_dir: Path, side: str, data_args: DataArguments, **changes) -> P
             "history": [],
             "examples_per_second": 10.0,
         },
-        "validation": VALIDATION[task.problem_type],
+        "validation": {name: 0.8 for name in kinds.get(task.problem_type).validation_fields},  # not read
     }
-    if task.problem_type == MULTI_LABEL:
+    if kinds.get(task.problem_type).decides_by_thresholds:
         gold = task.targets("validation")
         record["thresholds"] = [float(t) for t in choose_thresholds(noisy_label_probs(gold, 0.8, seed=7), gold)]
     for section, values in changes.items():
         record[section] = {**record[section], **values} if isinstance(values, dict) else values
     run_dir.mkdir(parents=True)
     (run_dir / "weights.bin").write_bytes(b"\0" * 2048)
-    write_run_json(run_dir, record)
+    write_run(run_dir, record)
     return run_dir
 
 
 def answers(task, quality: float, seed: int) -> np.ndarray:
     """What a fake model of `quality` answers to the test split of `task`: probabilities, or values."""
     gold = task.targets("test")
-    if task.problem_type == MULTI_LABEL:
+    kind = kinds.get(task.problem_type)
+    if kind.decides_by_thresholds:
         return noisy_label_probs(gold, quality, seed)
-    if task.problem_type == REGRESSION:
+    if kind.gives_values:
         return noisy_values(gold, quality, seed)
     return noisy_probs(gold, len(task.labels), quality, seed)
 
@@ -203,17 +205,15 @@ def fake_loader(accuracies: dict[str, float], data: DataArguments):
 
     `accuracies` maps a run directory's name to its quality.
     """
-    from core.rundir import read_run_json
-
     task = load_task(data)
     inputs = task.inputs("test")
 
     def load(path: Path, name: str | None = None) -> FakeClassifier:
-        run = read_run_json(path)
+        record = read_run(path)
         seed = sum(map(ord, Path(path).name))
         table = dict(zip(inputs, answers(task, accuracies[Path(path).name], seed)))
-        model = FakeClassifier(run["side"], list(run["data"]["labels"]), run, table)
-        model.name = name or run["side"]
+        model = FakeClassifier(record.side, record.labels, record, table)
+        model.name = name or record.side
         return model
 
     return load

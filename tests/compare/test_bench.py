@@ -12,6 +12,7 @@ from compare.bench.command import model_flags, report_runs, run_stage
 from compare.bench.flops import EncoderShape, forward_flops, training_flops, utilisation
 from compare.bench.results import assemble, expand_lengths, training_entry
 from compare.render.bench import render_markdown
+from tests.compare.records import partial
 
 
 def mm(m: int, k: int, n: int) -> int:
@@ -144,12 +145,20 @@ def test_utilisation_refuses_a_zero_rate():
 
 def test_model_flags_rebuild_the_runs_model():
     finetune = {"model": {"name": "minilm"}, "hyperparameters": {"batch_size": 32, "learning_rate": 1e-4}}
-    assert model_flags("finetune", finetune) == ["--model", "minilm", "--batch-size", "32"]
+    assert model_flags("finetune", partial(finetune)) == ["--model", "minilm", "--batch-size", "32"]
     scratch = {
         "model": {"name": "Transformer"},
         "hyperparameters": {"preset": "small", "d_model": None, "causal": True, "norm": "pre", "batch_size": 64},
     }
-    assert model_flags("scratch", scratch) == ["--preset", "small", "--norm", "pre", "--causal", "--batch-size", "64"]
+    assert model_flags("scratch", partial(scratch)) == [
+        "--preset",
+        "small",
+        "--norm",
+        "pre",
+        "--causal",
+        "--batch-size",
+        "64",
+    ]
 
 
 def test_a_finished_stage_is_reused_and_a_changed_one_measured_again(tmp_path):

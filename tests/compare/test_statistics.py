@@ -6,14 +6,14 @@ from sklearn.metrics import accuracy_score, confusion_matrix, f1_score
 
 from compare.scoring.statistics import (
     StatisticsArguments,
-    accuracy_and_macro_f1,
-    confusion_counts,
     model_intervals,
     paired_comparison,
     paired_p_value,
     spread,
     verdict,
 )
+from core import kinds  # noqa: E402
+from core.metrics import accuracy_and_macro_f1, confusion_counts  # noqa: E402
 
 
 def test_confusion_and_scores_match_scikit_learn() -> None:
@@ -154,14 +154,14 @@ def test_regression_and_multilabel_comparisons_use_the_paired_bootstrap_p_value(
     gold = rng.normal(size=400)
     a, b = gold + rng.normal(0, 0.5, 400), gold + rng.normal(0, 1.5, 400)
     args = StatisticsArguments(bootstrap_resamples=300)
-    result = paired_comparison(gold, a, b, 0, args, "regression")
+    result = paired_comparison(gold, a, b, 0, args, kinds.get("regression"))
     assert result["spearman_diff"] == pytest.approx(spearmanr(gold, a).statistic - spearmanr(gold, b).statistic)
     assert "mcnemar_p" not in result and result["bootstrap_p"] == pytest.approx(2 / 301)  # a is better every time
-    same = paired_comparison(gold, a, a, 0, args, "regression")
+    same = paired_comparison(gold, a, a, 0, args, kinds.get("regression"))
     assert same["bootstrap_p"] == 1.0 and verdict("a", "b", same, metric="spearman")[0] is None
     labels = rng.integers(0, 2, (300, 4))
     noisy = np.where(rng.random((300, 4)) < 0.9, labels, 1 - labels)
-    result = paired_comparison(labels, labels, noisy, 4, args, "multi_label_classification")
+    result = paired_comparison(labels, labels, noisy, 4, args, kinds.get("multi_label_classification"))
     assert result["macro_f1_diff"] == pytest.approx(1 - f1_score(labels, noisy, average="macro"))
     assert result["micro_f1_diff"] == pytest.approx(1 - f1_score(labels, noisy, average="micro"))
     assert result["bootstrap_p"] == pytest.approx(2 / 301)

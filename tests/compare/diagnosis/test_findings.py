@@ -12,6 +12,7 @@ from compare.diagnosis.findings import (
     diagnose,
     diagnose_report,
 )
+from tests.compare.records import partial  # noqa: I001
 
 TFIDF = {"majority": {"accuracy": 0.25, "macro_f1": 0.1}, "tfidf_logreg": {"accuracy": 0.866, "macro_f1": 0.86}}
 
@@ -31,7 +32,7 @@ def run(rows, stop_reason="budget", labels=("a", "b", "c", "d"), steps=53, epoch
     training["budget"] = {"min_steps": 0, "max_steps": steps}
     if stop_reason is not None:
         training["stop_reason"] = stop_reason
-    return {"data": {"labels": list(labels)}, "hyperparameters": {"epochs": epochs}, "training": training}
+    return partial({"data": {"labels": list(labels)}, "hyperparameters": {"epochs": epochs}, "training": training})
 
 
 def codes(found):
@@ -53,7 +54,7 @@ def test_stopped_while_improving_fires_when_the_limit_ends_a_rising_run(reason):
 
 def test_stopped_while_improving_names_the_validation_period_of_an_eval_steps_run():
     rising = run(history([0.40, 0.436, 0.467]), stop_reason="budget")
-    rising["hyperparameters"]["eval_steps"] = 100
+    rising.hyperparameters["eval_steps"] = 100
     found = findings.stopped_while_improving(rising)
     assert "+3.1 points in its last 100 steps." in found["message"]
     assert "in its last epoch" not in found["message"]

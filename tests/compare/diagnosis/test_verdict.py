@@ -6,6 +6,7 @@ import pytest
 
 from compare.diagnosis.findings import diagnose
 from compare.diagnosis.verdict import finding_phrase, verdict_clause
+from tests.compare.records import partial
 
 
 def news_scratch_findings():
@@ -14,7 +15,7 @@ def news_scratch_findings():
         "data": {"labels": ["world", "sports", "business", "sci/tech"]},
         "training": {"stop_reason": "budget", "steps": 53, "budget": {"max_steps": 53}, "history": history},
     }
-    return diagnose(run, {"accuracy": 0.467}, {"tfidf_logreg": {"accuracy": 0.866}})
+    return diagnose(partial(run), {"accuracy": 0.467}, {"tfidf_logreg": {"accuracy": 0.866}})
 
 
 def test_the_news_case_qualifies_the_verdict_with_both_findings():
