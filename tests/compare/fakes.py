@@ -29,11 +29,16 @@ class FakeClassifier:
         self.name, self.side, self.labels, self.record, self.table = side, side, list(labels), record, table
         self.kind, self.has_pairs, self.thresholds = record.kind, record.has_pairs, record.thresholds
 
-    def answers(self, texts: list[str], text_pairs: list[str] | None, want: str) -> list:
-        if self.has_pairs != (text_pairs is not None):
-            raise ValueError("pass text_pairs exactly for a pair task.")
+    def check(self, texts: list[str], text_pairs: list[str] | None, want: str) -> None:
+        """Refuses inputs or a call a real classifier refuses: pairs exactly for a pair task, one per text, and the
+        outputs (`probabilities` or `values`) its kind gives."""
+        if self.has_pairs != (text_pairs is not None) or (text_pairs is not None and len(text_pairs) != len(texts)):
+            raise ValueError("pass text_pairs, one per text, exactly for a pair task.")
         if want != self.kind.outputs:
             raise ValueError(f"a {self.kind.name} model gives {self.kind.outputs}, not {want}.")
+
+    def answers(self, texts: list[str], text_pairs: list[str] | None, want: str) -> list:
+        self.check(texts, text_pairs, want)
         return [self.table[key] for key in (texts if text_pairs is None else list(zip(texts, text_pairs)))]
 
     def predict(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:

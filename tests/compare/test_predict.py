@@ -8,23 +8,18 @@ import pandas as pd
 import pytest
 
 from compare.predict import PredictArguments, predict_file
-from core.classifier import check_inputs
+from core import kinds
 from core.data import DataError
+from core.record import RunRecord, read_run
 from tests.compare.fakes import EMOTIONS, FakeClassifier, fake_run, multilabel_data, pair_regression_data, tiny_data
 
 
 class LengthClassifier:
     """Predicts from text length, so the expected output can be computed independently."""
 
-    def __init__(self, run: dict, shift: int) -> None:
-        self.side, self.name, self.run, self.labels, self.shift = (
-            run["side"],
-            run["side"],
-            run,
-            run["data"]["labels"],
-            shift,
-        )
-        self.problem_type, self.has_pairs, self.thresholds = "single_label_classification", False, None
+    def __init__(self, side: str, labels: list[str], shift: int) -> None:
+        self.side, self.name, self.labels, self.shift = side, side, list(labels), shift
+        self.kind, self.has_pairs, self.thresholds = kinds.get("single_label_classification"), False, None
 
     def predict_proba(self, texts: list[str]) -> np.ndarray:
         scores = np.array([[(len(t) + self.shift + k) % 5 for k in range(len(self.labels))] for t in texts], float)
@@ -40,10 +35,8 @@ def runs(tmp_path: Path) -> Path:
 
 
 def loader(path: Path, name=None) -> LengthClassifier:
-    from core.rundir import read_run_json
-
-    run = read_run_json(path)
-    return LengthClassifier(run, 0 if run["side"] == "finetune" else 2)
+    record = read_run(path)
+    return LengthClassifier(record.side, record.labels, 0 if record.side == "finetune" else 2)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
@@ -59,9 +52,7 @@ def test_every_run_labels_every_row(tmp_path: Path, runs: Path, suffix: str) -> 
     )
     joined = ["short b", "a somewhat longer text", "x cc"]
     for side, shift in (("finetune", 0), ("scratch", 2)):
-        expected = LengthClassifier({"side": side, "data": {"labels": ["neg", "neu", "pos"]}}, shift).predict_proba(
-            joined
-        )
+        expected = LengthClassifier(side, ["neg", "neu", "pos"], shift).predict_proba(joined)
         if suffix == ".csv":
             frame = pd.read_csv(out)
             assert list(frame["id"]) == [1, 2, 3]
@@ -110,30 +101,28 @@ def test_an_unreadable_input_is_one_error_naming_the_file(tmp_path: Path, runs: 
 class PairLengthRegressor(FakeClassifier):
     """Gives each pair a value from its two lengths, so the expected output can be computed independently."""
 
-    def __init__(self, run: dict) -> None:
-        super().__init__(run["side"], [], run, {})
+    def __init__(self, record: RunRecord) -> None:
+        super().__init__(record.side, [], record, {})
 
     def answers(self, texts, text_pairs, want):
-        check_inputs(self, texts, text_pairs, want)
+        self.check(texts, text_pairs, want)
         return [len(a) / 10 + len(b) / 100 for a, b in zip(texts, text_pairs)]
 
 
 class LengthTagger(FakeClassifier):
     """Gives each label a probability from the text's length."""
 
-    def __init__(self, run: dict) -> None:
-        super().__init__(run["side"], run["data"]["labels"], run, {})
+    def __init__(self, record: RunRecord) -> None:
+        super().__init__(record.side, record.labels, record, {})
 
     def answers(self, texts, text_pairs, want):
-        check_inputs(self, texts, text_pairs, want)
+        self.check(texts, text_pairs, want)
         return [[((len(t) + 3 * k) % 10) / 10 for k in range(len(self.labels))] for t in texts]
 
 
 def kind_loader(path: Path, name=None):
-    from core.rundir import read_run_json
-
-    run = read_run_json(path)
-    return PairLengthRegressor(run) if run["data"]["problem_type"] == "regression" else LengthTagger(run)
+    record = read_run(path)
+    return PairLengthRegressor(record) if record.kind.gives_values else LengthTagger(record)
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
@@ -203,3 +192,40 @@ def test_a_single_text_run_refuses_a_column_of_second_texts(tmp_path: Path, runs
     args.text_pair_column = "other"
     with pytest.raises(RunError, match="was trained on single texts, so it has no use for --text-pair-column 'other'"):
         predict_file(args, loader=loader)
+
+
+def table_loader(path: Path, name=None) -> FakeClassifier:
+    record = read_run(path)
+    return FakeClassifier(record.side, record.labels, record, {})
+
+
+def test_runs_of_different_kinds_are_refused(tmp_path: Path) -> None:
+    from core.rundir import RunError
+
+    single = fake_run(tmp_path / "a" / "finetune", "finetune", tiny_data(tmp_path / "data"))
+    tags = fake_run(tmp_path / "b" / "scratch", "scratch", multilabel_data(tmp_path / "tags"))
+    pd.DataFrame({"text": ["a"]}).to_csv(tmp_path / "in.csv", index=False)
+    args = PredictArguments(
+        runs=[str(single), str(tags)], input=str(tmp_path / "in.csv"), output=str(tmp_path / "o.csv")
+    )
+    with pytest.raises(RunError, match="is a single-label classification run but .* is a multi-label classification"):
+        predict_file(args, loader=table_loader)
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_two_runs_of_one_side_are_named_by_their_directories_and_the_same_run_twice_is_refused(tmp_path: Path) -> None:
+    from core.rundir import RunError
+
+    data = tiny_data(tmp_path / "data")
+    first, second = (fake_run(tmp_path / name, "finetune", data) for name in ("ft-a", "ft-b"))
+    pd.DataFrame({"text": ["short", "longer text"]}).to_csv(tmp_path / "in.csv", index=False)
+    out = tmp_path / "out.csv"
+    args = PredictArguments(runs=[str(first), str(second)], input=str(tmp_path / "in.csv"), output=str(out))
+    predict_file(args, loader=loader)
+    assert [c for c in pd.read_csv(out).columns if c.endswith("_label")] == ["ft-a_label", "ft-b_label"]
+    args = PredictArguments(
+        runs=[str(first), str(first)], input=str(tmp_path / "in.csv"), output=str(tmp_path / "o.csv")
+    )
+    with pytest.raises(RunError, match="would both be called 'ft-a'"):
+        predict_file(args, loader=loader)
+    assert not (tmp_path / "o.csv").exists()
