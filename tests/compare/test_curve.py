@@ -15,6 +15,7 @@ from compare.curve.points import catch_up_sentence, catch_up_size, summarise
 from compare.run import launch
 from core.args import DataArguments, RunArguments
 from core.data import DataError, load_task
+from core.record import read_run
 from core.rundir import partial_path
 from tests.compare.fakes import FakeClassifier, fake_run, noisy_probs, noisy_values, pair_regression_data, tiny_data
 from tests.conftest import separable_rows, write_csv
@@ -138,8 +139,7 @@ class FakeLoader:
         self.loaded.append(run_dir.name)
         probs = noisy_probs(self.gold, len(self.labels), accuracy_for(run_dir), seed=len(self.loaded))
         self.probs[run_dir.name] = probs
-        run = json.loads((run_dir / "run.json").read_text())
-        return FakeClassifier(run_dir.name.split("-")[0], self.labels, run, dict(zip(self.texts, probs)))
+        return FakeClassifier(run_dir.name.split("-")[0], self.labels, read_run(run_dir), dict(zip(self.texts, probs)))
 
 
 def test_curve_has_every_point_and_a_rerun_reuses_runs_and_scores(tmp_path, monkeypatch):
@@ -229,10 +229,10 @@ def test_a_regression_curve_is_drawn_in_spearman_on_text_pairs(tmp_path, monkeyp
     values = {}
 
     def loader(run_dir: Path) -> FakeClassifier:
-        run = json.loads((Path(run_dir) / "run.json").read_text())
+        record = read_run(run_dir)
         quality = accuracy_for(Path(run_dir))
         values[Path(run_dir).name] = noisy_values(gold, quality, seed=len(values))
-        return FakeClassifier(run["side"], [], run, dict(zip(inputs, values[Path(run_dir).name])))
+        return FakeClassifier(record.side, [], record, dict(zip(inputs, values[Path(run_dir).name])))
 
     curve = build_curve(data, CurveArguments(output_dir=str(tmp_path / "curve"), sizes="60,120"), loader=loader)
     assert (curve["problem_type"], curve["metric"]) == ("regression", "spearman")

@@ -11,7 +11,7 @@ from sklearn.metrics import accuracy_score
 from compare.curve.command import CurveArguments, build_curve, run_path
 from compare.run import launch
 from core.data import load_task
-from core.rundir import read_run_json
+from core.record import read_run
 from tests.compare.fakes import FakeClassifier, noisy_probs, tiny_data
 from tests.compare.test_curve import FakeTrainer
 
@@ -28,7 +28,7 @@ def test_the_student_joins_the_curve_at_every_size(tmp_path, monkeypatch):
     def loader(run_dir: Path) -> FakeClassifier:
         side = Path(run_dir).name.rsplit("-n", 1)[0]
         probs[Path(run_dir).name] = noisy_probs(gold, len(task.labels), ACCURACY[side], seed=len(probs))
-        run = read_run_json(run_dir)
+        run = read_run(run_dir)
         return FakeClassifier(side, task.labels, run, dict(zip(texts, probs[Path(run_dir).name])))
 
     out = tmp_path / "curve"

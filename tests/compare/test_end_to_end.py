@@ -16,7 +16,8 @@ from compare.report.runs import data_arguments
 from compare.run import command as run
 from compare.run.launch import data_flags, request_path, request_record
 from core.classifier import load
-from core.rundir import dir_size, read_run_json
+from core.record import read_run
+from core.rundir import dir_size
 
 FAST = ["--bootstrap-resamples", "200"]
 
@@ -24,7 +25,7 @@ FAST = ["--bootstrap-resamples", "200"]
 @pytest.fixture(scope="module")
 def paired_runs(tiny_runs: dict, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The shared tiny runs when both saw the same data options; else a scratch partner trained to match."""
-    options = {side: read_run_json(tiny_runs[side])["data"]["options"] for side in ("finetune", "scratch")}
+    options = {side: read_run(tiny_runs[side]).data.options for side in ("finetune", "scratch")}
     if options["finetune"] == options["scratch"]:
         return {"finetune": tiny_runs["finetune"], "scratch": tiny_runs["scratch"]}
     from tests.scratch.tiny import train_tiny_run
@@ -62,7 +63,7 @@ def test_compare_run_reuses_matching_runs_and_reports(paired_runs: dict, tmp_pat
         shutil.copytree(path, out / "runs" / side)
         request = request_record(side, flags[side].split(), [])
         request_path(out / "runs" / side).write_text(json.dumps(request))
-    data = data_arguments(read_run_json(paired_runs["finetune"]))
+    data = data_arguments(read_run(paired_runs["finetune"]))
     argv = [*data_flags(data), "--output-dir", str(out), "--profile", "full"]
     argv += ["--finetune-args", flags["finetune"], "--scratch-args", flags["scratch"], *FAST]
     assert run.main(argv) == 0

@@ -19,7 +19,8 @@ from compare.report.results import read_predictions
 from compare.run import launch
 from compare.run.command import CompareRunArguments, run_comparison
 from compare.scoring.statistics import StatisticsArguments
-from core.rundir import read_run_json, write_json
+from core.record import read_run
+from core.rundir import write_json
 from demo import report_view
 from tests.compare.fakes import fake_loader, fake_run, tiny_data
 
@@ -41,8 +42,8 @@ class FakeSides:
         fake_run(run_dir, side, dataclasses.replace(self.data, seed=seed))
         if "--teacher" in flags:
             teacher = flags[flags.index("--teacher") + 1]
-            run = read_run_json(run_dir)
-            run["distillation"] = {"teacher": teacher, "teacher_created": read_run_json(teacher)["created"]}
+            run = read_run(run_dir).to_json()
+            run["distillation"] = {"teacher": teacher, "teacher_created": read_run(teacher).created}
             write_json(run_dir / "run.json", run)
         self.calls.append((side, run_dir.name, flags))
 
@@ -112,7 +113,7 @@ def test_the_student_is_reused_until_its_teacher_is_trained_again(setup) -> None
     distil(data, out, loader)
     assert len(sides.calls) == trained  # everything reused
     teacher = out / "runs" / "finetune"
-    run = read_run_json(teacher)
+    run = read_run(teacher).to_json()
     write_json(teacher / "run.json", {**run, "created": "2030-01-01T00:00:00+00:00"})
     distil(data, out, loader)
     assert [name for _, name, _ in sides.calls[trained:]] == ["scratch-distilled"]
@@ -165,7 +166,7 @@ def test_a_student_of_the_tiny_fine_tuned_run_is_reported_beside_both_sides(tiny
         max_length=16,
         max_steps=40,
     )
-    record = read_run_json(student)["distillation"]
+    record = read_run(student).distillation
     assert record["teacher_side"] == "finetune" and record["soft_targets"] == "log_probabilities"
     runs = [str(tiny_runs["finetune"]), str(tiny_runs["scratch"]), str(student)]
     argv = ["--runs", *runs, "--names", "finetune", "scratch", "scratch-distilled", "--output-dir", str(tmp_path / "r")]
