@@ -1,10 +1,12 @@
 """The sides of the comparison, each declared once: what trains it, what loads its runs, and how compare runs it.
 
 A side is one kind of model the suite trains and compares. Its entry in `SIDES` holds every fact about it that
-lives outside its own package: the command that trains it (`python -m <command>`), its model option class and
-the module that loads its runs for prediction (both named, imported only when used, so `--help` stays fast and
-compare never imports training code), the step budgets of `compare run`'s profiles, the `--tune` search space,
-how `compare bench` times it, and how the report and the app name it. `compare` (run, report, predict, tune,
+lives outside its own package: its role in the suite's question (`role`: the pretrained side, the from-scratch
+one), the command that trains it (`python -m <command>`), its model option class and the module that loads its
+runs for prediction (both named, imported only when used, so `--help` stays fast and compare never imports
+training code), the step budgets of `compare run`'s profiles, the `--tune` search space, how `compare bench` times
+it and the targets its figures are held to, and how the report and the app name it. `compare run` takes each
+classification side's extra flags as `--side-args NAME="FLAGS"` (or `--NAME-args "FLAGS"`, `option_flags`). `compare` (run, report, predict, tune,
 curve, bench) and the app iterate `SIDES`; adding a model to the comparison is one entry here beside its package.
 
 A run's `run.json` names its side by the command that wrote it (`side`) and its `task_kind`: the translation
@@ -12,10 +14,13 @@ side, `python -m scratch` on a translation task, records `side: scratch` and `ta
 
     >>> [side.name for side in classifiers()]
     ['finetune', 'scratch']
-    >>> of_run({"side": "scratch", "task_kind": "translation"}).name
+    >>> from types import SimpleNamespace as record
+    >>> of_run(record(side="scratch", task_kind="translation")).name
     'translation'
     >>> get("finetune").profiles["quick"].side_flags()
     ['--min-steps', '200', '--max-steps', '500', '--eval-steps', '100']
+    >>> PRETRAINED, FROM_SCRATCH, STUDENT
+    ('finetune', 'scratch', 'scratch-distilled')
 """
 
 from __future__ import annotations
@@ -31,10 +36,9 @@ from core.tasks import CLASSIFICATION, TRANSLATION
 
 PROFILES = ("full", "quick")  # `compare run --profile`: `full` is each side's defaults, `quick` a short budget
 
-# The suite asks whether fine-tuning a pretrained model beats training from scratch: these two sides are the
-# report's first pair, the learning curve's catch-up, and distillation's teacher and student.
-PRETRAINED, FROM_SCRATCH = "finetune", "scratch"
-STUDENT = f"{FROM_SCRATCH}-distilled"  # the model a pretrained run teaches (`compare run --distill`)
+# The suite asks whether fine-tuning a pretrained model beats training from scratch: the sides of these two roles
+# are the report's first pair, the learning curve's catch-up, and distillation's teacher and student (`by_role`).
+ROLES = ("pretrained", "from scratch")
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,30 @@ class SideProfile:
 
 
 @dataclass(frozen=True)
+class Target:
+    """A figure of bench.json a side's benchmark is held to: `value <op> threshold`.
+
+    Attributes:
+        stage: where the figure is: `training` (the side's own section of bench.json), `predict` or `serving`
+            (the side's entry in that section).
+        key: the figure, dotted within that entry (`current.p50_ms`).
+        op: `>=` or `<=`.
+        threshold: the bound.
+        label: what it means, for the bench report.
+    """
+
+    stage: str
+    key: str
+    op: str
+    threshold: float
+    label: str
+
+    def __post_init__(self) -> None:
+        if self.stage not in ("training", "predict", "serving") or self.op not in (">=", "<="):
+            raise ValueError(f"a target needs a stage training, predict or serving and an op >= or <=; got {self}")
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """How `compare bench` times a side's training: `python -m <command>.throughput`, rebuilt from a run's record.
 
@@ -74,11 +102,13 @@ class Benchmark:
         steps: per bench profile, (timed steps per round, warm-up steps).
         model_options: the run.json `hyperparameters` that shape the model or its batches, passed back as flags.
         model_flag: the flag that takes run.json `model.name` (the pretrained checkpoint), if the side has one.
+        targets: the figures its bench.json entries are held to (`compare.bench.results.targets`).
     """
 
     steps: Mapping[str, tuple[int, int]]
     model_options: tuple[str, ...]
     model_flag: str | None = None
+    targets: tuple[Target, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +117,7 @@ class Side:
 
     Attributes:
         name: how compare and the app call it: the default model name in a report, and `runs/<name>`.
+        role: its place in the suite's question, one of `ROLES` (None: a model compared beside them).
         title: how the report and the app title it ("Fine-tuned BERT").
         phrase: how a sentence names it ("the fine-tuned model").
         command: the module that trains it, `python -m <command>`; its runs record it as run.json `side`.
@@ -109,10 +140,19 @@ class Side:
     profiles: Mapping[str, SideProfile] = field(default_factory=lambda: {name: SideProfile() for name in PROFILES})
     search_space: Mapping[str, Distribution] = field(default_factory=dict)
     bench: Benchmark | None = None
+    role: str | None = None
 
     def __post_init__(self) -> None:
         if set(self.profiles) != set(PROFILES):
             raise ValueError(f"side {self.name!r} gives profiles {sorted(self.profiles)}; give {', '.join(PROFILES)}")
+        if self.role is not None and self.role not in ROLES:
+            raise ValueError(f"side {self.name!r} has role {self.role!r}; the roles are {', '.join(ROLES)}")
+
+    @property
+    def options_flag(self) -> str:
+        """The `compare run` flag that takes this side's extra model flags alone: `--finetune-args`, the same as
+        `--side-args finetune=...`."""
+        return f"--{self.name}-args"
 
     def options(self) -> type:
         """The side's model option class (a dataclass the side's command parses its model flags into)."""
@@ -129,6 +169,7 @@ SIDES: dict[str, Side] = {
     for side in (
         Side(
             name="finetune",
+            role="pretrained",
             title="Fine-tuned BERT",
             phrase="the fine-tuned model",
             command="finetune",
@@ -147,11 +188,37 @@ SIDES: dict[str, Side] = {
             },
             search_space={"learning_rate": LogUniform(2e-5, 2e-4), "max_steps": Choice((250, 500, 1000, 2000))},
             bench=Benchmark(
-                steps={"quick": (3, 2), "full": (6, 3)}, model_options=("batch_size", "pooling"), model_flag="--model"
+                steps={"quick": (3, 2), "full": (6, 3)},
+                model_options=("batch_size", "pooling"),
+                model_flag="--model",
+                targets=(
+                    Target("training", "speedup_vs_pad128", ">=", 5.0, "fine-tuning examples/s vs 128-padded"),
+                    Target("training", "useful_flops_utilisation", ">=", 0.30, "fine-tuning useful-FLOPs utilisation"),
+                    Target("predict", "p50_ms", "<=", 15.0, "fine-tuned single-text p50 (ms)"),
+                    Target(
+                        "serving", "current.p50_ms", "<=", 6.0, "fine-tuned Classifier, float, single-text p50 (ms)"
+                    ),
+                    Target("serving", "int8.p50_ms", "<=", 3.0, "fine-tuned export, int8 TFLite, single-text p50 (ms)"),
+                    Target(
+                        "serving", "int8_accuracy_change", ">=", -0.005, "fine-tuned int8 TFLite test accuracy change"
+                    ),
+                    Target(
+                        "serving", "onnx_int8.p50_ms", "<=", 3.0, "fine-tuned export, int8 ONNX, single-text p50 (ms)"
+                    ),
+                    Target(
+                        "serving",
+                        "onnx_int8_accuracy_change",
+                        ">=",
+                        -0.005,
+                        "fine-tuned int8 ONNX test accuracy change",
+                    ),
+                    Target("training", "peak_rss_mb", "<=", 3072.0, "fine-tuning peak memory (MB)"),
+                ),
             ),
         ),
         Side(
             name="scratch",
+            role="from scratch",
             title="From-scratch Transformer",
             phrase="the from-scratch model",
             command="scratch",
@@ -190,6 +257,12 @@ SIDES: dict[str, Side] = {
                     "causal",
                     "batch_size",
                 ),
+                targets=(
+                    Target("training", "speedup_vs_pad128", ">=", 3.0, "from-scratch examples/s vs 128-padded"),
+                    Target("predict", "p50_ms", "<=", 3.0, "from-scratch single-text p50 (ms)"),
+                    Target("serving", "current.p50_ms", "<=", 1.5, "from-scratch Classifier, single-text p50 (ms)"),
+                    Target("training", "peak_rss_mb", "<=", 2048.0, "from-scratch training peak memory (MB)"),
+                ),
             ),
         ),
         Side(
@@ -221,6 +294,19 @@ def get(name: str) -> Side:
 def classifiers() -> list[Side]:
     """The classification sides, in declaration order: those `compare run`, `compare curve` and the app compare."""
     return [side for side in SIDES.values() if side.task_kind == CLASSIFICATION]
+
+
+def by_role(role: str) -> Side:
+    """The side that plays `role` (`ROLES`) in the suite's question."""
+    for side in SIDES.values():
+        if side.role == role:
+            return side
+    raise ValueError(f"no side has the role {role!r}; the roles are {', '.join(ROLES)}")
+
+
+PRETRAINED = by_role("pretrained").name  # the fine-tuned side: the report's first model, distillation's teacher
+FROM_SCRATCH = by_role("from scratch").name  # the side trained from scratch: the second, and the student's command
+STUDENT = f"{FROM_SCRATCH}-distilled"  # the model a pretrained run teaches (`compare run --distill`)
 
 
 def classifier_names() -> list[str]:

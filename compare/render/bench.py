@@ -32,10 +32,12 @@ def training_table(bench: dict) -> Table:
                 f"{e['peak_rss_mb']:,.0f}",
             ]
         )
+    timed = list(bench["tokenize"])
+    batches = " and ".join(f"{bench[side]['batch_size']} ({side})" for side in timed)
     note = (
-        f"Training steps (forward, backward, AdamW update) at batch {bench['finetune']['batch_size']} (finetune) and "
-        f"{bench['scratch']['batch_size']} (scratch) on the same texts, the real pipeline's length-grouped batches "
-        f"against the same batches padded to {bench['finetune']['max_length']} tokens, timed in alternating rounds "
+        f"Training steps (forward, backward, AdamW update) at batch {batches} on the same texts, the real pipeline's "
+        f"length-grouped batches against the same batches padded to {bench[timed[0]]['max_length']} tokens, timed "
+        "in alternating rounds "
         "after warm-up. Utilisation: matmul FLOPs spent on real tokens per second over the fp32 matmul rate "
         f"measured between the rounds ({bench['matmul_gflops']:.0f} GFLOP/s on average)."
     )

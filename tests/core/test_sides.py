@@ -10,6 +10,7 @@ import json
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -182,23 +183,26 @@ def test_every_declared_side_names_modules_that_exist() -> None:
         assert set(side.profiles) == set(sides.PROFILES)
 
 
+def record(side: str, task_kind: str = "classification", distillation: dict | None = None) -> SimpleNamespace:
+    """The fields of a run record (`core.record.RunRecord`) that name its side."""
+    return SimpleNamespace(side=side, task_kind=task_kind, distillation=distillation)
+
+
 def test_a_run_names_its_side_by_command_and_task_kind() -> None:
-    assert sides.of_run({"side": "finetune"}).name == "finetune"
-    assert sides.of_run({"side": "scratch", "task_kind": None}).name == "scratch"
-    assert sides.of_run({"side": "scratch", "task_kind": "translation"}).name == "translation"
+    assert sides.of_run(record("finetune")).name == "finetune"
+    assert sides.of_run(record("scratch")).name == "scratch"
+    assert sides.of_run(record("scratch", "translation")).name == "translation"
     with pytest.raises(ValueError, match=r"^side 'finetune' is not one of scratch\.$"):
-        sides.of_run({"side": "finetune", "task_kind": "translation"})
+        sides.of_run(record("finetune", "translation"))
     with pytest.raises(ValueError, match=r"^side 'bert' is not one of finetune, scratch\.$"):
-        sides.of_run({"side": "bert"})
+        sides.of_run(record("bert"))
     with pytest.raises(ValueError, match="unknown side 'bert'; the sides are finetune, scratch, translation"):
         sides.get("bert")
 
 
 def test_titles_name_the_distilled_student() -> None:
-    assert sides.run_title({"side": "finetune"}) == "Fine-tuned BERT"
-    assert (
-        sides.run_title({"side": "scratch", "distillation": {"teacher": "t"}}) == "From-scratch Transformer, distilled"
-    )
+    assert sides.run_title(record("finetune")) == "Fine-tuned BERT"
+    assert sides.run_title(record("scratch", distillation={"teacher": "t"})) == "From-scratch Transformer, distilled"
 
 
 def test_a_side_must_give_every_profile() -> None:
