@@ -1,8 +1,12 @@
 """Options of `compare run` and `compare curve`: output folder, profile, seeds and each side's extra flags.
 
+A side's extra flags are `--side-args NAME="FLAGS"` (repeatable, one NAME per side of `core.sides`); each
+classification side also has its own spelling, `--NAME-args "FLAGS"` (`--finetune-args`, `--scratch-args`),
+generated from the registry.
+
 Every flag `compare run` will pass to a side is checked here, by the side's own parser (`check_command_flags`),
 before any side starts. A `--max-steps` or `--min-steps` among a side's extra flags moves the profile's step
-budget to fit it (`compare.run.profiles.give_way`): `--finetune-args "--max-steps 20"` on the quick profile
+budget to fit it (`compare.run.profiles.give_way`): `--side-args finetune="--max-steps 20"` on the quick profile
 trains at most 20 steps, its minimum lowered from 200 to 20.
 """
 
@@ -28,8 +32,15 @@ SCRATCH_ARGS_HELP = (
 )
 
 
+SIDE_ARGS_HELP = (
+    'Extra flags for one side\'s command, NAME="FLAGS" (e.g. finetune="--epochs 2" scratch="--preset tiny"; '
+    "repeatable); a --max-steps or --min-steps there moves the profile's step budget to fit it. "
+    '--NAME-args "FLAGS" is the same.'
+)
+
+
 @dataclass
-class SideTrainingArguments:
+class _SideTrainingArguments:
     """Where the output goes and how both sides are trained: shared by `compare run` and `compare curve`."""
 
     _argument_group_name = "comparison options"
@@ -46,14 +57,9 @@ class SideTrainingArguments:
             "choices": CLASS_WEIGHTS,
         },
     )
-    finetune_args: str = field(
-        default="",
-        metadata={
-            "help": 'Extra flags for python -m finetune, e.g. "--epochs 2"; a --max-steps or --min-steps here '
-            "moves the profile's step budget to fit it."
-        },
+    side_args: list[str] = field(
+        default_factory=list, metadata={"help": SIDE_ARGS_HELP, "action": "extend", "metavar": 'NAME="FLAGS"'}
     )
-    scratch_args: str = field(default="", metadata={"help": SCRATCH_ARGS_HELP})
     distill: bool = field(
         default=False,
         metadata={
@@ -63,7 +69,10 @@ class SideTrainingArguments:
     )
     distill_args: str = field(
         default="",
-        metadata={"help": 'Extra flags for the distilled student after --scratch-args, e.g. "--augment 2".'},
+        metadata={
+            "help": "Extra flags for the distilled student after the from-scratch side's own "
+            f'({sides.get(sides.FROM_SCRATCH).options_flag}), e.g. "--augment 2".'
+        },
     )
     verbose: bool = field(default=False, metadata={"help": VERBOSE_HELP})
 
@@ -73,8 +82,8 @@ class SideTrainingArguments:
             raise ValueError(f"--seeds must be between 1 and 20, got {self.seeds}.")
         if self.class_weight is not None and self.class_weight not in CLASS_WEIGHTS:
             raise ValueError(f"--class-weight must be {' or '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
-        for option in [*sides.classifier_names(), "distill"]:
-            split_flags(option, getattr(self, f"{option}_args", ""))
+        self.extra, self.spelling = self.given_side_flags()
+        split_flags("--distill-args", self.distill_args)
         if self.distill_args and not self.distill:
             raise ValueError("--distill-args is for the distilled student; add --distill, or leave it out.")
         self.check_side_flags()
@@ -82,8 +91,9 @@ class SideTrainingArguments:
     def check_side_flags(self) -> None:
         """Parses each command's flags as the command will, so a flag it would refuse stops this one before any
         training rather than after the other side's."""
-        for option in [*sides.classifier_names(), "distill"]:
-            refuse_data_flags(option, split_flags(option, getattr(self, f"{option}_args", "")), DataArguments)
+        for side, flags in self.extra.items():
+            refuse_data_flags(self.spelling[side], flags, DataArguments)
+        refuse_data_flags("--distill-args", split_flags("--distill-args", self.distill_args), DataArguments)
         budget = not getattr(self, "tune", 0)  # a tuning trial brings its own training length
         for side in sides.classifier_names():
             check_command_flags(side, self.side_flags(side, budget), self.origin(side, budget))
@@ -99,39 +109,73 @@ class SideTrainingArguments:
             )
             check_command_flags(sides.FROM_SCRATCH, student, origin)
 
+    def given_side_flags(self) -> tuple[dict[str, list[str]], dict[str, str]]:
+        """The user's extra flags per side, from `--side-args NAME="FLAGS"` and each side's `--NAME-args`, split as
+        a shell would; and how each was spelled (`--finetune-args`, `--side-args finetune=`), for messages."""
+        given = [(f"--side-args {name}=", name, flags) for name, _, flags in map(_name_and_flags, self.side_args)]
+        for side in sides.classifiers():
+            flags = getattr(self, _alias(side), "")  # the field generated for the side's own spelling
+            if flags:
+                given.append((side.options_flag, side.name, flags))
+        known = sides.classifier_names()
+        extra, spelling = {}, {}
+        for spelled, name, flags in given:
+            if name not in known:
+                raise ValueError(f"--side-args names the side {name!r}; the sides are {', '.join(known)}.")
+            if name in extra:
+                raise ValueError(
+                    f"{spelling[name]} and {spelled} both give {name}'s flags; give them once, in one of the two."
+                )
+            spelling[name] = spelled.rstrip("= ")
+            extra[name] = split_flags(spelling[name], flags)
+        return extra, spelling
+
     def side_flags(self, side: str, budget: bool = True) -> list[str]:
         """The profile's flags for `side` (its step budget only if `budget`, moved to fit the user's bounds),
         `--class-weight`, then the user's."""
         class_weight = ["--class-weight", self.class_weight] if self.class_weight else []
-        user = shlex.split(getattr(self, f"{side}_args", ""))  # a side without its --<side>-args option: none
+        user = self.extra.get(side, [])
         return [*give_way(get_profile(self.profile)[side].side_flags(budget), user), *class_weight, *user]
 
     def origin(self, side: str, budget: bool = True) -> str:
         """Where `side_flags` come from, for a message: `the quick profile's --min-steps 200 ..., then --finetune-args`."""
         profile = get_profile(self.profile)[side].side_flags(budget)
-        given = [f"--{side}-args"] if getattr(self, f"{side}_args", "") else []
+        given = [self.spelling[side]] if self.extra.get(side) else []
         if self.class_weight:
             given.insert(0, "--class-weight")
         parts = [f"the {self.profile} profile's {shlex.join(profile)}"] if profile else []
         return ", then ".join([*parts, *given]) or "no flags"
 
 
+def _alias(side: sides.Side) -> str:
+    """The field of a side's own spelling of its extra flags: `finetune_args` for `--finetune-args`."""
+    return side.options_flag.removeprefix("--").replace("-", "_")
+
+
+def _name_and_flags(given: str) -> tuple[str, str, str]:
+    """`finetune=--epochs 2` as (`finetune`, `=`, `--epochs 2`), or `ValueError` saying what `--side-args` takes."""
+    name, equals, flags = given.partition("=")
+    if not equals or not name:
+        raise ValueError(f'--side-args takes NAME="FLAGS", e.g. finetune="--epochs 2"; got {given!r}.')
+    return name, equals, flags
+
+
 def split_flags(option: str, flags: str) -> list[str]:
-    """`--<option>-args` split as a shell would, or `ValueError` naming it."""
+    """The flags given to `option` (`--finetune-args`) split as a shell would, or `ValueError` naming it."""
     try:
         return shlex.split(flags)
     except ValueError as error:
-        raise ValueError(f"--{option}-args cannot be split into flags: {error}.") from None
+        raise ValueError(f"{option} cannot be split into flags: {error}.") from None
 
 
 def refuse_data_flags(option: str, flags: list[str], data_arguments: type) -> None:
-    """Refuses a data option among `--<option>-args`: it goes to this command, so that every model trains on the
-    same data."""
+    """Refuses a data option among the flags given to `option` (`--finetune-args`): it goes to this command, so
+    that every model trains on the same data."""
     data_flags = {f"--{f.name.replace('_', '-')}" for f in dataclasses.fields(data_arguments)}
     given = {flag.split("=")[0].replace("_", "-") for flag in flags}
     if data_flags & given:
         raise ValueError(
-            f"--{option}-args holds {sorted(data_flags & given)[0]}, a data option: give it to this command itself, "
+            f"{option} holds {sorted(data_flags & given)[0]}, a data option: give it to this command itself, "
             "so that every model trains on the same data."
         )
 
@@ -151,6 +195,20 @@ def check_command_flags(side: str, flags: list[str], origin: str = "") -> None:
     except OptionsError as error:
         source = f" ({origin})" if origin else ""
         raise ValueError(f"python -m {found.command} would refuse {shlex.join(flags)}{source}: {error}") from None
+
+
+# Each classification side's own spelling of its extra flags (`--finetune-args "FLAGS"`), one field per side of the
+# registry, generated here so that a side added to `core.sides` gets its own without a line in this module.
+SideTrainingArguments = dataclasses.make_dataclass(
+    "SideTrainingArguments",
+    [
+        (_alias(side), str, field(default="", metadata={"help": f'The same as --side-args {side.name}="FLAGS".'}))
+        for side in sides.classifiers()
+    ],
+    bases=(_SideTrainingArguments,),
+)
+SideTrainingArguments.__module__ = __name__
+SideTrainingArguments.__doc__ = _SideTrainingArguments.__doc__
 
 
 @dataclass

@@ -2,8 +2,9 @@
 
 Runs go to `DIR/runs/finetune` and `DIR/runs/scratch`; with `--seeds N` (N > 1) to
 `DIR/runs/finetune-seed<S>` and `DIR/runs/scratch-seed<S>` for S = --seed, --seed + 1, ... The report
-goes to DIR. Model flags beyond the profile's pass through `--finetune-args "..."` / `--scratch-args "..."`
-(a shell-quoted string each), for instance tiny configurations in tests; `--class-weight` goes to both.
+goes to DIR. Model flags beyond the profile's pass through `--side-args NAME="..."` (a shell-quoted string per side,
+or `--finetune-args "..."` / `--scratch-args "..."`), for instance tiny configurations in tests; `--class-weight`
+goes to both.
 With `--tune N` each side's model is instead the best of N seeded random trials on validation, by the task's
 headline score (`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`. With `--distill` each fine-tuned
 run also teaches a from-scratch student, `DIR/runs/scratch-distilled` (`compare.run.distill`), the report's third

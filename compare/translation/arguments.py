@@ -57,7 +57,7 @@ class TranslationRunArguments:
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"Unknown profile {self.profile!r}; choose one of {', '.join(PROFILES)}.")
-        refuse_data_flags("scratch", split_flags("scratch", self.scratch_args), PairDataArguments)
+        refuse_data_flags("--scratch-args", split_flags("--scratch-args", self.scratch_args), PairDataArguments)
         origin = f"the {self.profile} profile's {shlex.join(self.profile_flags())}"
         if self.scratch_args:
             origin += ", then --scratch-args"

@@ -72,6 +72,44 @@ def test_extra_flags_follow_the_profile() -> None:
         CompareRunArguments(output_dir="x", scratch_args='--preset "tiny')
 
 
+def parse_run(*flags: str) -> CompareRunArguments:
+    from compare.commands import RUN
+
+    _, (_, args, _) = RUN.parse(["--task", "sst2", "--output-dir", "x", "--profile", "full", *flags])
+    return args
+
+
+def test_side_args_give_each_side_its_flags_as_its_own_option_does() -> None:
+    generic = parse_run("--side-args", "finetune=--epochs 3 --batch-size 8", "--side-args", "scratch=--preset tiny")
+    own = parse_run("--finetune-args", "--epochs 3 --batch-size 8", "--scratch-args", "--preset tiny")
+    one = parse_run("--side-args", "finetune=--epochs 3 --batch-size 8", "scratch=--preset tiny")
+    for args in (generic, own, one):
+        assert args.side_flags("finetune") == ["--epochs", "3", "--batch-size", "8"]
+        assert args.side_flags("scratch") == ["--preset", "tiny"]
+    assert generic.origin("scratch") == "--side-args scratch"
+    assert own.origin("scratch") == "--scratch-args"
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--side-args", "bert=--epochs 2"], "--side-args names the side 'bert'; the sides are finetune, scratch."),
+        (["--side-args", "--epochs 2"], 'takes NAME="FLAGS", e.g. finetune="--epochs 2"; got \'--epochs 2\''),
+        (
+            ["--side-args", "scratch=--preset tiny", "--scratch-args", "--epochs 2"],
+            "--side-args scratch and --scratch-args both give scratch's flags; give them once",
+        ),
+        (["--side-args", 'scratch=--preset "tiny'], "--side-args scratch cannot be split into flags"),
+    ],
+)
+def test_bad_side_args_are_refused_naming_the_option(flags, message) -> None:
+    from core.errors import UserError
+
+    with pytest.raises(UserError) as error:
+        parse_run(*flags)
+    assert message in str(error.value)
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.sides import Side
+from core.sides import Benchmark, Side, Target
 
 
 @dataclass
@@ -57,23 +57,31 @@ SIDE = Side(
     command="fakeside",
     arguments="fakeside:FakeArguments",
     predict="fakeside",
+    bench=Benchmark(
+        steps={"quick": (1, 1), "full": (1, 1)},
+        model_options=(),
+        targets=(Target("predict", "p50_ms", "<=", 1.0, "fixed-table single-text p50 (ms)"),),
+    ),
 )
 
 
 class TableClassifier:
     side = "fakeside"
 
-    def __init__(self, run_dir, run):
-        self.name, self.run, self.labels = self.side, run, list(run["data"]["labels"])
-        self.problem_type, self.has_pairs, self.thresholds = "single_label_classification", False, None
+    def __init__(self, run_dir, record):
+        self.name, self.record, self.labels = self.side, record, record.labels
+        self.kind, self.has_pairs, self.thresholds = record.kind, record.has_pairs, record.thresholds
         self.table = json.loads((Path(run_dir) / "probs.json").read_text(encoding="utf-8"))
 
     def predict_proba(self, texts, text_pairs=None):
         return np.array([self.table[text] for text in texts], dtype=np.float32)
 
+    def predict(self, texts, text_pairs=None):
+        return self.kind.decide(self.predict_proba(texts, text_pairs), self.thresholds)
 
-def load(run_dir, run):
-    return TableClassifier(run_dir, run)
+
+def load(run_dir, record):
+    return TableClassifier(run_dir, record)
 
 
 if __name__ == "__main__":
@@ -208,3 +216,47 @@ def test_titles_name_the_distilled_student() -> None:
 def test_a_side_must_give_every_profile() -> None:
     with pytest.raises(ValueError, match=r"side 'x' gives profiles \['quick'\]; give full, quick"):
         Side("x", "X", "the x model", "x", "x:A", "x", profiles={"quick": SideProfile()})
+
+
+def test_compare_run_takes_the_flags_of_a_side_registered_by_a_test(fake_side) -> None:
+    from compare.commands import RUN
+
+    argv = ["--task", "sst2", "--output-dir", "x", "--side-args", "fakeside=--accuracy 0.9", "scratch=--preset tiny"]
+    _, (_, args, _) = RUN.parse(argv)
+    assert args.side_flags("fakeside") == ["--accuracy", "0.9"] and args.side_flags("scratch")[-2:] == [
+        "--preset",
+        "tiny",
+    ]
+    with pytest.raises(ValueError, match=r"python -m fakeside would refuse .*--accuracy x"):
+        RUN.parse([*argv[:4], "--side-args", "fakeside=--accuracy x"])
+
+
+def test_the_bench_holds_a_side_registered_by_a_test_to_its_targets(fake_side) -> None:
+    from compare.bench.results import check_targets
+
+    bench = {"predict": {"fakeside": {"p50_ms": 0.5}, "finetune": {"p50_ms": 20.0}}}
+    rows = {row["key"]: row for row in check_targets(bench)}
+    assert rows["predict.fakeside.p50_ms"] == {
+        "target": "fixed-table single-text p50 (ms)",
+        "key": "predict.fakeside.p50_ms",
+        "op": "<=",
+        "threshold": 1.0,
+        "value": 0.5,
+        "met": True,
+    }
+    assert rows["predict.finetune.p50_ms"]["met"] is False and rows["scratch.peak_rss_mb"]["value"] is None
+
+
+def test_the_report_gives_a_side_registered_by_a_test_its_column(tmp_path: Path, fake_side) -> None:
+    from compare.report.command import ReportArguments, build_report
+    from compare.scoring.statistics import StatisticsArguments
+    from tests.compare.fakes import fake_loader, fake_run
+
+    data = tiny_data(tmp_path / "data")
+    runs = [fake_run(tmp_path / "runs" / name, name, data) for name in ("fakeside", "scratch")]
+    args = ReportArguments(runs=[str(r) for r in runs], output_dir=str(tmp_path / "report"), latency_samples=2)
+    loader = fake_loader({"fakeside": 0.9, "scratch": 0.6}, data)
+    results = build_report(args, StatisticsArguments(bootstrap_resamples=200), loader=loader, draw=lambda *a: {})
+    assert list(results["models"]) == ["fakeside", "scratch"]
+    assert results["models"]["fakeside"]["title"] == "Fixed-table classifier"
+    assert "fakeside (Fixed-table classifier)" in (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
