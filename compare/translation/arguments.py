@@ -22,13 +22,14 @@ from compare.run.arguments import (
 )
 from compare.run.profiles import give_way
 from core.args import VERBOSE_HELP, PairDataArguments
-from core.sides import PROFILES, get
+from core.sides import PROFILES, SIDES, get
+from core.tasks import TRANSLATION
 from core.translator import DEFAULT_BEAM, DEFAULT_MBR
 
-SIDE = "translation"  # the side that trains every variant (core.sides)
-DECODER_ONLY = "scratch-decoder-only"
-DISTILLED = "scratch-distilled"
-ENCODER_DECODER = "scratch"
+SIDE = next(side.name for side in SIDES.values() if side.task_kind == TRANSLATION)  # trains every variant
+ENCODER_DECODER = get(SIDE).command  # the runs are named by the command that trains them: runs/scratch, ...
+DECODER_ONLY = f"{ENCODER_DECODER}-decoder-only"
+DISTILLED = f"{ENCODER_DECODER}-distilled"
 
 
 @dataclass
