@@ -13,7 +13,6 @@ import numpy as np
 from compare.scoring.calibration import expected_calibration_error, label_calibration, log_loss, reliability
 from compare.scoring.metrics import load_metric
 from compare.scoring.statistics import DEFAULT_KIND, StatisticsArguments, model_intervals
-from core import kinds
 from core.classifier import Classifier
 from core.kinds import Kind
 from core.metrics import confusion_counts
@@ -24,19 +23,6 @@ def decide(model: Classifier, outputs: np.ndarray) -> np.ndarray:
     """A model's decisions from its outputs as the scores take them (its kind's `decide`): class ids (n,) or 0/1
     label rows (n, L) by the thresholds its run.json records, or a regression model's values as they are."""
     return model.kind.decide(outputs, model.thresholds)
-
-
-def score(
-    outputs: np.ndarray,
-    decisions: np.ndarray,
-    gold: np.ndarray,
-    labels: list[str],
-    args: StatisticsArguments,
-    kind: Kind = DEFAULT_KIND,
-) -> dict:
-    """The model's quality entries of results.json for its kind of task (docs/formats.md), with bootstrap intervals
-    of the kind's two scores."""
-    return kind.report_scores(outputs, decisions, gold, labels, args)
 
 
 def single_label_score(probs: np.ndarray, gold: np.ndarray, labels: list[str], args: StatisticsArguments) -> dict:
@@ -76,7 +62,7 @@ def single_label_score(probs: np.ndarray, gold: np.ndarray, labels: list[str], a
 
 
 def multilabel_score(
-    probs: np.ndarray, decisions: np.ndarray, gold: np.ndarray, labels: list[str], args: StatisticsArguments
+    probs: np.ndarray, decisions: np.ndarray, gold: np.ndarray, labels: list[str], args: StatisticsArguments, kind: Kind
 ) -> dict:
     """Micro- and macro-F1, subset accuracy, Hamming loss, per-label scores and each label's calibration.
 
@@ -84,6 +70,7 @@ def multilabel_score(
         probs: (n, L) independent label probabilities.
         decisions: (n, L) 0/1, the probabilities against the model's thresholds.
         gold: (n, L) 0/1.
+        kind: the multi-label kind, whose two scores get intervals.
     """
     found = load_metric("multilabel").compute(predictions=decisions.tolist(), references=gold.tolist())
     counts = label_counts(gold, decisions)
@@ -92,7 +79,7 @@ def multilabel_score(
         **{key: found[key] for key in ("micro_f1", "macro_f1", "subset_accuracy", "hamming_loss")},
         "ece": calibration["ece"],
         "log_loss": calibration["log_loss"],
-        **model_intervals(gold, decisions, len(labels), args, kinds.get(kinds.MULTI_LABEL)),
+        **model_intervals(gold, decisions, len(labels), args, kind),
         "per_class": {
             label: {
                 "precision": _share(counts["tp"][k], counts["predicted"][k]),
@@ -107,10 +94,10 @@ def multilabel_score(
     }
 
 
-def regression_score(values: np.ndarray, gold: np.ndarray, args: StatisticsArguments) -> dict:
+def regression_score(values: np.ndarray, gold: np.ndarray, args: StatisticsArguments, kind: Kind) -> dict:
     """Pearson, Spearman, MSE and MAE of predicted values against gold values, both (n,)."""
     found = load_metric("regression").compute(predictions=values.tolist(), references=gold.tolist())
-    return {**found, **model_intervals(gold, values, 0, args, kinds.get(kinds.REGRESSION))}
+    return {**found, **model_intervals(gold, values, 0, args, kind)}
 
 
 def quick_scores(

@@ -122,7 +122,7 @@ class MultiLabel(Kind):
     ) -> dict[str, Any]:
         from compare.scoring.scores import multilabel_score
 
-        return multilabel_score(outputs, decisions, gold, labels, args)
+        return multilabel_score(outputs, decisions, gold, labels, args, self)
 
     def reference_rows(self, train: tuple, validation: tuple, test: tuple, num_labels: int) -> dict[str, dict]:
         """No label at all, and TF-IDF + one logistic regression per label (thresholds chosen on validation)."""

@@ -106,7 +106,7 @@ class Regression(Kind):
     ) -> dict[str, Any]:
         from compare.scoring.scores import regression_score
 
-        return regression_score(decisions, gold, args)
+        return regression_score(decisions, gold, args, self)
 
     def reference_rows(self, train: tuple, validation: tuple, test: tuple, num_labels: int) -> dict[str, dict]:
         """The train mean, TF-IDF + ridge, and for a pair task the cosine of the two texts' TF-IDF vectors."""
