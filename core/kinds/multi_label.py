@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from core.kinds.base import EPSILON, Kind, register
+from core.kinds.base import EPSILON, Kind, quoted, register
 from core.multilabel import choose_thresholds, multilabel_scores
 from core.multilabel import predict as multilabel_predict
 
@@ -84,3 +84,48 @@ class MultiLabel(Kind):
         found = multilabel_scores(np.asarray(targets, np.int64), self.decide(outputs, thresholds))
         scores = {k: found[k] for k in ("macro_f1", "micro_f1", "subset_accuracy", "hamming_loss")}
         return {"loss": self.validation_loss(targets, outputs), **scores}
+
+    # --- app ---------------------------------------------------------------------------------------------------------
+
+    def answers(
+        self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
+    ) -> list[dict[str, Any]]:
+        """`{"label": [names], "probs": {label: probability}, "thresholds": {label: threshold}}`: the labels that
+        reach their thresholds (`decide`), each label's independent probability and the threshold its run chose on
+        validation (`label` and `probs` as predictions.jsonl names them)."""
+        chosen = np.asarray(self.decide(outputs, thresholds), dtype=bool)  # (n, L)
+        by_label = {label: float(t) for label, t in zip(labels, thresholds)}
+        return [
+            {
+                "label": [label for label, on in zip(labels, picked) if on],
+                "probs": {label: float(p) for label, p in zip(labels, row)},
+                "thresholds": by_label,
+            }
+            for row, picked in zip(outputs, chosen)
+        ]
+
+    def decision(self, answer: dict[str, Any]) -> Any:
+        """The chosen labels."""
+        return answer["label"]
+
+    def in_words(self, decided: Any, labels: list[str]) -> Any:
+        return [label for label, on in zip(labels, decided) if on]
+
+    def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
+        """The chosen labels over a table of each label's probability and threshold, the chosen ones ticked."""
+        chosen = answer["label"]
+        head = "**Chosen:** " + (", ".join(f"`{label}`" for label in chosen) or "none: no label reaches its threshold")
+        rows = [
+            f"| {f'✓ **{label}**' if label in chosen else label} | {p:.3f} | {answer['thresholds'][label]:.3f} |"
+            for label, p in answer["probs"].items()
+        ]
+        return "\n".join([head, "", "| label | probability | threshold |", "|---|---:|---:|", *rows])
+
+    def invitation(self, them: str) -> str:
+        return (
+            f"see which labels each model gives {them}: every label whose probability reaches the threshold its run "
+            "chose on validation"
+        )
+
+    def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
+        return f"labels: {quoted(labels)}"

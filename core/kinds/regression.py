@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from core.kinds.base import Kind, register
+from core.kinds.base import Kind, number, register
 from core.regression import regression_scores
 
 
@@ -82,3 +82,33 @@ class Regression(Kind):
 
     def empty_outputs(self, num_labels: int) -> np.ndarray:
         return np.zeros((0,), np.float32)
+
+    # --- app ---------------------------------------------------------------------------------------------------------
+
+    def answers(
+        self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
+    ) -> list[dict[str, Any]]:
+        """`{"value": number}`, as predictions.jsonl names it."""
+        return [{"value": float(value)} for value in outputs]
+
+    def decision(self, answer: dict[str, Any]) -> Any:
+        """The value."""
+        return answer["value"]
+
+    def in_words(self, decided: Any, labels: list[str]) -> Any:
+        return float(decided)
+
+    def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
+        """The value, and the train split's range when recorded."""
+        scale = ""
+        if value_range is not None:
+            low, high = map(number, value_range)
+            scale = f"\n\nThe train split's values run from {low} to {high}."
+        return f"### {number(answer['value'])}{scale}"
+
+    def invitation(self, them: str) -> str:
+        return f"see the value each model gives {them}"
+
+    def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
+        scale = "" if value_range is None else " from {} to {} in train".format(*map(number, value_range))
+        return f"a value{scale}"

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from core.kinds.base import EPSILON, Kind, register
+from core.kinds.base import EPSILON, Kind, quoted, register
 from core.metrics import classification_scores
 
 
@@ -76,3 +76,29 @@ class SingleLabel(Kind):
         outputs = np.asarray(outputs)
         scores = classification_scores(targets, self.decide(outputs), outputs.shape[1])
         return {"loss": self.validation_loss(targets, outputs), **scores}
+
+    # --- app ---------------------------------------------------------------------------------------------------------
+
+    label_panel = True
+
+    def answers(
+        self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
+    ) -> list[dict[str, Any]]:
+        """`{label: probability}`: the classes' probabilities (summing to 1), in label order."""
+        return [{label: float(p) for label, p in zip(labels, row)} for row in outputs]
+
+    def decision(self, answer: dict[str, Any]) -> Any:
+        """The most probable class."""
+        return max(answer, key=answer.get)
+
+    def in_words(self, decided: Any, labels: list[str]) -> Any:
+        return labels[int(decided)]
+
+    def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
+        return answer
+
+    def invitation(self, them: str) -> str:
+        return f"see how each model classifies {them}"
+
+    def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
+        return f"classes: {quoted(labels)}"
