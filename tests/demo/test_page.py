@@ -166,7 +166,7 @@ def test_the_classify_tab_is_built_for_each_kind(problem_type: str, pairs: bool,
     result, latencies = classify(text, "both", pair if pairs else "")
     assert result == prediction.classify(text, "both", models, text_pair=pair if pairs else None)
     shown = dict(zip(outputs, show(result, latencies)))
-    task = task_of(models["scratch"].run)
+    task = task_of(models["scratch"].record)
     assert all(shown[f"label-{name}"] == prediction.panel(result[name], task) for name in models)
     if pairs:
         missing = "This task compares two texts: type the second one (sentence2) too."
