@@ -161,12 +161,22 @@ class Kind:
     def answers(
         self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
     ) -> list[dict[str, Any]]:
-        """The app's answer to each row of a model's outputs, as its `/classify` endpoint returns it."""
-        raise NotImplementedError
+        """The app's answer to each row of a model's outputs, as its `/classify` endpoint returns it: `{"value":
+        number}` for a kind that gives values; else the decision in words (`label`, `decide` then `in_words`), each
+        label's probability (`probs`) and, where the run chose them, each label's threshold (`thresholds`), as
+        predictions.jsonl names `value`, `label` and `probs`."""
+        if self.gives_values:
+            return [{"value": float(value)} for value in outputs]
+        decided = self.decide(outputs, thresholds)
+        chosen = {} if thresholds is None else {"thresholds": dict(zip(labels, map(float, thresholds)))}
+        return [
+            {"label": self.in_words(row_decided, labels), "probs": dict(zip(labels, map(float, row))), **chosen}
+            for row, row_decided in zip(outputs, decided)
+        ]
 
     def decision(self, answer: dict[str, Any]) -> Any:
         """What an app answer decides, as predictions.jsonl holds it: a class, the chosen labels, the value."""
-        raise NotImplementedError
+        return answer["value"] if self.gives_values else answer["label"]
 
     def in_words(self, decided: Any, labels: list[str]) -> Any:
         """One decision (a row of `decide`, or of a split's targets) as predictions.jsonl holds it: a class name, a

@@ -87,27 +87,6 @@ class MultiLabel(Kind):
 
     # --- app ---------------------------------------------------------------------------------------------------------
 
-    def answers(
-        self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
-    ) -> list[dict[str, Any]]:
-        """`{"label": [names], "probs": {label: probability}, "thresholds": {label: threshold}}`: the labels that
-        reach their thresholds (`decide`), each label's independent probability and the threshold its run chose on
-        validation (`label` and `probs` as predictions.jsonl names them)."""
-        chosen = np.asarray(self.decide(outputs, thresholds), dtype=bool)  # (n, L)
-        by_label = {label: float(t) for label, t in zip(labels, thresholds)}
-        return [
-            {
-                "label": [label for label, on in zip(labels, picked) if on],
-                "probs": {label: float(p) for label, p in zip(labels, row)},
-                "thresholds": by_label,
-            }
-            for row, picked in zip(outputs, chosen)
-        ]
-
-    def decision(self, answer: dict[str, Any]) -> Any:
-        """The chosen labels."""
-        return answer["label"]
-
     def in_words(self, decided: Any, labels: list[str]) -> Any:
         return [label for label, on in zip(labels, decided) if on]
 

@@ -85,16 +85,6 @@ class Regression(Kind):
 
     # --- app ---------------------------------------------------------------------------------------------------------
 
-    def answers(
-        self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
-    ) -> list[dict[str, Any]]:
-        """`{"value": number}`, as predictions.jsonl names it."""
-        return [{"value": float(value)} for value in outputs]
-
-    def decision(self, answer: dict[str, Any]) -> Any:
-        """The value."""
-        return answer["value"]
-
     def in_words(self, decided: Any, labels: list[str]) -> Any:
         return float(decided)
 
