@@ -1,5 +1,5 @@
 """A model's answer to each input, in the shape `/classify` returns it; each kind of task says its own
-(`Kind.answers`, `core.kinds`):
+(`Kind.app_answers`, `core.kinds`):
 
 - single label: `{label: probability}`, the classes' probabilities (summing to 1) in label order;
 - multi-label: `{"label": [names], "probs": {label: probability}, "thresholds": {label: threshold}}`: each label's
@@ -36,7 +36,7 @@ def answers(model: Any, texts: Sequence[str], text_pairs: Sequence[str] | None =
         outputs = model.predict_proba(texts) if pairs is None else model.predict_proba(texts, pairs)
     outputs = np.asarray(outputs, dtype=np.float64)
     check_output(outputs, (len(texts), *kind.empty_outputs(len(model.labels)).shape[1:]), kind.outputs)
-    return kind.answers(outputs, model.labels, model.thresholds)
+    return kind.app_answers(outputs, model.labels, model.thresholds)
 
 
 def check_output(array: np.ndarray, shape: tuple[int, ...], what: str) -> None:

@@ -17,8 +17,7 @@ from compare.render.markdown import markdown_table
 from compare.render.tables import Table
 from compare.render.tuning import tuning_tables
 from compare.report.locate import recorded_runs
-from compare.scoring.kinds import is_fraction
-from compare.scoring.kinds import name as score_name
+from compare.scoring import wording
 from compare.translation import figures as translation_figures
 from compare.translation import render as translation
 from compare.translation.render import score
@@ -101,8 +100,8 @@ def validation_columns(kind: kinds.Kind) -> list[tuple[str, str, Any]]:
     """The validation scores the table of runs shows for a kind (`Kind.scores`, the headline first): each score's
     key, its column title and how a value is shown (a fraction in percent, a correlation as it is)."""
     return [
-        (score, f"validation {score_name(score)}" + (" %" if is_fraction(score) else ""),
-         pct if is_fraction(score) else correlation)
+        (score, f"validation {wording.name(score)}" + (" %" if wording.is_fraction(score) else ""),
+         pct if wording.is_fraction(score) else correlation)
         for score in kind.scores
     ]  # fmt: skip
 

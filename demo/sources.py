@@ -234,7 +234,7 @@ def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
     candidates = (
         Example(
             texts[i],
-            short(kind.in_words(targets[i], data.labels)),
+            short(kind.answer(data.labels, targets[i])),
             text_pair=None if pairs is None else pairs[i],
         )
         for i in map(int, order)

@@ -158,11 +158,11 @@ class Kind:
 
     label_panel: ClassVar[bool] = False  # whether the app shows an answer as a `gr.Label` (else as `panel` Markdown)
 
-    def answers(
+    def app_answers(
         self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
     ) -> list[dict[str, Any]]:
         """The app's answer to each row of a model's outputs, as its `/classify` endpoint returns it: `{"value":
-        number}` for a kind that gives values; else the decision in words (`label`, `decide` then `in_words`), each
+        number}` for a kind that gives values; else the decision in words (`label`, `decide` then `answer`), each
         label's probability (`probs`) and, where the run chose them, each label's threshold (`thresholds`), as
         predictions.jsonl names `value`, `label` and `probs`."""
         if self.gives_values:
@@ -170,7 +170,7 @@ class Kind:
         decided = self.decide(outputs, thresholds)
         chosen = {} if thresholds is None else {"thresholds": dict(zip(labels, map(float, thresholds)))}
         return [
-            {"label": self.in_words(row_decided, labels), "probs": dict(zip(labels, map(float, row))), **chosen}
+            {"label": self.answer(labels, row_decided), "probs": dict(zip(labels, map(float, row))), **chosen}
             for row, row_decided in zip(outputs, decided)
         ]
 
@@ -178,9 +178,9 @@ class Kind:
         """What an app answer decides, as predictions.jsonl holds it: a class, the chosen labels, the value."""
         return answer["value"] if self.gives_values else answer["label"]
 
-    def in_words(self, decided: Any, labels: list[str]) -> Any:
-        """One decision (a row of `decide`, or of a split's targets) as predictions.jsonl holds it: a class name, a
-        list of label names, a number."""
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        """One decision (a row of `decide`, or of a split's targets) in words, as predictions.jsonl holds it: a label
+        name, a list of label names, or a number."""
         raise NotImplementedError
 
     def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:

@@ -87,8 +87,8 @@ class MultiLabel(Kind):
 
     # --- app ---------------------------------------------------------------------------------------------------------
 
-    def in_words(self, decided: Any, labels: list[str]) -> Any:
-        return [label for label, on in zip(labels, decided) if on]
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        return [labels[k] for k in np.flatnonzero(decision)]
 
     def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
         """The chosen labels over a table of each label's probability and threshold, the chosen ones ticked."""

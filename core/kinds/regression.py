@@ -85,8 +85,8 @@ class Regression(Kind):
 
     # --- app ---------------------------------------------------------------------------------------------------------
 
-    def in_words(self, decided: Any, labels: list[str]) -> Any:
-        return float(decided)
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        return round(float(decision), 6)
 
     def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
         """The value, and the train split's range when recorded."""

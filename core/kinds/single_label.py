@@ -81,7 +81,7 @@ class SingleLabel(Kind):
 
     label_panel = True
 
-    def answers(
+    def app_answers(
         self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
     ) -> list[dict[str, Any]]:
         """`{label: probability}`: the classes' probabilities (summing to 1), in label order."""
@@ -91,8 +91,8 @@ class SingleLabel(Kind):
         """The most probable class."""
         return max(answer, key=answer.get)
 
-    def in_words(self, decided: Any, labels: list[str]) -> Any:
-        return labels[int(decided)]
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        return labels[int(decision)]
 
     def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
         return answer

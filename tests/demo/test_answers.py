@@ -65,10 +65,10 @@ def test_an_unusable_output_is_refused_with_its_shape() -> None:
 def test_answers_and_gold_labels_are_said_in_short() -> None:
     assert short("joy") == "joy" and short(["anger", "sadness"]) == "anger; sadness" and short([]) == "(none)"
     assert [short(v) for v in (3.421234, 12.3456, 1234.5, 0.5, 5)] == ["3.421", "12.35", "1234", "0.5", "5"]
-    assert kinds.get("single_label_classification").in_words(np.int64(1), ["negative", "positive"]) == "positive"
+    assert kinds.get("single_label_classification").answer(["negative", "positive"], np.int64(1)) == "positive"
     multi_hot = np.array([1.0, 0.0, 0.0, 1.0], np.float32)
-    assert kinds.get("multi_label_classification").in_words(multi_hot, EMOTIONS) == ["anger", "sadness"]
-    value = kinds.get("regression").in_words(np.float32(3.8), [])
+    assert kinds.get("multi_label_classification").answer(EMOTIONS, multi_hot) == ["anger", "sadness"]
+    value = kinds.get("regression").answer([], np.float32(3.8))
     assert value == pytest.approx(3.8) and isinstance(value, float)
 
 

@@ -218,8 +218,8 @@ class Grades(Kind):
         outputs = np.asarray(outputs)
         return np.rint(outputs @ np.arange(outputs.shape[1])).astype(np.int64)  # the expected grade, rounded
 
-    def in_words(self, decided: Any, labels: list[str]) -> Any:
-        return labels[int(decided)]
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        return labels[int(decision)]
 
     def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
         return f"### {answer['label']}"
