@@ -15,10 +15,8 @@ from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render.curve import FIGURE as CURVE_FIGURE
 from compare.render.tuning import FIGURE as TUNING_FIGURE
 from compare.translation import figures as translation_figures
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
-from core.translator import TASK_KIND
+from core.tasks import TRANSLATION
 from demo import report_view
-from demo.answers import number
 from demo.prediction import (
     BOTH,
     DEFAULT_MAX_CHARS,
@@ -88,19 +86,10 @@ def header(
 
 
 def task_line(task: Task, labels: list[str]) -> str:
-    """What to type and what the models answer, for the page's header."""
+    """What to type and what the models answer (`Kind.invitation`, `Kind.answer_space`), for the page's header."""
     typed = f"two texts (`{task.text_column}` and `{task.pair_column}`)" if task.has_pairs else "a text"
-    them = "them" if task.has_pairs else "it"
-    names = ", ".join(f"`{label}`" for label in labels)
-    if task.problem_type == REGRESSION:
-        scale = "" if task.value_range is None else " from {} to {} in train".format(*map(number, task.value_range))
-        return f"Type {typed} and see the value each model gives {them}. Task **{task.name}**, a value{scale}."
-    if task.problem_type == MULTI_LABEL:
-        return (
-            f"Type {typed} and see which labels each model gives {them}: every label whose probability reaches "
-            f"the threshold its run chose on validation. Task **{task.name}**, labels: {names}."
-        )
-    return f"Type {typed} and see how each model classifies {them}. Task **{task.name}**, classes: {names}."
+    invitation = task.kind.invitation("them" if task.has_pairs else "it")
+    return f"Type {typed} and {invitation}. Task **{task.name}**, {task.kind.answer_space(labels, task.value_range)}."
 
 
 def build_demo(
@@ -153,9 +142,6 @@ def draw_attention(found: Any, layer: int, head: int) -> Any:
         return None
     layers, heads = found[1].shape[:2]
     return attention_figure(*found, min(layer, layers - 1), head if head < heads else -1)
-
-
-GOLD_TITLES = {SINGLE_LABEL: "Gold label", MULTI_LABEL: "Gold labels", REGRESSION: "Gold value"}
 
 
 def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: int) -> None:
@@ -218,7 +204,7 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                     panels = [answer_panel(name, task) for name in names]
                 latency = gr.Markdown(elem_id="latency")
                 gold = gr.Textbox(  # filled by the examples below: a reference beside the answers, not an input
-                    label=f"{GOLD_TITLES[task.problem_type]} (test split)",
+                    label=f"{task.kind.gold_title} (test split)",
                     interactive=False,
                     visible=any(e.gold is not None for e in examples),
                     elem_id="gold",
@@ -256,8 +242,9 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
 
 
 def answer_panel(name: str, task: Task) -> Any:
-    """Where a model's answer shows: a `gr.Label` of class probabilities, or Markdown for the other kinds."""
-    if task.problem_type == SINGLE_LABEL:
+    """Where a model's answer shows: a `gr.Label` of class probabilities where the kind shows one (`Kind.label_panel`),
+    else Markdown."""
+    if task.kind.label_panel:
         return gr.Label(label=title(name), num_top_classes=8, elem_id=f"label-{name}", elem_classes="label-panel")
     with gr.Column(min_width=160, elem_classes="label-panel"):
         gr.Markdown(f"**{title(name)}**", elem_classes="panel-title")
@@ -265,7 +252,8 @@ def answer_panel(name: str, task: Task) -> Any:
 
 
 def _examples(examples: list[Example], task: Task, count: int, inputs: list[Any]) -> None:
-    """The test examples to click: disagreements first, or for regression those the models differ most on."""
+    """The test examples to click: disagreements first, or for a kind that gives values those the models differ most
+    on."""
     text, text_pair, gold = inputs
     fields = [text, text_pair, gold] if task.has_pairs else [text, gold]
 
@@ -274,7 +262,7 @@ def _examples(examples: list[Example], task: Task, count: int, inputs: list[Any]
 
     what = "pairs" if task.has_pairs else "texts"
     who = "the two models" if count <= 2 else "the models"
-    if task.problem_type == REGRESSION:
+    if task.kind.gives_values:
         groups = [(examples, f"Test {what}, those {who} differ most on first")]
     else:
         disagree = [e for e in examples if e.disagreement]
@@ -309,7 +297,7 @@ def _report_tab(report: Report | None, models: dict[str, Any], translators: dict
         tuning = figures.pop(TUNING_FIGURE, None)
         _section("Tuning", report_view.tuning, report.results, figure=tuning, optional=True)
     runs = report_view.report_runs(report, models, translators)
-    translation_runs = {name: run for name, run in runs.items() if run.get("task_kind") == TASK_KIND}
+    translation_runs = {name: run for name, run in runs.items() if run.task_kind == TRANSLATION}
     classification_runs = {name: run for name, run in runs.items() if name not in translation_runs}
     if classification_runs:
         _section("The runs", report_view.runs_table, classification_runs)

@@ -18,8 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from core import sides
-from core.tasks import REGRESSION, SINGLE_LABEL
-from demo.answers import answers, number
+from demo.answers import answers
 from demo.arguments import DEFAULT_MAX_CHARS
 from demo.sources import CREATE_COMMAND
 from demo.task import Task, page_task, task_of
@@ -53,7 +52,7 @@ def warm_up(models: dict[str, Any]) -> list[str]:
     for name, model in models.items():
         start = time.perf_counter()
         try:
-            predict(model, WARM_UP_TEXT, WARM_UP_PAIR if task_of(model.run).has_pairs else None)
+            predict(model, WARM_UP_TEXT, WARM_UP_PAIR if task_of(model.record).has_pairs else None)
         except Exception as error:  # noqa: BLE001 - shown on the page; each request will say so again
             logger.exception("The %s model failed its warm-up prediction", name)
             problems.append(f"The {name} model failed its first prediction: {error}")
@@ -150,8 +149,8 @@ def render_results(
     result: dict[str, Any], latencies: dict[str, float], names: Sequence[str], task: Task | None = None
 ) -> tuple[Any, ...]:
     """One panel per model in `names` (in that order), the latency line and the status message for one `classify`
-    result; a model that did not answer gets an empty panel. A panel is the answer itself for a single-label task
-    (a `gr.Label`), else Markdown (`panel_markdown`)."""
+    result; a model that did not answer gets an empty panel. A panel is what the kind shows (`Kind.panel`): the
+    answer itself for a `gr.Label` (single label), else Markdown."""
     task = task or Task()
     if "error" in result:
         return *(None for _ in names), "", f"**{result['error']}**"
@@ -161,27 +160,8 @@ def render_results(
 
 
 def panel(answer: dict[str, Any] | None, task: Task) -> Any:
-    if answer is None or task.problem_type == SINGLE_LABEL:
-        return answer
-    return panel_markdown(answer, task)
-
-
-def panel_markdown(answer: dict[str, Any], task: Task) -> str:
-    """A multi-label answer as its chosen labels over a table of each label's probability and threshold (the
-    chosen ones ticked); a regression answer as its value and the train split's range."""
-    if task.problem_type == REGRESSION:
-        scale = ""
-        if task.value_range is not None:
-            low, high = map(number, task.value_range)
-            scale = f"\n\nThe train split's values run from {low} to {high}."
-        return f"### {number(answer['value'])}{scale}"
-    chosen = answer["label"]
-    head = "**Chosen:** " + (", ".join(f"`{label}`" for label in chosen) or "none: no label reaches its threshold")
-    rows = [
-        f"| {f'✓ **{label}**' if label in chosen else label} | {p:.3f} | {answer['thresholds'][label]:.3f} |"
-        for label, p in answer["probs"].items()
-    ]
-    return "\n".join([head, "", "| label | probability | threshold |", "|---|---:|---:|", *rows])
+    """What a model's panel shows of its answer (`Kind.panel`); nothing for a model that did not answer."""
+    return None if answer is None else task.kind.panel(answer, task.value_range)
 
 
 def attention_model(models: dict[str, Any], choice: Any) -> Any:
@@ -200,7 +180,7 @@ def explain(
     sequence for a pair task; None when there is none."""
     if model is None or not hasattr(model, "explain"):
         return None
-    task = task_of(model.run)
+    task = task_of(model.record)
     if check_inputs(text, text_pair if task.has_pairs else None, task, max_chars):
         return None
     try:

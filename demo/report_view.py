@@ -17,14 +17,13 @@ from compare.render.markdown import markdown_table
 from compare.render.tables import Table
 from compare.render.tuning import tuning_tables
 from compare.report.locate import recorded_runs
+from compare.scoring import wording
 from compare.translation import figures as translation_figures
 from compare.translation import render as translation
 from compare.translation.render import score
-from core.rundir import read_run_json
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
-from core.translator import is_translation_run, read_translation_run
+from core import kinds
+from core.record import DataSection, RunRecord, read_run
 from demo.sources import Report
-from demo.task import task_of
 
 logger = logging.getLogger(__name__)
 
@@ -86,11 +85,10 @@ def figure_title(name: str, translation: bool = False) -> str:
     return (translation_figures.TITLES.get(name) if translation else None) or figures.figure_title(name)
 
 
-def data_cells(data: dict[str, Any]) -> tuple[str, str]:
+def data_cells(data: DataSection) -> tuple[str, str]:
     """A run's task (or train file name) and its "train / validation / test" sizes, from run.json's `data`."""
-    options = data.get("options") or {}
-    task = options.get("task") or Path(str(options.get("train_file") or "?")).name
-    splits = data.get("splits", {})
+    task = data.options.get("task") or Path(str(data.options.get("train_file") or "?")).name
+    splits = data.splits
     return task, " / ".join(f"{splits[s]:,}" if s in splits else "–" for s in ("train", "validation", "test"))
 
 
@@ -98,32 +96,34 @@ def correlation(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-VALIDATION_COLUMNS = {  # the validation scores the table of runs shows, by kind: the headline metric first
-    SINGLE_LABEL: (("accuracy", "validation accuracy %", pct), ("macro_f1", "validation macro-F1 %", pct)),
-    MULTI_LABEL: (("macro_f1", "validation macro-F1 %", pct), ("micro_f1", "validation micro-F1 %", pct)),
-    REGRESSION: (("spearman", "validation Spearman", correlation), ("pearson", "validation Pearson", correlation)),
-}
+def validation_columns(kind: kinds.Kind) -> list[tuple[str, str, Any]]:
+    """The validation scores the table of runs shows for a kind (`Kind.scores`, the headline first): each score's
+    key, its column title and how a value is shown (a fraction in percent, a correlation as it is)."""
+    return [
+        (score, f"validation {wording.name(score)}" + (" %" if wording.is_fraction(score) else ""),
+         pct if wording.is_fraction(score) else correlation)
+        for score in kind.scores
+    ]  # fmt: skip
 
 
-def runs_table(runs: dict[str, dict[str, Any]]) -> str:
+def runs_table(runs: dict[str, RunRecord]) -> str:
     """What each run was trained on and how it did on validation, as a Markdown table; the validation scores are
-    those of the first run's kind (`VALIDATION_COLUMNS`)."""
-    kind = task_of(next(iter(runs.values()))).problem_type if runs else SINGLE_LABEL
-    scores = VALIDATION_COLUMNS[kind]
+    those of the first run's kind (`validation_columns`)."""
+    scores = validation_columns(next(iter(runs.values())).kind if runs else kinds.get(None))
     rows = []
     for name, run in runs.items():
-        data, training, validation = run["data"], run["training"], run["validation"]
-        task, sizes = data_cells(data)
+        training = run.training
+        task, sizes = data_cells(run.data)
         rows.append(
             [
-                name if name == run["side"] else f"{name} ({run['side']})",
-                checkpoint(run["model"].get("name")),
+                name if name == run.side else f"{name} ({run.side})",
+                checkpoint(run.model.name),
                 task,
                 sizes,
-                count(run["model"].get("params")),
-                seconds(training.get("seconds")),
-                f"{training.get('epochs_run', '?')} ({training.get('best_epoch', '?')})",
-                *(shown(validation.get(key)) for key, _, shown in scores),
+                count(run.model.params),
+                seconds(training.seconds),
+                f"{training.epochs_run} ({training.best_epoch})",
+                *(shown(run.validation.get(key)) for key, _, shown in scores),
             ]
         )
     header = ["model", "checkpoint", "task", "train / validation / test", "parameters", "training time"]
@@ -139,21 +139,21 @@ def checkpoint(name: Any) -> str:
 
 def report_runs(
     report: Report | None, models: dict[str, Any], translators: dict[str, Any] | None = None
-) -> dict[str, dict[str, Any]]:
-    """run.json of every run to describe: the report's runs by their report names, then the loaded ones the
-    report does not hold (classifiers by side, translators by name)."""
+) -> dict[str, RunRecord]:
+    """The record of every run to describe (classification or translation): the report's runs by their report
+    names, then the loaded ones the report does not hold (classifiers by side, translators by name)."""
     runs = {}
     if report is not None:
         for name, path in recorded_runs(report.directory).items():
             try:
-                runs[name] = (read_translation_run if is_translation_run(path) else read_run_json)(path)
+                runs[name] = read_run(path, task_kind=None)
             except (ValueError, OSError) as error:
                 logger.warning("Cannot describe the run %s of the report: %s", name, error)
     for side, model in models.items():
-        if not any(run.get("side") == side for run in runs.values()):
-            runs[model.name] = model.run
+        if not any(run.side == side for run in runs.values()):
+            runs[model.name] = model.record
     for name, translator in (translators or {}).items():
-        runs.setdefault(name, translator.run)
+        runs.setdefault(name, translator.record)
     return runs
 
 
@@ -175,23 +175,23 @@ def translation_domains(results: dict[str, Any]) -> str:
     return markdown_table(table) if table is not None else ""
 
 
-def translation_runs_table(runs: dict[str, dict[str, Any]]) -> str:
+def translation_runs_table(runs: dict[str, RunRecord]) -> str:
     """What each translation run was trained on and how it did on validation, as a Markdown table."""
     rows = []
     for name, run in runs.items():
-        data, training, validation = run["data"], run["training"], run["validation"]
-        task, sizes = data_cells(data)
+        training = run.training
+        task, sizes = data_cells(run.data)
         rows.append(
             [
                 name,
-                translation.architecture(run["model"].get("arch", "?"), (run.get("distillation") or {}).get("teacher")),
+                translation.architecture(run.model.arch or "?", (run.distillation or {}).get("teacher")),
                 task,
                 sizes,
-                count(run["model"].get("params")),
-                seconds(training.get("seconds")),
-                f"{training.get('epochs_run', '?')} ({training.get('best_epoch', '?')})",
-                score(validation.get("bleu")),
-                score(validation.get("chrf")),
+                count(run.model.params),
+                seconds(training.seconds),
+                f"{training.epochs_run} ({training.best_epoch})",
+                score(run.validation.get("bleu")),
+                score(run.validation.get("chrf")),
             ]
         )
     header = ["model", "architecture", "task", "train / validation / test pairs", "parameters", "training time"]

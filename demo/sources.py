@@ -19,12 +19,11 @@ import numpy as np
 
 from compare.report.locate import find_newest_report, recorded_runs, report_run_dirs
 from core.classifier import find_runs, load
-from core.rundir import read_run_json
+from core.record import read_run
 from core.sides import STUDENT, of_run
-from core.tasks import REGRESSION
-from core.translator import TASK_KIND as TRANSLATION
+from core.tasks import TRANSLATION
 from core.translator import load as load_translator
-from demo.answers import answers, decision, gold_label, short
+from demo.answers import answers, short
 from demo.task import task_of
 
 logger = logging.getLogger(__name__)
@@ -215,8 +214,7 @@ def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
 
     if not models:
         return []
-    run = next(iter(models.values())).run
-    options = dict(run["data"].get("options") or {})
+    options = dict(next(iter(models.values())).record.data.options)
     try:
         if options.get("task"):
             data_dir = options.get("data_dir")
@@ -231,11 +229,12 @@ def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
         logger.warning("No examples from the test split: %s", error)
         return []
     texts, pairs, targets = data.texts("test"), data.text_pairs("test"), data.targets("test")
+    kind = next(iter(models.values())).kind
     order = np.random.default_rng(seed).permutation(len(texts))[: 4 * LIVE_EXAMPLE_POOL]
     candidates = (
         Example(
             texts[i],
-            short(gold_label(targets[i], data.labels, data.problem_type)),
+            short(kind.answer(data.labels, targets[i])),
             text_pair=None if pairs is None else pairs[i],
         )
         for i in map(int, order)
@@ -251,9 +250,9 @@ def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
             logger.warning("The %s model could not label the examples: %s", name, error)
             continue
         for row, answer in zip(rows, found):
-            decided = decision(answer, model.problem_type)
+            decided = model.kind.decision(answer)
             row.predictions[name] = short(decided)
-            if model.problem_type == REGRESSION:
+            if model.kind.gives_values:
                 row.values[name] = decided
     return pick_examples(rows)
 
@@ -305,7 +304,7 @@ def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[d
     A run that the report at `report_dir` (or, without one, its directory's name) calls `scratch-distilled` is
     served under that name; any other run by its side (`finetune`, `scratch`), and when another run of its side
     came first, as the report names it, else by its directory's name; when those are taken too, it is ignored. So is
-    a run of another kind (`demo.task.Task.kind`) than the first one served: one page takes one kind of input.
+    a run of another kind or input (`demo.task.Task.signature`) than the first one served: one page takes one kind of input.
     A run that fails to load is reported on the page rather than stopping the demo.
     """
     recorded = report_names(report_dir)
@@ -315,9 +314,9 @@ def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[d
     served = None  # the task of the first run served: the others must take the same inputs and answer alike
     for run_dir in map(Path, run_dirs):
         try:
-            run = read_run_json(run_dir)
-            task = task_of(run)
-            if served is not None and task.kind != served.kind:
+            record = read_run(run_dir)
+            task = task_of(record)
+            if served is not None and task.signature != served.signature:
                 problems.append(
                     f"Ignored {run_dir}: it is a run of {task.describe()}, the runs before it of {served.describe()}; "
                     f"serve it on its own with `python app.py --runs {run_dir}`."
@@ -325,7 +324,7 @@ def load_models(run_dirs: list[Path], report_dir: Path | None = None) -> tuple[d
                 continue
             given = recorded.get(run_dir.resolve())
             student = STUDENT if (given or run_dir.name).startswith(STUDENT) else None
-            candidates = [student, of_run(run).name, given, run_dir.name]
+            candidates = [student, of_run(record).name, given, run_dir.name]
             candidates = list(dict.fromkeys(name for name in candidates if name))
             name = next((n for n in candidates if n not in models), None)
             if name is None:

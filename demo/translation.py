@@ -78,7 +78,7 @@ class Bergamot:
 
 def arch(translator: Any) -> str:
     """`encoder-decoder` or `decoder-only`, as the run recorded it."""
-    return str(translator.run["model"].get("arch", "encoder-decoder"))
+    return str(translator.record.model.arch or "encoder-decoder")
 
 
 def systems(translators: dict[str, Any], reference: Bergamot | None) -> list[str]:

@@ -91,16 +91,16 @@ def test_each_model_is_warmed_up_before_the_first_request(tiny_runs: dict, monke
 
 
 def test_a_distilled_report_serves_the_student_beside_the_pair(tmp_path: Path, monkeypatch) -> None:
-    from core.rundir import read_run_json, write_run_json
+    from core.record import read_run, write_run
     from tests.demo.fakes import run_record, write_report
 
     runs = {}
     for name, side in (("finetune", "finetune"), ("scratch", "scratch"), ("scratch-distilled", "scratch")):
         runs[name] = tmp_path / "report" / "runs" / name
         runs[name].mkdir(parents=True)
-        write_run_json(runs[name], run_record(side))
+        write_run(runs[name], run_record(side))
     report = write_report(tmp_path / "report", runs)
-    monkeypatch.setattr(sources, "load", lambda run_dir: FakeClassifier(read_run_json(run_dir)["side"]))
+    monkeypatch.setattr(sources, "load", lambda run_dir: FakeClassifier(read_run(run_dir).side))
     loaded = app.load_app(app.AppArguments(report=str(report)))
     assert loaded.problems == [] and list(loaded.models) == ["finetune", "scratch", "scratch-distilled"]
     text = page_text(page.build_demo(loaded.models, loaded.report))
@@ -175,7 +175,7 @@ def test_main_serves_what_the_command_line_names(tiny_runs: dict, tmp_path: Path
 
 
 def test_translation_runs_on_the_command_line_get_a_translate_tab(tmp_path: Path, monkeypatch) -> None:
-    from core.rundir import write_run_json
+    from core.record import write_run
     from demo import translation
     from tests.demo.fakes import FakeTranslator, run_record, translation_record
 
@@ -184,7 +184,7 @@ def test_translation_runs_on_the_command_line_get_a_translate_tab(tmp_path: Path
         (runs / name).mkdir(parents=True)
         (runs / name / "run.json").write_text(json.dumps(translation_record(arch)))
     (tmp_path / "classifier").mkdir()
-    write_run_json(tmp_path / "classifier", run_record("scratch"))
+    write_run(tmp_path / "classifier", run_record("scratch"))
     loaded_runs: list = []
 
     def load_translator(run_dir: Path) -> FakeTranslator:
@@ -343,8 +343,6 @@ def kind_server(request: pytest.FixtureRequest) -> Any:
 def test_the_api_answers_each_kind_with_the_models_own_outputs(kind_server: Any) -> None:
     from gradio_client import Client
 
-    from core.classifier import decide
-
     models, problem_type, pairs, url = kind_server
     client = Client(url, verbose=False)
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
@@ -367,7 +365,9 @@ def test_the_api_answers_each_kind_with_the_models_own_outputs(kind_server: Any)
             assert set(answer[name]) == {"label", "probs", "thresholds"}
             assert answer[name]["probs"] == pytest.approx(dict(zip(model.labels, map(float, probs[0]))), abs=1e-6)
             assert answer[name]["thresholds"] == pytest.approx(dict(zip(model.labels, model.thresholds)))
-            assert answer[name]["label"] == [model.labels[k] for k in np.flatnonzero(decide(model, probs)[0])]
+            assert answer[name]["label"] == [
+                model.labels[k] for k in np.flatnonzero(model.kind.decide(probs, model.thresholds)[0])
+            ]
     if problem_type == "multi_label_classification":  # by hand: "sad" and "tears" (with commas) count in the pair
         both = client.predict(text, "both", pair if pairs else "", api_name="/classify")
         assert both["finetune"]["label"] == (["anger", "sadness"] if pairs else ["anger"])

@@ -6,6 +6,7 @@ Everything here is numpy; TensorFlow is imported only by the methods that build 
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -215,16 +216,68 @@ class Kind:
         """An error-analysis row's `gold` and per model answer (`models`) for one example."""
         raise NotImplementedError
 
-    def answer(self, labels: list[str], decision: Any) -> Any:
-        """One decision in words: a label name, a list of label names, or a number."""
-        raise NotImplementedError
-
     def prediction(self, labels: list[str], output: Any, decision: Any) -> dict:
         """One model's entry in a predictions.jsonl row: `{"label", "probs": {label: probability}}`."""
         return {
             "label": self.answer(labels, decision),
             "probs": {label: round(float(v), 6) for label, v in zip(labels, output)},
         }
+
+    # --- app ---------------------------------------------------------------------------------------------------------
+
+    label_panel: ClassVar[bool] = False  # whether the app shows an answer as a `gr.Label` (else as `panel` Markdown)
+
+    def app_answers(
+        self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
+    ) -> list[dict[str, Any]]:
+        """The app's answer to each row of a model's outputs, as its `/classify` endpoint returns it: `{"value":
+        number}` for a kind that gives values; else the decision in words (`label`, `decide` then `answer`), each
+        label's probability (`probs`) and, where the run chose them, each label's threshold (`thresholds`), as
+        predictions.jsonl names `value`, `label` and `probs`."""
+        if self.gives_values:
+            return [{"value": float(value)} for value in outputs]
+        decided = self.decide(outputs, thresholds)
+        chosen = {} if thresholds is None else {"thresholds": dict(zip(labels, map(float, thresholds)))}
+        return [
+            {"label": self.answer(labels, row_decided), "probs": dict(zip(labels, map(float, row))), **chosen}
+            for row, row_decided in zip(outputs, decided)
+        ]
+
+    def decision(self, answer: dict[str, Any]) -> Any:
+        """What an app answer decides, as predictions.jsonl holds it: a class, the chosen labels, the value."""
+        return answer["value"] if self.gives_values else answer["label"]
+
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        """One decision (a row of `decide`, or of a split's targets) in words, as predictions.jsonl holds it: a label
+        name, a list of label names, or a number."""
+        raise NotImplementedError
+
+    def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
+        """What a model's panel on the page shows of its answer: the answer itself for a `gr.Label` (`label_panel`),
+        else Markdown; `value_range` is the train split's smallest and largest value, where recorded."""
+        raise NotImplementedError
+
+    def invitation(self, them: str) -> str:
+        """What the page's header invites a user to see the models do with the text(s) typed (`them`)."""
+        raise NotImplementedError
+
+    def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
+        """What the models answer with, for the page's header: "classes: `negative`, `positive`"."""
+        raise NotImplementedError
+
+
+def number(value: float) -> str:
+    """A value with four significant digits (3.421, 12.35, 1235), as the app shows it; its API gives it in full.
+
+    >>> number(3.42137), number(1234.5), number(float("nan"))
+    ('3.421', '1234', 'nan')
+    """
+    return f"{value:.4g}" if math.isfinite(value) else str(value)
+
+
+def quoted(labels: list[str]) -> str:
+    """Label names as the page lists them: "`negative`, `positive`"."""
+    return ", ".join(f"`{label}`" for label in labels)
 
 
 KINDS: dict[str, Kind] = {}

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from core.kinds.base import EPSILON, Kind, register
+from core.kinds.base import EPSILON, Kind, quoted, register
 from core.multilabel import choose_thresholds, multilabel_scores
 from core.multilabel import predict as multilabel_predict
 
@@ -148,5 +148,26 @@ class MultiLabel(Kind):
         }
         return {"gold": self.answer(labels, gold), "models": models}
 
+    # --- app ---------------------------------------------------------------------------------------------------------
+
     def answer(self, labels: list[str], decision: Any) -> Any:
         return [labels[k] for k in np.flatnonzero(decision)]
+
+    def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
+        """The chosen labels over a table of each label's probability and threshold, the chosen ones ticked."""
+        chosen = answer["label"]
+        head = "**Chosen:** " + (", ".join(f"`{label}`" for label in chosen) or "none: no label reaches its threshold")
+        rows = [
+            f"| {f'✓ **{label}**' if label in chosen else label} | {p:.3f} | {answer['thresholds'][label]:.3f} |"
+            for label, p in answer["probs"].items()
+        ]
+        return "\n".join([head, "", "| label | probability | threshold |", "|---|---:|---:|", *rows])
+
+    def invitation(self, them: str) -> str:
+        return (
+            f"see which labels each model gives {them}: every label whose probability reaches the threshold its run "
+            "chose on validation"
+        )
+
+    def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
+        return f"labels: {quoted(labels)}"

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from core.kinds.base import Kind, register
+from core.kinds.base import Kind, number, register
 from core.regression import regression_scores
 
 
@@ -129,9 +129,26 @@ class Regression(Kind):
     def example(self, gold: Any, outputs: dict[str, Any], decisions: dict[str, Any], labels: list[str]) -> dict:
         return {"gold": float(gold), "models": {name: {"value": float(v)} for name, v in outputs.items()}}
 
+    # --- app ---------------------------------------------------------------------------------------------------------
+
     def answer(self, labels: list[str], decision: Any) -> Any:
         return round(float(decision), 6)
 
     def prediction(self, labels: list[str], output: Any, decision: Any) -> dict:
         """`{"value"}`: the value is the answer."""
         return {"value": self.answer(labels, output)}
+
+    def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
+        """The value, and the train split's range when recorded."""
+        scale = ""
+        if value_range is not None:
+            low, high = map(number, value_range)
+            scale = f"\n\nThe train split's values run from {low} to {high}."
+        return f"### {number(answer['value'])}{scale}"
+
+    def invitation(self, them: str) -> str:
+        return f"see the value each model gives {them}"
+
+    def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
+        scale = "" if value_range is None else " from {} to {} in train".format(*map(number, value_range))
+        return f"a value{scale}"

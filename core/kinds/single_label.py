@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from core.kinds.base import EPSILON, Kind, register
+from core.kinds.base import EPSILON, Kind, quoted, register
 from core.metrics import accuracy_and_macro_f1, classification_scores, confusion_counts
 
 
@@ -144,5 +144,28 @@ class SingleLabel(Kind):
         }
         return {"gold": labels[gold], "models": models}
 
+    # --- app ---------------------------------------------------------------------------------------------------------
+
+    label_panel = True
+
+    def app_answers(
+        self, outputs: np.ndarray, labels: list[str], thresholds: list[float] | None = None
+    ) -> list[dict[str, Any]]:
+        """`{label: probability}`: the classes' probabilities (summing to 1), in label order."""
+        return [{label: float(p) for label, p in zip(labels, row)} for row in outputs]
+
+    def decision(self, answer: dict[str, Any]) -> Any:
+        """The most probable class."""
+        return max(answer, key=answer.get)
+
     def answer(self, labels: list[str], decision: Any) -> Any:
         return labels[int(decision)]
+
+    def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
+        return answer
+
+    def invitation(self, them: str) -> str:
+        return f"see how each model classifies {them}"
+
+    def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
+        return f"classes: {quoted(labels)}"

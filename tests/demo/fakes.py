@@ -10,8 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from core.rundir import write_run_json
-from core.tasks import HEADLINE_METRICS, MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core import kinds
+from core.kinds import Kind
+from core.record import SCHEMA_VERSION, RunRecord, write_run
 from core.translator import check_decoding
 
 LABELS = ["negative", "positive"]
@@ -24,28 +25,36 @@ PAIR_COLUMNS = ("sentence1", "sentence2")
 VALUE_RANGE = [0.0, 5.0]
 
 
+# Each kind's task and validation scores in the fakes' runs (test data, keyed by the name run.json stores).
+TASK_OF = {
+    "single_label_classification": "sst2",
+    "multi_label_classification": "goemotions_ekman",
+    "regression": "stsb",
+}
+VALIDATION = {
+    "single_label_classification": {"accuracy": 0.85, "macro_f1": 0.8412},
+    "multi_label_classification": {"macro_f1": 0.6125, "micro_f1": 0.6607},
+    "regression": {"spearman": 0.8137, "pearson": 0.8021, "mse": 0.7144},
+}
+
+
 def run_record(
     side: str,
     labels: list[str] = LABELS,
-    problem_type: str = SINGLE_LABEL,
+    problem_type: str = kinds.DEFAULT,
     pairs: bool = False,
     thresholds: list[float] | None = None,
     value_range: list[float] | None = None,
 ) -> dict[str, Any]:
-    """A complete run.json body (write_run_json adds the rest), of any kind; a pair task reads `PAIR_COLUMNS`."""
-    task = {SINGLE_LABEL: "sst2", MULTI_LABEL: "goemotions_ekman", REGRESSION: "stsb"}[problem_type]
-    options: dict[str, Any] = {"task": task, "max_length": 16}
+    """A run.json body as a trainer hands it to `core.record.write_run` (which adds the schema version, the
+    environment and the time), of any kind; a pair task reads `PAIR_COLUMNS`."""
+    options: dict[str, Any] = {"task": TASK_OF[problem_type], "max_length": 16}
     if pairs:
         options = {"train_file": "pairs.csv", "text_column": [PAIR_COLUMNS[0]], "text_pair_column": PAIR_COLUMNS[1]}
-    validation = {
-        SINGLE_LABEL: {"accuracy": 0.85, "macro_f1": 0.8412},
-        MULTI_LABEL: {"macro_f1": 0.6125, "micro_f1": 0.6607},
-        REGRESSION: {"spearman": 0.8137, "pearson": 0.8021, "mse": 0.7144},
-    }[problem_type]
     data = {
         "options": options,
         "problem_type": problem_type,
-        "headline_metric": HEADLINE_METRICS[problem_type],
+        "headline_metric": kinds.get(problem_type).headline,
         "text_pair_column": PAIR_COLUMNS[1] if pairs else None,
         "labels": labels,
         "splits": {"train": 200, "validation": 20, "test": 30},
@@ -60,22 +69,43 @@ def run_record(
         "thresholds": thresholds,
         "hyperparameters": {},
         "training": {"seconds": 12.5, "epochs_run": 3, "best_epoch": 2, "history": [], "examples_per_second": 40.0},
-        "validation": {**validation, "loss": 0.4},
+        "validation": {**VALIDATION[problem_type], "loss": 0.4},
     }
+
+
+def record_of(body: dict[str, Any]) -> RunRecord:
+    """The `RunRecord` of a run.json body (`run_record`), completed as `write_run` completes it."""
+    return RunRecord.from_json({"schema_version": SCHEMA_VERSION, "environment": {}, **body})
+
+
+def with_options(model: Any, options: dict[str, Any]) -> None:
+    """Gives a fake's run other data options (what its data was loaded with)."""
+    body = model.record.to_json()
+    body["data"]["options"] = options
+    model.record = RunRecord.from_json(body)
 
 
 class FakeClassifier:
     """A bag-of-words stand-in with the Classifier interface: positive words push towards `positive`. A pair
     task's fake (`pairs=True`) reads both texts."""
 
-    problem_type = SINGLE_LABEL
     thresholds: list[float] | None = None
 
     def __init__(self, side: str, labels: list[str] = LABELS, pairs: bool = False) -> None:
         self.side = self.name = side
         self.labels = list(labels)
         self.has_pairs = pairs
-        self.run = run_record(side, self.labels, pairs=pairs)
+        self.record = record_of(run_record(side, self.labels, pairs=pairs))
+
+    @property
+    def kind(self) -> Kind:
+        return self.record.kind
+
+    def predict(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """The kind's decisions (`Kind.decide`) on this fake's outputs."""
+        if self.kind.gives_values:
+            return self.kind.decide(self.predict_values(texts, text_pairs), self.thresholds)
+        return self.kind.decide(self.predict_proba(texts, text_pairs), self.thresholds)
 
     def words(self, texts: list[str], text_pairs: list[str] | None) -> list[list[str]]:
         """Each input's words (both texts' for a pair), refusing pairs as `core.classifier` says."""
@@ -97,12 +127,10 @@ class FakeMultiLabel(FakeClassifier):
     """Multi-label: each of `EMOTIONS` has an independent probability, raised by its words; its run's thresholds
     are `THRESHOLDS[side]`."""
 
-    problem_type = MULTI_LABEL
-
     def __init__(self, side: str, pairs: bool = False) -> None:
         super().__init__(side, EMOTIONS, pairs)
         self.thresholds = THRESHOLDS[side]
-        self.run = run_record(side, EMOTIONS, MULTI_LABEL, pairs, self.thresholds)
+        self.record = record_of(run_record(side, EMOTIONS, "multi_label_classification", pairs, self.thresholds))
 
     def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         words = self.words(texts, text_pairs)
@@ -117,11 +145,9 @@ class FakeRegression(FakeClassifier):
     """Regression on pairs (by default): 5 times the share of words the two texts have in common (the scratch side
     0.25 higher), as STS-B scores similarity from 0 to 5; `value_range` is recorded as the train range."""
 
-    problem_type = REGRESSION
-
     def __init__(self, side: str, pairs: bool = True, value_range: list[float] | None = VALUE_RANGE) -> None:
         super().__init__(side, [], pairs)
-        self.run = run_record(side, [], REGRESSION, pairs, value_range=value_range)
+        self.record = record_of(run_record(side, [], "regression", pairs, value_range=value_range))
 
     def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         raise TypeError("a regression model gives values: predict_values")
@@ -162,15 +188,19 @@ class FakeScratch(Attends, FakeClassifier):
         self.name, self.layers, self.heads = name, layers, heads
 
 
-FAKES = {SINGLE_LABEL: FakeClassifier, MULTI_LABEL: FakeMultiLabel, REGRESSION: FakeRegression}
+FAKES = {  # the fake of each kind, by the name run.json stores
+    "single_label_classification": FakeClassifier,
+    "multi_label_classification": FakeMultiLabel,
+    "regression": FakeRegression,
+}
 
 
 def fake_models(problem_type: str, pairs: bool) -> dict[str, Any]:
     """A fine-tuned and a from-scratch fake of one kind, the from-scratch one explaining itself, as the app loads
     a report's two runs."""
-    kind = FAKES[problem_type]
-    scratch = type(f"Attending{kind.__name__}", (Attends, kind), {})
-    return {"finetune": kind("finetune", pairs=pairs), "scratch": scratch("scratch", pairs=pairs)}
+    fake = FAKES[problem_type]
+    scratch = type(f"Attending{fake.__name__}", (Attends, fake), {})
+    return {"finetune": fake("finetune", pairs=pairs), "scratch": scratch("scratch", pairs=pairs)}
 
 
 def compare_report(tiny_runs: dict[str, Path], output: Path) -> Path:
@@ -190,7 +220,7 @@ def write_report(directory: Path, runs: dict[str, Path] | None = None) -> Path:
         runs = {}
         for side in ("finetune", "scratch"):
             (directory / "runs" / side).mkdir(parents=True)
-            write_run_json(directory / "runs" / side, run_record(side))
+            write_run(directory / "runs" / side, run_record(side))
             runs[side] = directory / "runs" / side
     results = {"schema_version": 1, "runs": {name: str(path) for name, path in runs.items()}}
     (directory / "results.json").write_text(json.dumps(results))
@@ -223,7 +253,7 @@ TOY_WORDS = {"gato": "cat", "sol": "sun", "casa": "house", "lua": "moon", "mar":
 
 def translation_record(arch: str = "encoder-decoder") -> dict[str, Any]:
     """A complete translation run.json (docs/formats.md, "Translation"), as `core.translator` checks it."""
-    from core.rundir import SCHEMA_VERSION, environment
+    from core.rundir import environment
 
     return {
         "schema_version": SCHEMA_VERSION,
@@ -265,11 +295,11 @@ class FakeTranslator:
 
     def __init__(self, name: str = "scratch", arch: str = "encoder-decoder") -> None:
         self.name, self.side = name, "scratch"
-        self.run = translation_record(arch)
+        self.record = RunRecord.from_json(translation_record(arch))
         self.calls: list[tuple[list[str], int, bool]] = []
 
     def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64, mbr: bool = False) -> list[str]:
-        if beam > 1 and self.run["model"]["arch"] != "encoder-decoder":
+        if beam > 1 and self.record.model.arch != "encoder-decoder":
             raise ValueError(f"{self.name} is a decoder-only model; beam search needs encoder-decoder.")
         check_decoding(beam, mbr)
         self.calls.append((list(texts), beam, mbr))

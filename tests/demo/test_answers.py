@@ -1,13 +1,13 @@
 """A model's answers in the `/classify` shape for each kind of task, against the model's own outputs and
-`core.classifier.decide`; how answers and gold labels are said in short."""
+the kind's decisions (`Kind.decide`); how answers and gold labels are said in short."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from core.classifier import decide
-from demo.answers import answers, decision, gold_label, short
+from core import kinds
+from demo.answers import answers, short
 from tests.demo.fakes import EMOTIONS, THRESHOLDS, FakeClassifier, FakeMultiLabel, FakeRegression
 
 TEXTS = ["so glad and happy", "furious and sad, in tears", "a plain sentence"]
@@ -20,7 +20,7 @@ def test_single_label_answers_are_the_class_probabilities() -> None:
     probs = model.predict_proba(["a great film", "a dull mess"])
     assert [list(answer) for answer in found] == [model.labels, model.labels]
     np.testing.assert_allclose([list(answer.values()) for answer in found], probs, rtol=1e-12)
-    assert [decision(answer, model.problem_type) for answer in found] == ["positive", "negative"]
+    assert [model.kind.decision(answer) for answer in found] == ["positive", "negative"]
 
 
 @pytest.mark.parametrize("pairs", [False, True])
@@ -29,7 +29,7 @@ def test_multi_label_answers_hold_each_probability_its_threshold_and_the_labels_
     given = PAIRS if pairs else None
     found = answers(model, TEXTS, given)
     probs = model.predict_proba(TEXTS, given)
-    chosen = decide(model, probs)
+    chosen = model.kind.decide(probs, model.thresholds)
     for answer, row, picked in zip(found, probs, chosen, strict=True):
         assert list(answer["probs"]) == EMOTIONS
         np.testing.assert_allclose(list(answer["probs"].values()), row, rtol=1e-12)
@@ -65,7 +65,14 @@ def test_an_unusable_output_is_refused_with_its_shape() -> None:
 def test_answers_and_gold_labels_are_said_in_short() -> None:
     assert short("joy") == "joy" and short(["anger", "sadness"]) == "anger; sadness" and short([]) == "(none)"
     assert [short(v) for v in (3.421234, 12.3456, 1234.5, 0.5, 5)] == ["3.421", "12.35", "1234", "0.5", "5"]
-    assert gold_label(1, ["negative", "positive"], "single_label_classification") == "positive"
+    assert kinds.get("single_label_classification").answer(["negative", "positive"], np.int64(1)) == "positive"
     multi_hot = np.array([1.0, 0.0, 0.0, 1.0], np.float32)
-    assert gold_label(multi_hot, EMOTIONS, "multi_label_classification") == ["anger", "sadness"]
-    assert gold_label(np.float32(3.8), [], "regression") == pytest.approx(3.8)
+    assert kinds.get("multi_label_classification").answer(EMOTIONS, multi_hot) == ["anger", "sadness"]
+    value = kinds.get("regression").answer([], np.float32(3.8))
+    assert value == pytest.approx(3.8) and isinstance(value, float)
+
+
+def test_each_kind_says_what_its_answers_decide() -> None:
+    assert kinds.get("regression").decision({"value": 2.5}) == 2.5
+    assert kinds.get("multi_label_classification").decision({"label": ["joy"], "probs": {}}) == ["joy"]
+    assert kinds.get("single_label_classification").decision({"negative": 0.3, "positive": 0.7}) == "positive"

@@ -11,9 +11,10 @@ import gradio as gr
 import numpy as np
 import pytest
 
+from core.kinds import KINDS, Kind, register
 from demo import page, prediction, report_view, sources
 from demo.task import task_of
-from tests.demo.fakes import fake_models, write_report
+from tests.demo.fakes import LABELS, fake_models, write_report
 
 
 def test_a_report_missing_fields_is_explained_on_the_page(tmp_path: Path, fakes: dict) -> None:
@@ -166,7 +167,7 @@ def test_the_classify_tab_is_built_for_each_kind(problem_type: str, pairs: bool,
     result, latencies = classify(text, "both", pair if pairs else "")
     assert result == prediction.classify(text, "both", models, text_pair=pair if pairs else None)
     shown = dict(zip(outputs, show(result, latencies)))
-    task = task_of(models["scratch"].run)
+    task = task_of(models["scratch"].record)
     assert all(shown[f"label-{name}"] == prediction.panel(result[name], task) for name in models)
     if pairs:
         missing = "This task compares two texts: type the second one (sentence2) too."
@@ -199,3 +200,65 @@ def test_regression_examples_are_those_the_models_differ_most_on() -> None:
     assert dataset["label"] == "Test pairs, those the two models differ most on first"
     assert dataset["samples"] == [["a", "b", "4.2"]]
     assert props_by_id(demo)["gold"]["label"] == "Gold value (test split)"
+
+
+class Grades(Kind):
+    """A fourth kind, registered by this test only: ordered grades, decided by the expected grade."""
+
+    name = "ordinal_grades"
+    title = "ordinal grading"
+    short = "grades"
+    headline = "accuracy"
+    second = "mae"
+    validation_fields = ("accuracy", "mae")
+    unit = "grade"
+    gold_title = "Gold grade"
+
+    def decide(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> np.ndarray:
+        outputs = np.asarray(outputs)
+        return np.rint(outputs @ np.arange(outputs.shape[1])).astype(np.int64)  # the expected grade, rounded
+
+    def answer(self, labels: list[str], decision: Any) -> Any:
+        return labels[int(decision)]
+
+    def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
+        return f"### {answer['label']}"
+
+    def invitation(self, them: str) -> str:
+        return f"see the grade each model gives {them}"
+
+    def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
+        return "grades: " + " < ".join(labels)
+
+
+@pytest.fixture
+def grades() -> Any:
+    register(Grades)
+    yield KINDS[Grades.name]
+    del KINDS[Grades.name]
+
+
+def test_a_kind_registered_elsewhere_is_served_by_the_page_as_it_says(grades: Kind) -> None:
+    from core.record import RunRecord
+    from tests.demo.fakes import FakeClassifier, FakeScratch, record_of, run_record
+
+    def graded(model: FakeClassifier) -> FakeClassifier:
+        body = run_record(model.side)
+        body["data"]["problem_type"], body["validation"] = grades.name, {"accuracy": 0.7, "mae": 0.4, "loss": 0.5}
+        model.record = record_of(body)
+        return model
+
+    models = {"finetune": graded(FakeClassifier("finetune")), "scratch": graded(FakeScratch())}
+    assert isinstance(models["scratch"].record, RunRecord) and models["scratch"].kind is grades
+    demo = page.build_demo(models, None)
+    text = json.dumps(demo.get_config_file(), default=str, ensure_ascii=False)
+    assert "see the grade each model gives it. Task **sst2**, grades: negative < positive." in text
+    found = props_by_id(demo)
+    assert found["label-finetune"]["type"] == "markdown" and found["gold"]["label"] == "Gold grade (test split)"
+    classify, _ = callbacks(demo)["run_classify"]
+    show, outputs = callbacks(demo)["show_results"]
+    result, latencies = classify("a great film, superb", "both", "")
+    probs = models["scratch"].predict_proba(["a great film, superb"])[0]
+    assert result["scratch"] == {"label": "positive", "probs": pytest.approx(dict(zip(LABELS, probs)))}
+    assert dict(zip(outputs, show(result, latencies)))["label-scratch"] == "### positive"
+    assert "| validation accuracy % | validation MAE |" in report_view.runs_table({"scratch": models["scratch"].record})

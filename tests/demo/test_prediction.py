@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.classifier import decide
 from demo import prediction
 from demo.answers import answers
 from demo.task import task_of
@@ -35,7 +34,7 @@ def test_predict_functions_of_both_trained_models(real_models: dict, tiny_runs: 
     result, latencies = prediction.classify_timed(text, "both", real_models)
     assert list(result) == ["finetune", "scratch"] and set(latencies) == set(result)
     for side, probs in result.items():
-        assert list(probs) == task_labels == real_models[side].run["data"]["labels"]
+        assert list(probs) == task_labels == real_models[side].record.data.labels
         assert sum(probs.values()) == pytest.approx(1.0, abs=1e-5)
         assert all(0.0 <= p <= 1.0 for p in probs.values())
         np.testing.assert_allclose(list(probs.values()), real_models[side].predict_proba([text])[0], rtol=1e-5)
@@ -253,7 +252,9 @@ def test_classify_answers_each_kind_with_the_models_own_outputs(problem_type: st
             shown = result[name]["probs"] if problem_type == "multi_label_classification" else result[name]
             np.testing.assert_allclose(list(shown.values()), probs[0], rtol=1e-12)
         if problem_type == "multi_label_classification":
-            assert result[name]["label"] == [EMOTIONS[k] for k in np.flatnonzero(decide(model, probs)[0])]
+            assert result[name]["label"] == [
+                EMOTIONS[k] for k in np.flatnonzero(model.kind.decide(probs, model.thresholds)[0])
+            ]
     assert prediction.classify(text, "scratch", models, text_pair=pair if pairs else None) == {
         "scratch": result["scratch"]
     }
@@ -305,7 +306,7 @@ def test_whatever_a_client_sends_is_answered_never_raised(problem_type: str, pai
 def test_a_multi_label_panel_shows_each_probability_its_threshold_and_the_chosen_labels() -> None:
     models = fake_models("multi_label_classification", True)
     result, latencies = prediction.classify_timed("furious and sad, in tears", "both", models, text_pair="so sad")
-    task = task_of(models["finetune"].run)
+    task = task_of(models["finetune"].record)
     finetune, scratch, latency, status = prediction.render_results(result, latencies, ["finetune", "scratch"], task)
     assert status == "" and latency.startswith("Latency (one text, this machine): Fine-tuned BERT: **")
     answer = result["finetune"]
@@ -319,7 +320,7 @@ def test_a_multi_label_panel_shows_each_probability_its_threshold_and_the_chosen
     ]
     assert "| ✓ **anger** | 0.731 | 0.350 |" in lines and "| neutral | 0.182 | 0.600 |" in lines  # by hand
     nothing = {"label": [], "probs": {"joy": 0.2}, "thresholds": {"joy": 0.5}}
-    assert prediction.panel_markdown(nothing, task).startswith("**Chosen:** none: no label reaches its threshold")
+    assert prediction.panel(nothing, task).startswith("**Chosen:** none: no label reaches its threshold")
 
 
 def test_a_regression_panel_shows_the_value_on_the_train_scale() -> None:
@@ -327,13 +328,13 @@ def test_a_regression_panel_shows_the_value_on_the_train_scale() -> None:
     result, latencies = prediction.classify_timed(
         "a man plays a guitar", "both", models, text_pair="a man plays a piano"
     )
-    task = task_of(models["finetune"].run)
+    task = task_of(models["finetune"].record)
     finetune, scratch, _, status = prediction.render_results(result, latencies, ["finetune", "scratch"], task)
     assert result == {"finetune": {"value": pytest.approx(3.0)}, "scratch": {"value": pytest.approx(3.25)}}
     assert finetune == "### 3\n\nThe train split's values run from 0 to 5."
     assert scratch == "### 3.25\n\nThe train split's values run from 0 to 5."
-    unscaled = task_of(FakeRegression("finetune", value_range=None).run)
-    assert prediction.panel_markdown({"value": 3.14159}, unscaled) == "### 3.142"
+    unscaled = task_of(FakeRegression("finetune", value_range=None).record)
+    assert prediction.panel({"value": 3.14159}, unscaled) == "### 3.142"
     assert prediction.render_results({"error": "boom"}, {}, ["finetune", "scratch"], task) == (
         None,
         None,

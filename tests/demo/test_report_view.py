@@ -3,6 +3,7 @@ curves that compare itself wrote, and the table of runs of each kind of task."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from compare.curve.command import write_curve
 from compare.curve.points import catch_up_size
 from compare.render.format import count
 from demo import report_view, sources
-from tests.demo.fakes import run_record
+from tests.demo.fakes import record_of, run_record
 
 
 def table_rows(markdown: str) -> list[str]:
@@ -93,9 +94,9 @@ def test_curve_summary_is_the_curves_own_table(tmp_path: Path) -> None:
 
 
 def test_runs_table_describes_each_run(tmp_path: Path) -> None:
-    record = run_record("scratch")
-    table = report_view.runs_table({"scratch": record, "best": run_record("finetune")})
-    validation = record["validation"]
+    record = record_of(run_record("scratch"))
+    table = report_view.runs_table({"scratch": record, "best": record_of(run_record("finetune"))})
+    validation = record.validation
     expected = (
         f"| scratch | tiny-scratch | sst2 | 200 / 20 / 30 | 12.3k | 12 s | 3 (2) | {validation['accuracy'] * 100:.1f} "
         f"| {validation['macro_f1'] * 100:.1f} |"
@@ -106,11 +107,11 @@ def test_runs_table_describes_each_run(tmp_path: Path) -> None:
 
 
 def test_runs_table_shows_each_kind_s_validation_scores() -> None:
-    multi = run_record("scratch", ["anger", "joy"], "multi_label_classification", thresholds=[0.4, 0.5])
+    multi = record_of(run_record("scratch", ["anger", "joy"], "multi_label_classification", thresholds=[0.4, 0.5]))
     table = report_view.runs_table({"scratch": multi})
     assert "| validation macro-F1 % | validation micro-F1 % |" in table
     assert table_rows(table)[-1].endswith("| 3 (2) | 61.3 | 66.1 |")
-    regression = run_record("finetune", [], "regression", pairs=True)
+    regression = record_of(run_record("finetune", [], "regression", pairs=True))
     table = report_view.runs_table({"finetune": regression})
     assert "| validation Spearman | validation Pearson |" in table
     assert (
@@ -126,7 +127,7 @@ def test_report_runs_are_named_as_in_the_report_and_loaded_ones_added(compared_r
     assert {name: str(Path(path)) for name, path in results["runs"].items()} == {
         name: str(Path(results["runs"][name])) for name in described
     }
-    assert {name: run["side"] for name, run in described.items()} == {"finetune": "finetune", "scratch": "scratch"}
+    assert {name: run.side for name, run in described.items()} == {"finetune": "finetune", "scratch": "scratch"}
     assert list(report_view.report_runs(None, fakes)) == ["finetune", "scratch"]
 
 
@@ -153,15 +154,15 @@ def test_a_translation_report_lists_its_models_and_references_with_their_scores(
     no_domains = {name: {**entry, "per_domain": {}} for name, entry in results["models"].items()}
     assert report_view.translation_domains({**results, "models": no_domains}) == ""
     runs = report_view.report_runs(report, {})
-    assert list(runs) == ["scratch"] and runs["scratch"]["task_kind"] == "translation"
+    assert list(runs) == ["scratch"] and runs["scratch"].task_kind == "translation"
     table = report_view.translation_runs_table(runs)
     run = runs["scratch"]
-    splits = " / ".join(f"{run['data']['splits'][s]:,}" for s in ("train", "validation", "test"))
-    training, validation = run["training"], run["validation"]
-    epochs = f"{training['epochs_run']} ({training['best_epoch']})"
-    assert f"| scratch | encoder-decoder | pt_en | {splits} | {count(run['model']['params'])} |" in table
+    splits = " / ".join(f"{run.data.splits[s]:,}" for s in ("train", "validation", "test"))
+    training, validation = run.training, run.validation
+    epochs = f"{training.epochs_run} ({training.best_epoch})"
+    assert f"| scratch | encoder-decoder | pt_en | {splits} | {count(run.model.params)} |" in table
     assert f"| {epochs} | {validation['bleu']:.1f} | {validation['chrf']:.1f} |" in table
-    taught = {**run, "distillation": {"teacher": "/runs/mt-teacher", "kind": "sequence-level"}}
+    taught = dataclasses.replace(run, distillation={"teacher": "/runs/mt-teacher", "kind": "sequence-level"})
     table = report_view.translation_runs_table({"scratch-distilled": taught})
     assert "| scratch-distilled | encoder-decoder, trained on mt-teacher's translations | pt_en |" in table
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from compare.report.locate import report_run_dirs
-from core.rundir import read_run_json, write_run_json
+from core.record import read_run, write_run
 from core.translator import is_translation_run
 from demo import report_view, sources
 from tests.demo.fakes import FakeClassifier, FakeScratch, run_record, write_report
@@ -70,10 +70,10 @@ def test_a_report_finds_its_own_runs_even_after_it_was_moved(tmp_path: Path) -> 
     results["runs"] = {"ft": "elsewhere/report/runs/finetune-seed42", "sc": str(report / "runs" / "scratch-seed42")}
     (report / "results.json").write_text(json.dumps(results))
     (report / "runs" / "scratch-seed43").mkdir()
-    write_run_json(report / "runs" / "scratch-seed43", run_record("scratch"))
+    write_run(report / "runs" / "scratch-seed43", run_record("scratch"))
     assert report_run_dirs(report) == [report / "runs" / "finetune-seed42", report / "runs" / "scratch-seed42"]
     described = report_view.report_runs(sources.load_report(report), {})
-    assert list(described) == ["ft", "sc"] and described["ft"]["side"] == "finetune"
+    assert list(described) == ["ft", "sc"] and described["ft"].side == "finetune"
     results["runs"] = {}
     (report / "results.json").write_text(json.dumps(results))
     assert len(report_run_dirs(report)) == 3  # no names recorded: every run under runs/
@@ -81,9 +81,9 @@ def test_a_report_finds_its_own_runs_even_after_it_was_moved(tmp_path: Path) -> 
 
 def test_runs_that_fail_to_load_are_listed_not_fatal(tmp_path: Path) -> None:
     (tmp_path / "broken").mkdir()
-    write_run_json(tmp_path / "broken", run_record("scratch"))  # no model file: the side's loader refuses it
+    write_run(tmp_path / "broken", run_record("scratch"))  # no model file: the side's loader refuses it
     (tmp_path / "second").mkdir()
-    write_run_json(tmp_path / "second", run_record("scratch"))
+    write_run(tmp_path / "second", run_record("scratch"))
     models, problems = sources.load_models([tmp_path / "broken", tmp_path / "second"])
     assert models == {} and [p.split(":")[0] for p in problems] == [
         f"Could not load {tmp_path / 'broken'}",
@@ -93,7 +93,7 @@ def test_runs_that_fail_to_load_are_listed_not_fatal(tmp_path: Path) -> None:
 
 def fake_load(run_dir: Path) -> FakeClassifier:
     """Stands in for `core.classifier.load` (tested with real runs elsewhere): a fake of the run's side."""
-    side = read_run_json(run_dir)["side"]
+    side = read_run(run_dir).side
     return FakeScratch() if side == "scratch" else FakeClassifier(side)
 
 
@@ -103,7 +103,7 @@ def test_a_distilled_report_serves_its_three_models_by_their_report_names(tmp_pa
     for name, side in (("finetune", "finetune"), ("scratch", "scratch"), ("scratch-distilled", "scratch")):
         runs[name] = tmp_path / "report" / "runs" / f"{name}-seed42"  # named by the report, not by the folder
         runs[name].mkdir(parents=True)
-        write_run_json(runs[name], run_record(side))
+        write_run(runs[name], run_record(side))
     report = write_report(tmp_path / "report", runs)
     models, problems = sources.load_models(report_run_dirs(report), report)
     assert problems == [] and list(models) == ["finetune", "scratch", "scratch-distilled"]
@@ -118,7 +118,7 @@ def test_the_student_is_served_as_such_whichever_run_comes_first(tmp_path: Path,
     paths = [tmp_path / "runs" / "scratch-distilled-seed42", tmp_path / "runs" / "scratch-seed42"]  # sorted order
     for path in paths:
         path.mkdir(parents=True)
-        write_run_json(path, run_record("scratch"))
+        write_run(path, run_record("scratch"))
     models, problems = sources.load_models(paths)
     assert problems == [] and list(models) == ["scratch-distilled", "scratch"]
 
@@ -128,7 +128,7 @@ def test_runs_of_one_side_are_told_apart_by_their_folders(tmp_path: Path, monkey
     paths = [tmp_path / "a" / "scratch", tmp_path / "a" / "student", tmp_path / "b" / "student"]
     for path in paths:
         path.mkdir(parents=True)
-        write_run_json(path, run_record("scratch"))
+        write_run(path, run_record("scratch"))
     models, problems = sources.load_models(paths)
     assert list(models) == ["scratch", "student"] and models["student"].name == "student"
     assert problems == [
@@ -142,7 +142,7 @@ def test_a_report_with_its_own_names_still_serves_each_side_under_the_side_s_nam
     for name, side in (("ft", "finetune"), ("sc", "scratch")):  # compare report --names ft sc
         runs[name] = tmp_path / "report" / "runs" / name
         runs[name].mkdir(parents=True)
-        write_run_json(runs[name], run_record(side))
+        write_run(runs[name], run_record(side))
     report = write_report(tmp_path / "report", runs)
     models, problems = sources.load_models(report_run_dirs(report), report)
     assert problems == [] and list(models) == ["finetune", "scratch"]  # so "both" classifies with the two
@@ -178,7 +178,7 @@ def test_translation_runs_are_told_apart_and_a_bad_one_is_listed(tmp_path: Path)
     (tmp_path / "translation").mkdir()
     (tmp_path / "translation" / "run.json").write_text(json.dumps(translation_record()))  # no saved_model/
     (tmp_path / "classifier").mkdir()
-    write_run_json(tmp_path / "classifier", run_record("scratch"))
+    write_run(tmp_path / "classifier", run_record("scratch"))
     assert is_translation_run(tmp_path / "translation") and not is_translation_run(tmp_path / "classifier")
     assert not is_translation_run(tmp_path / "nothing")
     translators, problems = sources.load_translators([tmp_path / "translation"])
@@ -235,8 +235,8 @@ def test_a_run_of_another_kind_than_the_first_is_not_served_beside_it(tmp_path: 
     from tests.demo.fakes import FakeRegression
 
     def load(run_dir: Path):
-        run = read_run_json(run_dir)
-        return FakeRegression(run["side"]) if run["data"]["problem_type"] == "regression" else fake_load(run_dir)
+        record = read_run(run_dir)
+        return FakeRegression(record.side) if record.kind.gives_values else fake_load(run_dir)
 
     monkeypatch.setattr(sources, "load", load)
     paths = [tmp_path / name for name in ("finetune", "scratch", "other")]
@@ -247,18 +247,18 @@ def test_a_run_of_another_kind_than_the_first_is_not_served_beside_it(tmp_path: 
     ]
     for path, record in zip(paths, records):
         path.mkdir()
-        write_run_json(path, record)
+        write_run(path, record)
     models, problems = sources.load_models(paths)
-    assert list(models) == ["finetune", "scratch"] and models["scratch"].problem_type == "regression"
+    assert list(models) == ["finetune", "scratch"] and models["scratch"].kind.name == "regression"
     assert problems == [
-        f"Ignored {paths[1]}: it is a run of classification, the runs before it of regression on pairs of texts "
+        f"Ignored {paths[1]}: it is a run of single-label classification, the runs before it of regression on pairs of texts "
         f"(sentence1, sentence2); serve it on its own with `python app.py --runs {paths[1]}`."
     ]
 
 
 def test_live_examples_of_a_multi_label_pair_task_come_from_its_test_split(tmp_path: Path) -> None:
     from tests.conftest import write_csv
-    from tests.demo.fakes import fake_models
+    from tests.demo.fakes import fake_models, with_options
 
     words = {"anger": "furious", "joy": "happy", "sadness": "tears", "neutral": "plain"}
     rows = []
@@ -271,7 +271,7 @@ def test_live_examples_of_a_multi_label_pair_task_come_from_its_test_split(tmp_p
     options = {"train_file": str(path), "text_column": ["sentence1"], "text_pair_column": "sentence2",
                "label_column": "labels", "problem": "multi_label_classification", "seed": 0}  # fmt: skip
     for model in models.values():
-        model.run["data"]["options"] = options
+        with_options(model, options)
     examples = sources.live_examples(models)
     by_text = {text: (pair, labels) for text, pair, labels in rows}
     assert examples and all(e.text_pair == by_text[e.text][0] for e in examples)

@@ -70,7 +70,7 @@ def test_each_system_answers_what_it_translates_directly(loaded: app.Loaded, eng
 
 def test_the_heatmap_is_target_against_source_pieces_of_a_sentence(loaded: app.Loaded) -> None:
     model = loaded.translators["scratch"]
-    config = model.run["model"]["config"]
+    config = model.record.model.config
     text = "lua mar pato bolo faca"
     source, target, weights = translation.cross_attention(model, text)
     assert weights.shape == (config["num_layers"], config["num_heads"], len(target), len(source))
