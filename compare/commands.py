@@ -4,6 +4,8 @@ refused option answer at once) and the function that does its work (`core.cli.Co
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from compare.bench.arguments import BenchArguments
 from compare.curve.arguments import CurveArguments
 from compare.progress import setup_logging
@@ -21,8 +23,21 @@ def _logging(verbose: bool) -> None:
 
 
 # What an interrupted command leaves that running it again uses (the others publish nothing unfinished).
-RUNS_KEPT = "the runs that had finished are kept, and the same command reuses them"
 NOTHING_KEPT = "nothing unfinished was kept"
+
+
+def runs_kept(parsed: tuple) -> str:
+    """What an interrupted command that trains runs under `--output-dir`'s runs/ kept: the finished runs, which the
+    same command reuses, and each unfinished one, which it resumes from its backup (`compare.run.launch`)."""
+    from core.rundir import kept_so_far
+
+    options = next(options for options in parsed if hasattr(options, "output_dir"))
+    kept = "the finished runs are kept and the same command reuses them"
+    partials = sorted((Path(options.output_dir) / "runs").glob("*.partial"))
+    if partials:
+        unfinished = ", ".join(f"{partial} ({kept_so_far(partial)})" for partial in partials)
+        kept += f"; it resumes the unfinished {'runs' if len(partials) > 1 else 'run'} {unfinished} from the backup"
+    return kept
 
 
 RUN = Command(
@@ -40,7 +55,7 @@ RUN = Command(
     "translation task, the from-scratch translator beside reference systems. The report (report.md, report.html, "
     "results.json) goes to --output-dir, the runs to its runs/ folder.",
     logging=_logging,
-    kept=RUNS_KEPT,
+    kept=runs_kept,
 )
 REPORT = Command(
     prog="python -m compare report",
@@ -64,7 +79,7 @@ CURVE = Command(
     arguments=(DataArguments, CurveArguments),
     work="compare.curve.command:build_curve",
     logging=_logging,
-    kept=RUNS_KEPT,
+    kept=runs_kept,
 )
 BENCH = Command(
     prog="python -m compare bench",
@@ -73,6 +88,6 @@ BENCH = Command(
     arguments=(DataArguments, BenchArguments),
     work="compare.bench.command:bench",
     logging=_logging,
-    kept=RUNS_KEPT,
+    kept=runs_kept,
 )
 COMMANDS = {"run": RUN, "report": REPORT, "predict": PREDICT, "curve": CURVE, "bench": BENCH}

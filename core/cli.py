@@ -57,7 +57,8 @@ class Command:
             `UserError` for input it refuses before working, a `WorkFailed` for a failure while working.
         epilog: what its `--help` says after the options.
         logging: sets up logging, given whether `--verbose` was asked for.
-        kept: for a command that is not a training run, what an interruption leaves that running it again uses.
+        kept: for a command that is not a training run, what an interruption leaves that running it again uses (or a
+            function of the parsed options that says it).
     """
 
     prog: str | None  # None: how this process was started (`default_prog`)
@@ -66,7 +67,8 @@ class Command:
     work: Work | dict[str, Work]
     epilog: str | None = None
     logging: Callable[[bool], None] | None = None
-    kept: str | None = None  # what an interrupted command that is not a training run leaves for its next run
+    kept: str | Callable[[tuple], str] | None = None  # what an interrupted command that is not a training run
+    # leaves for its next run
 
     def subcommand(self) -> list[str]:
         """The words of `prog` after `python -m <package>`: `["export"]` for `python -m finetune export`."""
@@ -144,7 +146,9 @@ def working() -> Iterator[None]:
         raise WorkFailed(str(error)) from error
 
 
-def interrupted_line(signal_number: int, argv: list[str], parsed: tuple[Any, ...], kept: str | None = None) -> str:
+def interrupted_line(
+    signal_number: int, argv: list[str], parsed: tuple[Any, ...], kept: str | Callable[[tuple], str] | None = None
+) -> str:
     """The one line a command ends with when a signal stops it: for a training run, what its unfinished run kept and
     the command that resumes it (the same command line with `--resume`, without `--overwrite`); for another
     command, `kept` (what it leaves that running it again uses) and the command to run again."""
@@ -156,6 +160,8 @@ def interrupted_line(signal_number: int, argv: list[str], parsed: tuple[Any, ...
             f"interrupted ({name}): the unfinished run is kept in {partial} ({kept_so_far(partial)}); "
             f"resume it with: {command_line(resume_argv(argv))}"
         )
+    if callable(kept):
+        kept = kept(parsed)
     if kept is not None:
         return f"interrupted ({name}): {kept}; run the command again: {command_line(argv)}"
     return f"interrupted ({name}) before anything was kept; run the command again: {command_line(argv)}"

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
@@ -72,6 +72,8 @@ def run_command(
     capture_stdout: bool = False,
     env: dict[str, str] | None = None,
     cwd: str | Path | None = None,
+    append: bool = False,
+    on_line: Callable[[str], None] | None = None,
 ) -> str:
     """Runs `cmd` to completion in the suite's environment.
 
@@ -82,6 +84,8 @@ def run_command(
         capture_stdout: return the command's stdout instead of logging it (for commands that print a result).
         env: extra environment variables.
         cwd: the working directory (default: the checkout).
+        append: add to `log` rather than replace it (a resumed run's log keeps what came before).
+        on_line: called with each line of the command's output (stderr, and stdout unless captured), as it comes.
     Returns:
         the captured stdout, or "" when not captured.
     Raises:
@@ -91,7 +95,7 @@ def run_command(
     cmd = [str(part) for part in cmd]
     tail: collections.deque[str] = collections.deque(maxlen=1000)
     stdout: list[str] = []
-    sink = Path(log).open("w", encoding="utf-8") if log else sys.stderr
+    sink = Path(log).open("a" if append else "w", encoding="utf-8") if log else sys.stderr
     try:
         process = subprocess.Popen(
             cmd,
@@ -108,7 +112,7 @@ def run_command(
             if capture_stdout:
                 reader = threading.Thread(target=lambda: stdout.append(process.stdout.read()), daemon=True)
                 reader.start()
-            _copy_lines(process.stderr if capture_stdout else process.stdout, sink, tail)
+            _copy_lines(process.stderr if capture_stdout else process.stdout, sink, tail, on_line)
             if reader is not None:
                 reader.join()
             returncode = process.wait()
@@ -159,8 +163,12 @@ def exit_error(process: subprocess.Popen, log: str | Path) -> ProcessError:
     return ProcessError(process.args, process.returncode, failure_detail(lines), Path(log))
 
 
-def _copy_lines(source: IO[str], sink: IO[str], tail: collections.deque[str]) -> None:
+def _copy_lines(
+    source: IO[str], sink: IO[str], tail: collections.deque[str], on_line: Callable[[str], None] | None = None
+) -> None:
     for line in source:
         sink.write(line)
         sink.flush()
         tail.append(line.rstrip("\n"))
+        if on_line is not None:
+            on_line(line.rstrip("\n"))

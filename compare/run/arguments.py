@@ -25,7 +25,10 @@ from core.tasks import TRANSLATION
 # The help of the options a translation `compare run` takes alike (`compare.translation.arguments`).
 OUTPUT_DIR_HELP = "The report directory; the runs go to its runs/ folder."
 PROFILE_HELP = "How long each model trains: quick (a first look) or full (each side's own defaults)."
-RETRAIN_HELP = "Train again even when matching runs exist."
+RETRAIN_HELP = (
+    "Train every model again from the start, even when matching runs exist, discarding unfinished ones too "
+    "(without it, finished runs are reused and interrupted ones resumed)."
+)
 SCRATCH_ARGS_HELP = (
     'Extra flags for python -m scratch, e.g. "--preset tiny"; a --max-steps or --min-steps here moves the '
     "profile's step budget to fit it."
@@ -48,7 +51,7 @@ class _SideTrainingArguments:
     output_dir: str = field(metadata={"help": OUTPUT_DIR_HELP})
     profile: str = field(default="quick", metadata={"help": PROFILE_HELP, "choices": tuple(sorted(PROFILES))})
     seeds: int = field(default=1, metadata={"help": "Train each side this many times (seeds --seed, --seed+1, ...)."})
-    retrain: bool = field(default=False, metadata={"help": RETRAIN_HELP})
+    retrain: bool = field(default=False, metadata={"help": RETRAIN_HELP, "aliases": ["--overwrite"]})
     class_weight: str | None = field(
         default=None,
         metadata={

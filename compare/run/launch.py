@@ -5,8 +5,11 @@ command (`core.sides`: `python -m finetune ...`, `python -m scratch ...`) runs a
 `core.processes` (which also hands their memory back between stages), logging to `<run>.log` beside the run.
 A finished run is reused when its run.json records the same data options and `<run>.request.json` (written
 here after a successful training) the same side, flags and option defaults: a run trained before a default
-changed (say, a new warmup) is trained again. The same holds for a translation run (`python -m scratch` on a
-translation task), asked for as the side `translation`.
+changed (say, a new warmup) is trained again. An interrupted one is resumed: `<run>.pending.json`, written before
+the side starts, holds the same request with the data options, and when it matches the new request the side is
+started with `--resume`, continuing from the backup in `<run>.partial/` (docs/formats.md, "compare run's files").
+The same holds for a translation run (`python -m scratch` on a translation task), asked for as the side
+`translation`.
 """
 
 from __future__ import annotations
@@ -19,14 +22,16 @@ import sys
 import time
 from pathlib import Path
 
+from compare.progress import Heartbeat
 from core import record, sides
 from core.args import DataArguments
 from core.pairs import PairDataArguments
 from core.processes import run_command
-from core.rundir import RunError, write_json
+from core.rundir import RunError, kept_so_far, partial_path, write_json
 
 logger = logging.getLogger(__name__)
 
+HEARTBEAT_SECONDS = 30.0  # the longest a training side goes without a line on compare's terminal
 PATH_OPTIONS = ("train_file", "validation_file", "test_file", "labels_file", "data_dir")
 
 
@@ -57,6 +62,10 @@ def request_path(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".request.json")
 
 
+def pending_path(run_dir: Path) -> Path:
+    return run_dir.with_name(run_dir.name + ".pending.json")
+
+
 def log_path(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".log")
 
@@ -78,7 +87,12 @@ def request_record(side: str, flags: list[str], cmd: list[str]) -> dict:
     }
 
 
-def command(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> list[str]:
+def command(
+    side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path, resume: bool = False
+) -> list[str]:
+    """The side's command line: a new run (`--overwrite`: an unfinished one of another request is discarded), or
+    with `resume` the unfinished one in `<run>.partial/` continued (`--resume`)."""
+    start = "--resume" if resume else "--overwrite"
     return [
         sys.executable,
         "-m",
@@ -86,9 +100,21 @@ def command(side: str, data: DataArguments | PairDataArguments, flags: list[str]
         *data_flags(data),
         "--output-dir",
         str(run_dir),
-        "--overwrite",
+        start,
         *flags,
     ]
+
+
+def resumable(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:
+    """Whether `<run>.partial/` holds a run this very request started and an interruption stopped."""
+    if not partial_path(run_dir).is_dir() or not pending_path(run_dir).is_file():
+        return False
+    try:
+        pending = json.loads(pending_path(run_dir).read_text(encoding="utf-8"))
+    except ValueError:
+        return False
+    wanted = {**request_record(side, flags, []), "data": data.to_dict()}
+    return all(pending.get(key) == wanted[key] for key in ("side", "flags", "defaults", "data"))
 
 
 def read_run(side: str, run_dir: Path) -> record.RunRecord:
@@ -140,11 +166,19 @@ def train_side(
         return run_dir, True
     run_dir.parent.mkdir(parents=True, exist_ok=True)
     request_path(run_dir).unlink(missing_ok=True)
-    cmd = command(side, data, flags, run_dir)
-    logger.info("Training %s: %s (log: %s)", side, " ".join(cmd[1:]), log_path(run_dir))
+    resume = not retrain and resumable(side, data, flags, run_dir)
+    cmd = command(side, data, flags, run_dir, resume)
+    if resume:
+        kept = kept_so_far(partial_path(run_dir))
+        logger.info("Resuming %s from its unfinished run (%s): %s", side, kept, " ".join(cmd[1:]))
+    else:
+        logger.info("Training %s: %s (log: %s)", side, " ".join(cmd[1:]), log_path(run_dir))
+    write_json(pending_path(run_dir), {**request_record(side, flags, cmd[1:]), "data": data.to_dict()})
     start = time.perf_counter()
-    run_command(cmd, log=log_path(run_dir))
+    with Heartbeat(run_dir.name, HEARTBEAT_SECONDS) as heartbeat:
+        run_command(cmd, log=log_path(run_dir), append=resume, on_line=heartbeat.on_line)
     read_run(side, run_dir)
     write_json(request_path(run_dir), request_record(side, flags, cmd[1:]))
+    pending_path(run_dir).unlink(missing_ok=True)
     logger.info("Trained %s in %.0f s", run_dir, time.perf_counter() - start)
     return run_dir, False

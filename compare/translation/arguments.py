@@ -40,7 +40,7 @@ class TranslationRunArguments:
 
     output_dir: str = field(metadata={"help": OUTPUT_DIR_HELP})
     profile: str = field(default="quick", metadata={"help": PROFILE_HELP, "choices": tuple(sorted(PROFILES))})
-    retrain: bool = field(default=False, metadata={"help": RETRAIN_HELP})
+    retrain: bool = field(default=False, metadata={"help": RETRAIN_HELP, "aliases": ["--overwrite"]})
     decoder_only: bool = field(
         default=False,
         metadata={"help": f"Also train the decoder-only (GPT-style) variant into runs/{DECODER_ONLY} and report it."},
