@@ -17,7 +17,7 @@ from sklearn.metrics import f1_score
 from core.args import DataArguments
 from core.classifier import decide, load
 from core.data import load_task
-from core.rundir import read_run_json
+from core.record import read_run
 from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from scratch.__main__ import main
 from tests.conftest import NEGATIVE, POSITIVE
@@ -66,18 +66,18 @@ def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
 
 
 def test_export_json_records_the_float_accuracy_and_why_there_is_no_int8(exported: Path, tiny_run: Path) -> None:
-    run = read_run_json(tiny_run)
+    run = read_run(tiny_run)
     record = json.loads((exported / "export.json").read_text())
-    assert (exported / "labels.txt").read_text().splitlines() == run["data"]["labels"]
+    assert (exported / "labels.txt").read_text().splitlines() == run.data.labels
     assert record["int8"] is None and "TFLite" in record["int8_note"]
     assert not (exported / "model_int8.tflite").exists()
-    task = load_task(DataArguments(**run["data"]["options"]))
+    task = load_task(DataArguments(**run.data.options))
     predicted = load(tiny_run).predict_proba(task.texts("test")).argmax(axis=1)
     assert record["test"]["float_accuracy"] == pytest.approx(np.mean(predicted == task.label_ids("test")))
 
 
 def test_a_finetune_run_is_sent_to_its_own_side(tiny_run: Path, tmp_path: Path, capsys) -> None:
-    record = read_run_json(tiny_run)
+    record = read_run(tiny_run)
     other = tmp_path / "other"
     other.mkdir()
     (other / "run.json").write_text(json.dumps({**record, "side": "finetune"}))
@@ -107,8 +107,8 @@ def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_ru
     model = load(run_dir)
     record = json.loads((output / "export.json").read_text())
     assert (record["problem_type"], record["inputs"], record["output"]) == (problem_type, ["text", "text_pair"], name)
-    assert record["thresholds"] == model.thresholds
-    test = load_task(DataArguments(**model.run["data"]["options"]))
+    assert record.thresholds == model.thresholds
+    test = load_task(DataArguments(**model.run.data.options))
     inputs, gold = (test.texts("test"), test.text_pairs("test")), test.targets("test")
     expected = {  # the test split's headline, from the run's own outputs
         SINGLE_LABEL: lambda: np.mean(decide(model, model.predict_proba(*inputs)) == gold),

@@ -9,7 +9,8 @@ import tensorflow as tf
 from core.args import DataArguments
 from core.classifier import Classifier, load
 from core.data import load_task
-from core.rundir import RunError, read_run_json
+from core.record import read_run
+from core.rundir import RunError
 from scratch import predict
 from scratch.pipeline import predict_logits, tokenize
 from tests.conftest import ROOT
@@ -25,7 +26,7 @@ def model(tiny_run):
 def test_loads_through_core_as_a_classifier(model, tiny_run):
     assert isinstance(model, Classifier)
     assert (model.name, model.side, model.labels) == ("scratch", "scratch", ["negative", "positive"])
-    assert model.run == read_run_json(tiny_run)
+    assert model.run == read_run(tiny_run)
 
 
 def test_reloaded_model_reproduces_the_recorded_validation_accuracy(model, tiny_run):
@@ -72,7 +73,7 @@ def test_explain_gives_tokens_and_one_attention_map_per_layer_and_head(model):
 
 def test_a_run_without_its_model_file_is_refused(tiny_run, tmp_path):
     with pytest.raises(RunError, match="has no model.keras"):
-        predict.load(tmp_path, read_run_json(tiny_run))
+        predict.load(tmp_path, read_run(tiny_run))
 
 
 @pytest.mark.slow
