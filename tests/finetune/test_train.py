@@ -66,7 +66,7 @@ def test_run_json_records_the_data_the_history_and_the_best_epoch(base_run: Path
     assert run.hyperparameters["learning_rate"] == 5e-3 and run.hyperparameters["max_length"] == 16
     assert run.model.params == run.model.trainable_params > 0
     card = (base_run / "README.md").read_text()
-    assert task.fingerprints["train"] in card and f"{run['validation']['accuracy']:.4f}" in card
+    assert task.fingerprints["train"] in card and f"{run.validation['accuracy']:.4f}" in card
 
 
 def test_reloaded_run_gives_the_probabilities_of_plain_transformers(base_run: Path) -> None:
@@ -92,12 +92,13 @@ def test_reloaded_run_gives_the_probabilities_of_plain_transformers(base_run: Pa
 def test_label_names_survive_the_round_trip_and_the_model_learned_them(base_run: Path) -> None:
     classifier = load(base_run, name="tiny")
     assert (classifier.name, classifier.side, classifier.labels) == ("tiny", "finetune", ["negative", "positive"])
-    assert classifier.predict(POSITIVE + NEGATIVE) == ["positive"] * 5 + ["negative"] * 5
+    decided = classifier.predict(POSITIVE + NEGATIVE)  # class ids
+    assert [classifier.labels[i] for i in decided] == ["positive"] * 5 + ["negative"] * 5
 
 
 def test_validation_metrics_match_an_independent_computation(base_run: Path) -> None:
     classifier = load(base_run)
-    run = classifier.run
+    run = classifier.record
     task = load_task(DataArguments(**run.data.options))
     predicted = classifier.predict_proba(task.texts("validation")).argmax(axis=1)
     gold = task.label_ids("validation")

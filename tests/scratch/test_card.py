@@ -6,9 +6,9 @@ def test_card_states_the_run_s_figures(tiny_run):
     run = read_run(tiny_run)
     card = (tiny_run / "README.md").read_text(encoding="utf-8")
     assert card == render_card(run)
-    assert card.startswith(f"# {run['model']['name']}")
-    assert f"Accuracy {run['validation']['accuracy']:.4f}" in card
-    assert f"Parameters: {run['model']['params']:,}" in card
+    assert card.startswith(f"# {run.model.name}")
+    assert f"Accuracy {run.validation['accuracy']:.4f}" in card
+    assert f"Parameters: {run.model.params:,}" in card
     assert run.data.fingerprints["train"] in card
     rows = [line for line in card.splitlines() if line.startswith("| ") and not line.startswith("| ---")]
     # split table, history table and hyperparameter table, each with its header row

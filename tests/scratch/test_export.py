@@ -15,7 +15,7 @@ from scipy.stats import spearmanr
 from sklearn.metrics import f1_score
 
 from core.args import DataArguments
-from core.classifier import decide, load
+from core.classifier import load
 from core.data import load_task
 from core.record import read_run
 from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
@@ -80,7 +80,7 @@ def test_a_finetune_run_is_sent_to_its_own_side(tiny_run: Path, tmp_path: Path, 
     record = read_run(tiny_run)
     other = tmp_path / "other"
     other.mkdir()
-    (other / "run.json").write_text(json.dumps({**record, "side": "finetune"}))
+    (other / "run.json").write_text(json.dumps({**record.to_json(), "side": "finetune"}))
     with pytest.raises(SystemExit):
         main(["export", str(other), "--output-dir", str(tmp_path / "out")])
     assert "export it with python -m finetune export" in capsys.readouterr().err
@@ -108,12 +108,12 @@ def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_ru
     record = json.loads((output / "export.json").read_text())
     assert (record["problem_type"], record["inputs"], record["output"]) == (problem_type, ["text", "text_pair"], name)
     assert record.thresholds == model.thresholds
-    test = load_task(DataArguments(**model.run.data.options))
+    test = load_task(DataArguments(**model.record.data.options))
     inputs, gold = (test.texts("test"), test.text_pairs("test")), test.targets("test")
     expected = {  # the test split's headline, from the run's own outputs
-        SINGLE_LABEL: lambda: np.mean(decide(model, model.predict_proba(*inputs)) == gold),
+        SINGLE_LABEL: lambda: np.mean(model.kind.decide(model.predict_proba(*inputs), model.thresholds) == gold),
         MULTI_LABEL: lambda: f1_score(
-            gold, decide(model, model.predict_proba(*inputs)), average="macro", zero_division=0
+            gold, model.kind.decide(model.predict_proba(*inputs), model.thresholds), average="macro", zero_division=0
         ),
         REGRESSION: lambda: spearmanr(gold, model.predict_values(*inputs)).statistic,
     }[problem_type]()
@@ -125,5 +125,7 @@ def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_ru
         return
     probabilities = model.predict_proba(texts, pairs)
     np.testing.assert_allclose(served, probabilities, atol=1e-4)
-    np.testing.assert_array_equal(decide(model, served), decide(model, probabilities))  # the same labels
+    np.testing.assert_array_equal(
+        model.kind.decide(served, model.thresholds), model.kind.decide(probabilities, model.thresholds)
+    )  # the same labels
     assert (output / "labels.txt").read_text().splitlines() == model.labels

@@ -48,9 +48,9 @@ def test_each_kind_trains_and_records_its_headline_and_thresholds(kind_run, prob
         1 if problem_type == REGRESSION else 2,
     )
     training = run.training
-    assert training["early_stopping"] == {"monitor": f"val_{headline}", "mode": "max"}
-    best = max(training["history"], key=lambda row: row[f"val_{headline}"])  # the first of equals
-    assert training["best_epoch"] == best["epoch"]
+    assert training.early_stopping == {"monitor": f"val_{headline}", "mode": "max"}
+    best = max(training.history, key=lambda row: row[f"val_{headline}"])  # the first of equals
+    assert training.best_epoch == best["epoch"]
 
     model = predict.load(run_dir, run, runtime="tensorflow")
     texts, text_pairs, gold = validation_split(run)
@@ -112,7 +112,8 @@ def test_a_pair_s_output_is_the_same_alone_and_batched_with_a_longer_pair(kind_r
     for model in (load(run_dir), predict.load(run_dir, read_run(run_dir), runtime="tensorflow")):
         outputs = model.predict_values if problem_type == REGRESSION else model.predict_proba
         alone = outputs(["a great film"], ["i hated it"])
-        batched = outputs(["a great film", LONG], ["i hated it", LONG], batch_size=8)[:1]  # padded to the long pair
+        model.batch_size = 8
+        batched = outputs(["a great film", LONG], ["i hated it", LONG])[:1]  # padded to the long pair
         np.testing.assert_allclose(batched, alone, atol=1e-5)
 
 

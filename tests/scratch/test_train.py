@@ -103,12 +103,12 @@ def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_pat
     training, hyperparameters = run.training, run.hyperparameters
     per_epoch = hyperparameters["steps_per_epoch"]
     assert per_epoch == 12  # 162 training rows in batches of 16, one length bucket
-    assert (training["steps"], training["stop_reason"], training["budget"]) == (
+    assert (training.steps, training.stop_reason, training.budget) == (
         30,
         "budget",
         {"min_steps": 0, "max_steps": 30},
     )
-    assert hyperparameters["epochs"] == training["epochs_run"] == 3  # ceil(30 / 12), the third cut short
+    assert hyperparameters["epochs"] == training.epochs_run == 3  # ceil(30 / 12), the third cut short
     assert hyperparameters["total_steps"] == 30
     assert json.loads((tmp_path / "budget" / "history.jsonl").read_text().splitlines()[-1])["examples"] == 6 * 16
 
@@ -116,13 +116,13 @@ def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_pat
 @pytest.mark.slow
 def test_early_stopping_waits_for_the_minimum_steps(tiny_run, tmp_path):
     unhurried = read_run(tiny_run).training
-    assert unhurried["stop_reason"] == "early_stopping" and unhurried["epochs_run"] == 4
+    assert unhurried.stop_reason == "early_stopping" and unhurried.epochs_run == 4
     run = read_run(train_tiny_run(tmp_path / "minimum", tiny_run.parent / "train.csv", min_steps=70, no_onnx=True))
     training = run.training
-    assert training["budget"]["min_steps"] == 70
+    assert training.budget["min_steps"] == 70
     # Early stopping wanted to stop after epoch 4 (48 steps); the first epoch end past 70 steps is the 6th (72).
-    assert (training["epochs_run"], training["steps"], training["stop_reason"]) == (6, 72, "early_stopping")
-    assert training["best_epoch"] == unhurried["best_epoch"]  # every epoch stays a candidate for the best
+    assert (training.epochs_run, training.steps, training.stop_reason) == (6, 72, "early_stopping")
+    assert training.best_epoch == unhurried.best_epoch  # every epoch stays a candidate for the best
 
 
 @pytest.mark.slow
@@ -207,11 +207,11 @@ def test_eval_steps_validate_every_n_steps_within_an_epoch(tiny_run, tmp_path):
     )
     training, hyperparameters = run.training, run.hyperparameters
     assert hyperparameters["steps_per_epoch"] == 12 and hyperparameters["eval_steps"] == 7
-    history = training["history"]
+    history = training.history
     assert [row["steps"] for row in history] == [7, 14, 21, 28, 30]  # every 7 steps, across the 12-step epochs
     assert [row["stop_reason"] for row in history] == [None] * 4 + ["budget"]
     # 162 rows a pass in batches of 16: a whole pass counts its rows, the rest of a pass a batch per step
     assert [row["examples"] for row in history] == [112, 162 - 112 + 2 * 16, 7 * 16, 162 - 9 * 16 + 4 * 16, 2 * 16]
-    assert training["best_epoch"] == 1 + [row["val_accuracy"] for row in history].index(
+    assert training.best_epoch == 1 + [row["val_accuracy"] for row in history].index(
         max(row["val_accuracy"] for row in history)
     )

@@ -107,13 +107,13 @@ def test_a_run_killed_mid_epoch_resumes_from_its_last_backup(tmp_path):
     assert (
         [row["steps"] for row in lines]
         == [steps_per_epoch * n for n in (1, 2, 3, 4)]
-        == [row["steps"] for row in training["history"]]
+        == [row["steps"] for row in training.history]
     )
     assert not partial.exists() and not (run / BACKUP_DIR).exists()
     # The same run, never interrupted: the resumed one continued from epoch 2's weights, optimizer and batches, and
     # a second run with the same seed is the same run.
     again = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "again", *flags)))
-    assert untimed(again.training.history) == untimed(training["history"])
+    assert untimed(again.training.history) == untimed(training.history)
     assert again.validation == read_translation_run(run).validation
 
 
@@ -133,9 +133,9 @@ def test_early_stopping_on_chrf_restores_the_best_epoch_s_weights(tmp_path, monk
     record = read_translation_run(run)
     training, history = record.training, record.training.history
     chrf = [row["val_chrf"] for row in history]
-    assert training["stop_reason"] == "early_stopping" and training["epochs_run"] == 4 == len(snapshots.epochs)
-    assert training["best_epoch"] == 2 and max(chrf[2:]) < chrf[1] and chrf[1] > 5
-    assert training["early_stopping"] == {"monitor": "val_chrf", "mode": "max"}
+    assert training.stop_reason == "early_stopping" and training.epochs_run == 4 == len(snapshots.epochs)
+    assert training.best_epoch == 2 and max(chrf[2:]) < chrf[1] and chrf[1] > 5
+    assert training.early_stopping == {"monitor": "val_chrf", "mode": "max"}
     model, _, _ = load_trained(run)
     assert_same_weights(model.get_weights(), snapshots.epochs[1])
     assert record.validation["chrf"] == pytest.approx(chrf[1], abs=1e-9)  # scored on the restored weights
@@ -147,10 +147,10 @@ def test_eval_steps_log_a_row_every_n_steps_with_cumulative_steps(tmp_path):
     record = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "run", *flags)))
     training, hyperparameters = record.training, record.hyperparameters
     assert (hyperparameters["steps_per_epoch"], hyperparameters["total_steps"]) == (4, 12)
-    assert [row["steps"] for row in training["history"]] == [5, 10, 12]  # the last period ends with the 3 passes
-    assert [row["stop_reason"] for row in training["history"]] == [None, None, "max_epochs"]
-    assert sum(row["examples"] for row in training["history"]) == 3 * 324  # three whole passes over the pairs
-    assert training["steps"] == 12 and training["epochs_run"] == 3
+    assert [row["steps"] for row in training.history] == [5, 10, 12]  # the last period ends with the 3 passes
+    assert [row["stop_reason"] for row in training.history] == [None, None, "max_epochs"]
+    assert sum(row["examples"] for row in training.history) == 3 * 324  # three whole passes over the pairs
+    assert training.steps == 12 and training.epochs_run == 3
 
 
 def test_the_translator_does_not_stop_early_before_its_minimum_steps(tmp_path, monkeypatch):
@@ -161,8 +161,8 @@ def test_the_translator_does_not_stop_early_before_its_minimum_steps(tmp_path, m
     training = held.training
     # Early stopping (patience 1, no epoch better than the first) wanted to stop after epoch 2 (8 steps); the first
     # epoch end at 9 steps or more is the 3rd.
-    assert (training["epochs_run"], training["steps"], training["stop_reason"]) == (3, 12, "early_stopping")
-    assert training["budget"] == {"min_steps": 9, "max_steps": None} and training["best_epoch"] == 1
+    assert (training.epochs_run, training.steps, training.stop_reason) == (3, 12, "early_stopping")
+    assert training.budget == {"min_steps": 9, "max_steps": None} and training.best_epoch == 1
 
 
 def test_an_epoch_logged_but_not_backed_up_is_trained_again_from_the_backup(tmp_path, monkeypatch):
@@ -209,7 +209,7 @@ def test_a_run_resumed_with_a_spent_step_budget_trains_no_further(tmp_path, monk
         tiny_command(toy, output, "--epochs", "3", "--max-steps", "1", "--resume", "--early-stopping", "loss")
     )
     training = read_translation_run(run).training
-    assert [row["epoch"] for row in training["history"]] == [1] and training["steps"] == steps
+    assert [row["epoch"] for row in training.history] == [1] and training.steps == steps
 
 
 def test_an_interrupted_decoder_only_run_resumes_and_keeps_the_average_of_its_last_epochs(

@@ -35,7 +35,7 @@ def _test_split(run: Path):
 def test_the_tiny_preset_learns_the_toy_task_within_a_few_hundred_steps(tiny_translation_run):
     record = read_translation_run(tiny_translation_run)
     training = record.training
-    best = training["history"][training["best_epoch"] - 1]
+    best = training.history[training.best_epoch - 1]
     assert best["val_accuracy"] >= 0.95
     assert best["steps"] <= 400  # optimizer steps so far
     assert record.validation["chrf"] > 90
@@ -72,7 +72,7 @@ def test_the_model_card_gives_the_runs_scores_and_every_epoch(tiny_translation_r
         assert f"| {row['epoch']} | {row['loss']:.4f} | {row['val_loss']:.4f} |" in card
         assert f"| {row['val_chrf']:.2f} | {row['train_seconds']:.1f} |" in card
     for split, rows in record.data.splits.items():
-        assert f"| {split} | {rows:,} | `{record['data']['fingerprints'][split]}` |" in card
+        assert f"| {split} | {rows:,} | `{record.data.fingerprints[split]}` |" in card
 
 
 def test_the_run_directory_follows_the_contract(tiny_translation_run):
@@ -81,7 +81,7 @@ def test_the_run_directory_follows_the_contract(tiny_translation_run):
     assert {p.name for p in run.iterdir()} == {
         "run.json", "saved_model", "sentencepiece.model", "weights", "history.jsonl", "logs", "README.md"
     }  # fmt: skip
-    record = json.loads((run / "run.json").read_text())
+    record = read_translation_run(run)
     assert read_history(run / HISTORY_FILE) == record.training.history
     assert (record.side, record.task_kind, record.model.arch) == (
         "scratch",
