@@ -173,7 +173,7 @@ def _write(args: ExportArguments, run: RunRecord, module: Any, test: TestSplit |
             raise RunError(f"The int8 TFLite model converted from {args.run_dir} does not run: {error}") from None
     onnx = module.write_onnx(partial) if hasattr(module, "write_onnx") else None
 
-    record: dict[str, Any] = {
+    manifest: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "side": run.side,
         "run": str(Path(args.run_dir).resolve()),
@@ -190,18 +190,18 @@ def _write(args: ExportArguments, run: RunRecord, module: Any, test: TestSplit |
         "onnx": onnx,
     }
     if (partial / INT8_FILE).is_file():
-        record["int8"] = {
+        manifest["int8"] = {
             "path": INT8_FILE,
             "bytes": _size(partial / INT8_FILE),
             "quantization": "dynamic-range (TFLite): int8 weights, activations quantized per call",
         }
     else:
-        record["int8_note"] = int8_note
+        manifest["int8_note"] = int8_note
     if test is not None:
-        record["test"] = evaluate_export(partial, record, test)
-    record["environment"] = {**environment(), "tensorflow_text": package_version("tensorflow-text")}
-    record["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-    write_json(partial / EXPORT_JSON, record)
+        manifest["test"] = evaluate_export(partial, manifest, test)
+    manifest["environment"] = {**environment(), "tensorflow_text": package_version("tensorflow-text")}
+    manifest["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    write_json(partial / EXPORT_JSON, manifest)
 
 
 def convert_int8(module: Any) -> bytes:
@@ -224,12 +224,12 @@ def outputs_of(predict: Predict, texts: list[str], text_pairs: list[str] | None 
     return predict_in_batches(pairs, list(range(len(texts))), EVAL_BATCH, lengths=lengths)
 
 
-def evaluate_export(export_dir: Path, record: dict[str, Any], test: TestSplit) -> dict[str, Any]:
+def evaluate_export(export_dir: Path, manifest: dict[str, Any], test: TestSplit) -> dict[str, Any]:
     """The written files' headline score on the run's test split (`float_<headline>`, `int8_<headline>`, ... with
     `accuracy`, `macro_f1` or `spearman`), its change from float, and for the classification kinds how often a
     quantized variant decides as the float one does."""
     logger.info("Scoring the export on the %d test examples", len(test.texts))
-    kind, thresholds = kinds.get(record["problem_type"]), record["thresholds"]
+    kind, thresholds = kinds.get(manifest["problem_type"]), manifest["thresholds"]
     headline = kind.headline
 
     def score(outputs: np.ndarray) -> float:
@@ -243,7 +243,7 @@ def evaluate_export(export_dir: Path, record: dict[str, Any], test: TestSplit) -
     floats = outputs_of(load_float(export_dir), test.texts, test.text_pairs)
     variants = {"int8": load_int8} if (export_dir / INT8_FILE).is_file() else {}
     if (export_dir / ONNX_FILES["int8"]).is_file():
-        variants.update({f"onnx_{v}": lambda d, v=v: load_onnx(d, v, record=record) for v in ONNX_FILES})
+        variants.update({f"onnx_{v}": lambda d, v=v: load_onnx(d, v, manifest=manifest) for v in ONNX_FILES})
     result: dict[str, Any] = {"split": "test", "n": len(test.texts), f"float_{headline}": score(floats)}
     for name, loader in variants.items():
         outputs = outputs_of(loader(export_dir), test.texts, test.text_pairs)
@@ -297,22 +297,22 @@ def load_int8(export_dir: str | Path, threads: int | None = None) -> Predict:
 
 
 def load_onnx(
-    export_dir: str | Path, variant: str = "int8", threads: int | None = None, record: dict | None = None
+    export_dir: str | Path, variant: str = "int8", threads: int | None = None, manifest: dict | None = None
 ) -> Predict:
     """The ONNX model (`float` or `int8`) as texts (and text pairs) -> probabilities or values, tokenised by
-    `tokenizer.json` (onnxruntime and tokenizers only); `record` is the export's export.json, read from `export_dir`
+    `tokenizer.json` (onnxruntime and tokenizers only); `manifest` is the export's export.json, read from `export_dir`
     when not given."""
     from tokenizers import Tokenizer
 
     from core.onnx import Session
 
     export_dir = Path(export_dir)
-    record = record or json.loads((export_dir / EXPORT_JSON).read_text(encoding="utf-8"))
+    manifest = manifest or json.loads((export_dir / EXPORT_JSON).read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
-    tokenizer.enable_truncation(record["max_length"])  # [CLS] and [SEP] kept, as the run cuts texts (longest_first)
-    tokenizer.enable_padding(pad_id=record["onnx"]["pad_id"])
+    tokenizer.enable_truncation(manifest["max_length"])  # [CLS] and [SEP] kept, as the run cuts texts (longest_first)
+    tokenizer.enable_padding(pad_id=manifest["onnx"]["pad_id"])
     session = Session(export_dir / ONNX_FILES[variant], threads)
-    empty = kinds.get(record["problem_type"]).empty_outputs(len(record["labels"]))
+    empty = kinds.get(manifest["problem_type"]).empty_outputs(len(manifest["labels"]))
 
     def predict(texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         if not texts:
