@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from core import kinds
-from core.budget import CLASS_WEIGHTS, TrainingPlan, plan_training
 from core.errors import UserError
-from core.kinds import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core.kinds import MULTI_LABEL, SINGLE_LABEL
 from core.tasks import DATA_DIR_ENV, PAIR_TASKS, TASKS, find_data_dir
+from core.training.budget import CLASS_WEIGHTS, TrainingPlan, plan_training
 
 STRATEGIES = ("default", "mirrored", "multiworker")
 
@@ -115,7 +115,7 @@ class DataArguments:
                 "--label-columns and --label-column contradict each other: give one 0/1 column per label with "
                 "--label-columns, or one column of labels with --label-column."
             )
-        if self.problem not in (None, MULTI_LABEL):
+        if self.problem is not None and not kinds.get(self.problem).reads_label_columns:
             raise ValueError(
                 f"--label-columns gives multi-label data (one 0/1 column per label), but --problem is {self.problem}; "
                 f"drop --problem or pass --problem {MULTI_LABEL}."
@@ -139,8 +139,9 @@ class DataArguments:
         """The problem given, else the task's, else multi-label for --label-columns, else single label."""
         spec = TASKS.get(self.task) if self.task is not None else None
         if spec is None:  # files, or an unknown task (refused when the data is loaded)
-            if self.problem == REGRESSION and self.labels_file is not None:
-                raise ValueError("--labels-file names classes; a regression task has none. Drop it or --problem.")
+            kind = kinds.get(self.problem) if self.problem is not None else None
+            if kind is not None and not kind.has_labels and self.labels_file is not None:
+                raise ValueError(f"--labels-file names classes; a {kind.title} task has none. Drop it or --problem.")
             return self.problem or (MULTI_LABEL if self.label_columns else SINGLE_LABEL)
         if self.problem not in (None, spec.problem):
             raise ValueError(
@@ -254,7 +255,7 @@ def check_budget(epochs: int | None, max_steps: int | None) -> None:
 class BudgetArguments:
     """How long a model trains and how often it is validated: every trainer's options extend this.
 
-    A budget is counted in optimizer steps; the epochs follow from the train size (`core.budget`).
+    A budget is counted in optimizer steps; the epochs follow from the train size (`core.training.budget`).
     """
 
     DEFAULT_EPOCHS: ClassVar[int] = 3  # a trainer's epochs when neither --epochs nor --max-steps is given

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import tensorflow as tf
 
-from core.budget import bucketed_steps
+from core.training.budget import bucketed_steps
 
 
 def length_buckets(
@@ -21,7 +21,7 @@ def length_buckets(
     """Batches of up to `batch_size` elements of `dataset` whose first component's length falls between the same two
     `boundaries`, each padded (with `padding_values`, default 0) to its own longest.
 
-    `lengths` are the elements' lengths, from which the batch count (`core.budget.bucketed_steps`) is told to
+    `lengths` are the elements' lengths, from which the batch count (`core.training.budget.bucketed_steps`) is told to
     tf.data: a known epoch length lets Keras end each epoch without a last, failing call to the train step, which
     would still advance the optimizer's step count (and so the schedule and the step budget) by one.
     """

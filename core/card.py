@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.tasks import HEADLINE_METRICS, MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core.record import RunRecord
+from core.tasks import TRANSLATION
 
 CARD_FILE = "README.md"
 
 
 def render_card(
-    record: dict[str, Any],
+    record: RunRecord,
     title: str,
     intro: str,
     model: list[str],
@@ -26,18 +27,18 @@ def render_card(
     """The card's Markdown.
 
     Args:
-        record: the run.json record.
+        record: the run's record.
         title: the card's heading.
         intro: a paragraph saying what was trained.
         model: the side's lines of the `Model` section.
         usage: the side's lines after the shared `core.classifier` example.
         front_matter: YAML lines for the hub's metadata block, if any.
     """
-    data, training, env = record["data"], record["training"], record.get("environment", {})
-    options, validation = data.get("options", {}), record["validation"]
-    if record.get("task_kind") == "translation":
+    data, training, env = record.data, record.training, record.environment
+    options, validation = data.options, record.validation
+    if record.task_kind == TRANSLATION:
         columns = ["loss", "val_loss", "val_accuracy", "val_chrf", "train_seconds"]
-        what = f"Sentence pairs, `{data['columns']['source']}` to `{data['columns']['target']}`, each side"
+        what = f"Sentence pairs, `{data.columns['source']}` to `{data.columns['target']}`, each side"
         unit = "sentence pairs"
         rows = "source, target[, domain]"
         scores = (
@@ -57,39 +58,36 @@ def render_card(
     lines += [
         "## Data",
         "",
-        f"Source: {data.get('source', '?')}. {what}, cut at {options.get('max_length', '?')} tokens.",
+        f"Source: {data.source or '?'}. {what}, cut at {options.get('max_length', '?')} tokens.",
         "",
         f"| split | rows | sha256 of ({rows}) rows |",
         "|---|---|---|",
-        *(
-            f"| {split} | {rows:,} | `{data['fingerprints'].get(split, '')}` |"
-            for split, rows in data["splits"].items()
-        ),
+        *(f"| {split} | {rows:,} | `{data.fingerprints.get(split, '')}` |" for split, rows in data.splits.items()),
         "",
         "## Model",
         "",
         *model,
-        f"- Parameters: {record['model']['params']:,} ({record['model']['trainable_params']:,} trainable)",
+        f"- Parameters: {record.model.params:,} ({record.model.trainable_params:,} trainable)",
         "",
         "## Training",
         "",
-        f"{training['epochs_run']} epoch(s), {training['seconds']:.0f} s of training "
-        f"({training['examples_per_second']:.1f} {unit}/s); best epoch {training['best_epoch']}.",
+        f"{training.epochs_run} epoch(s), {training.seconds:.0f} s of training "
+        f"({training.examples_per_second:.1f} {unit}/s); best epoch {training.best_epoch}.",
         "",
         "| epoch | " + " | ".join(columns) + " |",
         "|---|" + "---|" * len(columns),
         *(
             f"| {row['epoch']} | " + " | ".join(_cell(row.get(c), c) for c in columns) + " |"
-            for row in training["history"]
+            for row in training.history
         ),
         "",
         "| hyperparameter | value |",
         "|---|---|",
-        *(f"| `{key}` | {value} |" for key, value in sorted(record["hyperparameters"].items())),
+        *(f"| `{key}` | {value} |" for key, value in sorted(record.hyperparameters.items())),
         "",
         "## Validation metrics",
         "",
-        f"{scores} on the validation split ({data['splits'].get('validation', 0):,} rows).",
+        f"{scores} on the validation split ({data.splits.get('validation', 0):,} rows).",
         "",
         "## How to load it",
         "",
@@ -99,41 +97,27 @@ def render_card(
         "",
         *usage,
         "",
-        f"Trained with TensorFlow {env.get('tensorflow')} on {env.get('platform')}; {record.get('created', '')}.",
+        f"Trained with TensorFlow {env.get('tensorflow')} on {env.get('platform')}; {record.created or ''}.",
         "",
     ]
     return "\n".join(lines)
 
 
-def _classifier_sections(record: dict[str, Any]) -> tuple[list[str], str, str, str, list[str]]:
+def _classifier_sections(record: RunRecord) -> tuple[list[str], str, str, str, list[str]]:
     """A classification (or regression) run's history columns, data line, fingerprinted row, scores and example, by
-    its kind of problem and whether it reads text pairs."""
-    data, validation = record["data"], record["validation"]
-    problem = data.get("problem_type") or SINGLE_LABEL
-    pair = data.get("text_pair_column")
-    columns = ["loss", "val_loss", f"val_{HEADLINE_METRICS[problem]}", "train_seconds"]
-    if problem == REGRESSION:
-        what = "Values (regression)"
-    else:
-        what = ("Labels (several per text): " if problem == MULTI_LABEL else "Labels: ") + ", ".join(
-            f"`{label}`" for label in data["labels"]
-        )
-    what += f". Text pairs (second text from `{pair}`)" if pair else ". Texts"
+    its kind of problem (`core.kinds`) and whether it reads text pairs."""
+    kind, labels, pair = record.kind, record.labels, record.data.text_pair_column
+    columns = ["loss", "val_loss", kind.monitor, "train_seconds"]
+    what = kind.card_data(labels) + (f". Text pairs (second text from `{pair}`)" if pair else ". Texts")
     rows = f"text, {'text_pair, ' if pair else ''}label"
-    if problem == SINGLE_LABEL:
-        scores = f"Accuracy {validation['accuracy']:.4f}, macro-F1 {validation['macro_f1']:.4f}"
-    else:
-        scores = ", ".join(f"{name} {value:.4f}" for name, value in validation.items())
-    if problem == MULTI_LABEL:
-        chosen = ", ".join(f"`{label}` {t:.4f}" for label, t in zip(data["labels"], record["thresholds"], strict=True))
-        scores += f" (each label chosen at its threshold, chosen on validation: {chosen})"
+    scores = kind.card_scores(record.validation, labels, record.thresholds)
     inputs = '["A man plays a guitar."], ["Someone plays music."]' if pair else '["a gripping, funny film"]'
-    outputs = {
-        SINGLE_LABEL: f"predict_proba({inputs})  # (1, {len(data['labels'])}), rows sum to 1",
-        MULTI_LABEL: f"predict_proba({inputs})  # (1, {len(data['labels'])}), each label's probability",
-        REGRESSION: f"predict_values({inputs})  # (1,)",
-    }[problem]
-    example = ["from core.classifier import load", "", 'model = load("path/to/this/run")', f"model.{outputs}"]
+    example = [
+        "from core.classifier import load",
+        "",
+        'model = load("path/to/this/run")',
+        f"model.{kind.card_example(inputs, labels)}",
+    ]
     return columns, what, rows, scores, example
 
 

@@ -1,56 +1,64 @@
-"""The `Classifier` protocol every trained run is read through, and `load(run_dir)`.
+"""The `Classifier` protocol every trained run is read through, the `BaseClassifier` both sides' classifiers build
+on, and `load(run_dir)`.
 
-`load` reads `run.json`, then imports its side's predict module (`core.sides`, e.g. `finetune.predict`) and
-calls its `load(run_dir, run)`, so compare, the app and user scripts never import training code, and each side
-stays importable without the other.
+`load` reads `run.json` as a `RunRecord`, then imports its side's predict module (`core.sides`, e.g.
+`finetune.predict`) and calls its `load(run_dir, record)`, so compare, the app and user scripts never import training
+code, and each side stays importable without the other.
 
     >>> from core.classifier import load
     >>> model = load("reports/sst2/runs/finetune")          # doctest: +SKIP
     >>> model.predict_proba(["a gripping, funny film"])     # doctest: +SKIP
     array([[0.02, 0.98]], dtype=float32)
+    >>> model.predict(["a gripping, funny film"])           # doctest: +SKIP
+    array([1])
     >>> stsb = load("reports/stsb/runs/finetune")            # doctest: +SKIP
     >>> stsb.predict_values(["A man plays a guitar."], ["Someone plays music."])  # doctest: +SKIP
     array([3.1], dtype=float32)
 
-Each side's classifier keeps a `Kind` (read from run.json with `Kind.of_run`) and calls `check_inputs` first.
+A side's classifier subclasses `BaseClassifier` and supplies `outputs`, its forward pass; the base checks the inputs,
+gives an empty input its shape, and asks the kind (`core.kinds`) for everything that differs by kind.
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from core import sides
-from core.rundir import RunError, problem_type, read_run_json
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core import kinds, sides
+from core.kinds import Kind
+from core.record import RunRecord, read_run
+from core.rundir import RunError
 from core.translator import is_translation_run
 
 
 @runtime_checkable
 class Classifier(Protocol):
-    """A trained model of one of the three kinds of problem (`core.kinds`), on single texts or on text pairs.
+    """A trained model of one of the kinds of task (`core.kinds`), on single texts or on text pairs.
 
     Attributes:
         name: how reports and the app call it (the side unless renamed).
         side: the classification side that trained it (`core.sides`: `finetune`, `scratch`).
-        problem_type: `single_label_classification`, `multi_label_classification` or `regression`.
+        kind: its kind of task (`core.kinds.Kind`); `problem_type` is the kind's name.
         has_pairs: whether each input is a `(text, text_pair)` pair.
         labels: class (label) names in id order; [] for regression.
         thresholds: a multi-label run's decision threshold per label (chosen on validation); None otherwise.
-        run: the parsed `run.json`.
+        record: the run's `RunRecord` (None while the run is still being trained).
     """
 
     name: str
     side: str
-    problem_type: str
+    kind: Kind
     has_pairs: bool
     labels: list[str]
     thresholds: list[float] | None
-    run: dict[str, Any]
+    record: RunRecord | None
+
+    @property
+    def problem_type(self) -> str: ...
 
     def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         """The classification kinds' probabilities, (len(texts), len(labels)) float32: rows summing to 1 (single
@@ -61,47 +69,84 @@ class Classifier(Protocol):
         """A regression model's values, (len(texts),) float32. `text_pairs` exactly for a pair task."""
         ...
 
-
-@dataclass(frozen=True)
-class Kind:
-    """What a run.json says about the problem a classifier solves (the `Classifier` attributes of the same names)."""
-
-    problem_type: str
-    has_pairs: bool
-    thresholds: list[float] | None
-
-    @classmethod
-    def of_run(cls, run: dict[str, Any]) -> Kind:
-        """A run written before there were other kinds is single label, on single texts."""
-        thresholds = run.get("thresholds")
-        return cls(problem_type(run), bool(run["data"].get("text_pair_column")), thresholds and list(thresholds))
+    def predict(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """The kind's decisions (`Kind.decide`): class ids (n,), 0/1 rows (n, L) at the thresholds, or the values."""
+        ...
 
 
-def check_inputs(model: Classifier | Kind, texts: list[str], text_pairs: list[str] | None, want: str) -> None:
-    """Raises a ValueError unless `text_pairs` is given exactly for a pair task (as many as `texts`) and the kind
-    of `model` gives `want` (`probabilities` or `values`)."""
-    if model.has_pairs and text_pairs is None:
-        raise ValueError("this model reads text pairs: pass text_pairs, the second text of each input.")
-    if not model.has_pairs and text_pairs is not None:
-        raise ValueError("this model reads single texts: pass no text_pairs.")
-    if text_pairs is not None and len(text_pairs) != len(texts):
-        raise ValueError(f"got {len(texts)} texts but {len(text_pairs)} text_pairs; give one second text per text.")
-    regression = model.problem_type == REGRESSION
-    if want == "probabilities" and regression:
-        raise ValueError("a regression model gives values: call predict_values, not predict_proba.")
-    if want == "values" and not regression:
-        raise ValueError(f"a {model.problem_type} model gives probabilities: call predict_proba, not predict_values.")
+class BaseClassifier(ABC):
+    """The `Classifier` protocol over one method a side supplies, `outputs` (its forward pass).
 
+    Args:
+        record: the run's record, from which the kind, the labels, the pairs and the thresholds are read.
+        kind, labels, has_pairs, thresholds: given instead of (or over) the record's, for a model still being
+            trained (without either: a single-label classifier of single texts).
+    """
 
-def decide(model: Classifier | Kind, probs: np.ndarray) -> np.ndarray:
-    """The decisions a classifier makes from its probabilities: class ids (n,) by argmax for single label; (n, L)
-    bool, a label chosen when its probability reaches its threshold, for multi-label."""
-    probs = np.asarray(probs)
-    if model.problem_type == MULTI_LABEL:
-        return probs >= np.asarray(model.thresholds, probs.dtype)[None, :]
-    if model.problem_type == SINGLE_LABEL:
-        return probs.argmax(axis=1)
-    raise ValueError("a regression model decides nothing: its values are its predictions.")
+    side: ClassVar[str]
+
+    def __init__(
+        self,
+        record: RunRecord | None = None,
+        *,
+        kind: Kind | None = None,
+        labels: Sequence[str] | None = None,
+        has_pairs: bool | None = None,
+        thresholds: Sequence[float] | None = None,
+    ) -> None:
+        self.record = record
+        self.name = self.side
+        self.kind = kind or (record.kind if record is not None else kinds.get(None))
+        self.labels = list(labels if labels is not None else (record.labels if record is not None else []))
+        self.has_pairs = bool(has_pairs if has_pairs is not None else (record is not None and record.has_pairs))
+        if thresholds is None and record is not None:
+            thresholds = record.thresholds
+        self.thresholds = list(thresholds) if thresholds else None
+
+    @property
+    def problem_type(self) -> str:
+        """The kind's name (transformers' `problem_type`)."""
+        return self.kind.name
+
+    @abstractmethod
+    def outputs(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """The model's outputs for these texts (and their second texts, exactly for a pair task), in the order given,
+        float32: probabilities (n, C) or (n, L), or values (n,). Called with at least one text."""
+
+    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """Probabilities, (len(texts), len(labels)) float32: rows summing to 1 (single label) or each label's
+        independent probability (multi-label). `text_pairs`, one second text per text, exactly for a pair task."""
+        if self.kind.gives_values:
+            raise ValueError(f"a {self.kind.title} model gives values: call predict_values, not predict_proba.")
+        return self._checked_outputs(texts, text_pairs)
+
+    def predict_values(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """A regression run's values, (len(texts),) float32; `text_pairs` as for `predict_proba`."""
+        if not self.kind.gives_values:
+            raise ValueError(f"a {self.kind.name} model gives probabilities: call predict_proba, not predict_values.")
+        return self._checked_outputs(texts, text_pairs)
+
+    def predict(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """The kind's decisions for each text (pair) (`Kind.decide`): class ids (n,) for a single label, 0/1 rows
+        (n, L) at the run's thresholds for multi-label, the values for regression."""
+        return self.kind.decide(self._checked_outputs(texts, text_pairs), self.thresholds)
+
+    def check_inputs(self, texts: list[str], text_pairs: list[str] | None) -> None:
+        """Raises a ValueError unless `text_pairs` is given exactly for a pair task, as many as `texts`."""
+        if self.has_pairs and text_pairs is None:
+            raise ValueError("this model reads text pairs: pass text_pairs, the second text of each input.")
+        if not self.has_pairs and text_pairs is not None:
+            raise ValueError("this model reads single texts: pass no text_pairs.")
+        if text_pairs is not None and len(text_pairs) != len(texts):
+            raise ValueError(f"got {len(texts)} texts but {len(text_pairs)} text_pairs; give one second text per text.")
+
+    def _checked_outputs(self, texts: list[str], text_pairs: list[str] | None) -> np.ndarray:
+        self.check_inputs(texts, text_pairs)
+        texts = [str(text) for text in texts]
+        text_pairs = None if text_pairs is None else [str(text) for text in text_pairs]
+        if not texts:
+            return self.kind.empty_outputs(len(self.labels))
+        return self.kind.tidy_outputs(np.asarray(self.outputs(texts, text_pairs), np.float32))
 
 
 def predict_in_batches(
@@ -135,10 +180,10 @@ def load(run_dir: str | Path, name: str | None = None) -> Classifier:
     """
     if is_translation_run(run_dir):
         raise RunError(f"{run_dir} is a translation run, not a classifier; load it with core.translator.load.")
-    run = read_run_json(run_dir)
-    side = sides.of_run(run)
+    record = read_run(run_dir)
+    side = sides.of_run(record)
     try:
-        model = side.load(run_dir, run)
+        model = side.load(run_dir, record)
     except ImportError as error:
         raise RunError(f"{run_dir} was written by the {side.name!r} side, which cannot be imported: {error}") from error
     model.name = name or side.name
@@ -154,6 +199,6 @@ def find_runs(paths: list[str | Path]) -> list[Path]:
             continue
         children = sorted(p for p in path.iterdir() if (p / "run.json").is_file()) if path.is_dir() else []
         if not children:
-            read_run_json(path)  # raises the precise error for a missing or unfinished run
+            read_run(path)  # raises the precise error for a missing or unfinished run
         runs.extend(children)
     return runs

@@ -1,13 +1,13 @@
 """One place that turns a task or a user's files into the splits both sides train on.
 
-Three kinds of problem (transformers' `problem_type` names, `core.tasks.PROBLEM_TYPES`): one class per text
+Three kinds of problem (`core.kinds`, named by transformers' `problem_type`): one class per text
 (`single_label_classification`), any number of labels per text (`multi_label_classification`) and a number per
 text (`regression`); each with one text per example or, for a pair task, two. Every split is a `datasets.Dataset`
 with a SHA-256 fingerprint, so that a run records exactly what it saw and compare can refuse runs that saw
 different data. What `load_task` returns, a `TaskData`, is what both sides, compare and the app read:
 
-- `problem_type`: one of the three names; `headline`: the name of the metric that ranks models of that kind
-  (`"accuracy"`, `"macro_f1"`, `"spearman"`; `core.tasks.HEADLINE_METRICS`).
+- `kind`: the `core.kinds.Kind` object, which everything that differs by kind asks; `problem_type`: its name;
+  `headline`: the name of the metric that ranks models of that kind (`"accuracy"`, `"macro_f1"`, `"spearman"`).
 - `labels`: class (single label) or label (multi-label) names in id order; `[]` for regression. `num_outputs`:
   the numbers a model gives per example (transformers' `num_labels`): `len(labels)`, or 1 for regression.
 - Each split's columns: `text` (str); `text_pair` (str) when `has_pairs` (`pair_column` names the column it came
@@ -38,11 +38,13 @@ import datasets
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from core import kinds
 from core.args import DataArguments
+from core.kinds import Kind
 from core.labels import map_labels
 from core.reading import read_files, read_task
 from core.tables import DataError
-from core.tasks import HEADLINE_METRICS, MIRROR_LABEL_SEPARATOR, MULTI_LABEL, PAIR, REGRESSION, SINGLE_LABEL, SPLITS
+from core.tasks import MIRROR_LABEL_SEPARATOR, PAIR, SPLITS
 
 logger = logging.getLogger(__name__)
 
@@ -58,13 +60,18 @@ class TaskData:
     labels: list[str]
     source: str
     carved: list[str] = field(default_factory=list)
-    problem_type: str = SINGLE_LABEL
+    kind: Kind = field(default_factory=lambda: kinds.get(None))
     pair_column: str | None = None  # the column the second texts came from, for a pair task
+
+    @property
+    def problem_type(self) -> str:
+        """The kind's name (transformers' `problem_type`), as run.json stores it."""
+        return self.kind.name
 
     @property
     def headline(self) -> str:
         """The metric that ranks models of this kind of task: accuracy, macro_f1 or spearman."""
-        return HEADLINE_METRICS[self.problem_type]
+        return self.kind.headline
 
     @property
     def has_pairs(self) -> bool:
@@ -74,7 +81,7 @@ class TaskData:
     def num_outputs(self) -> int:
         """The numbers a model gives per example: one per class or label, one value for regression (transformers'
         `num_labels`)."""
-        return 1 if self.problem_type == REGRESSION else len(self.labels)
+        return self.kind.num_outputs(len(self.labels))
 
     @functools.cached_property
     def fingerprints(self) -> dict[str, str]:
@@ -95,17 +102,11 @@ class TaskData:
 
     def targets(self, split: str) -> np.ndarray:
         """The labels of `split`: int64 (n,) class ids, float32 (n, len(labels)) multi-hot, or float32 (n,) values."""
-        if self.problem_type == SINGLE_LABEL:
-            return self.label_ids(split)
-        if self.problem_type == MULTI_LABEL:
-            return np.asarray(self.splits[split].with_format("numpy")["label"][:], dtype=np.float32).reshape(
-                -1, len(self.labels)
-            )
-        return np.asarray(column(self.splits[split], "label"), dtype=np.float32)
+        return self.kind.targets(column(self.splits[split], "label"), len(self.labels))
 
     def label_ids(self, split: str) -> np.ndarray:
         """The class id of each row, int64 (n,); a single-label task's only (`targets` serves every kind)."""
-        if self.problem_type != SINGLE_LABEL:
+        if not isinstance(self.splits[split].features["label"], datasets.ClassLabel):
             raise ValueError(
                 f"label_ids() gives the class ids of a single-label task; this task is {self.problem_type}: "
                 "use targets()."
@@ -118,8 +119,8 @@ class TaskData:
         record = {
             "options": args.to_dict(),
             "source": self.source,
-            "problem_type": self.problem_type,
-            "headline_metric": self.headline,
+            "problem_type": self.kind.name,
+            "headline_metric": self.kind.headline,
             "text_pair_column": self.pair_column,
             "labels": list(self.labels),
             "splits": {name: len(split) for name, split in self.splits.items()},
@@ -127,10 +128,7 @@ class TaskData:
             "fingerprints": self.fingerprints,
             "leakage": self.leakage,
         }
-        if self.problem_type == REGRESSION:
-            values = self.targets("train")
-            record["value_range"] = [float(values.min()), float(values.max())]
-        return record
+        return {**record, **self.kind.data_record(self.targets("train"))}
 
     @functools.cached_property
     def leakage(self) -> dict[str, int]:
@@ -200,12 +198,14 @@ def load_task(args: DataArguments) -> TaskData:
     if "train" not in raw:
         raise DataError("No train split was found; pass --train-file or a task whose mirror has train.csv.")
     pair_column = raw["train"].columns.text_pair
-    splits, labels = map_labels(raw, labels, args.problem, separator)
-    unit = "stratified training rows" if args.problem == SINGLE_LABEL else "training rows"
-    splits, carved = carve_missing_splits(splits, args.seed, _hold_out, unit)
+    kind = kinds.get(args.problem)
+    splits, labels = map_labels(raw, labels, kind, separator)
+    unit = "stratified training rows" if kind.stratify() else "training rows"
+    hold_out = functools.partial(_hold_out, stratify=kind.stratify())
+    splits, carved = carve_missing_splits(splits, args.seed, hold_out, unit)
     if args.max_train_samples is not None and args.max_train_samples < len(splits["train"]):
-        splits["train"] = stratified_subset(splits["train"], args.max_train_samples, args.seed)
-    data = TaskData(datasets.DatasetDict(splits), labels, source, carved, args.problem, pair_column)
+        splits["train"] = stratified_subset(splits["train"], args.max_train_samples, args.seed, kind.stratify())
+    data = TaskData(datasets.DatasetDict(splits), labels, source, carved, kind, pair_column)
     _check_train(data)
     sizes = {name: len(split) for name, split in data.splits.items()}
     log_leakage(data.leakage, sizes, "text pairs" if data.has_pairs else "texts")
@@ -243,50 +243,31 @@ def carve_missing_splits(
     return {name: splits[name] for name in SPLITS}, carved
 
 
-def _hold_out(split: datasets.Dataset, size: int, seed: int) -> tuple[datasets.Dataset, datasets.Dataset]:
-    """Splits off `size` rows, seeded: keeping class proportions for a single label when every class has two rows
-    or more, else at random (multi-label and regression rows too)."""
-    stratify = None
-    if isinstance(split.features["label"], datasets.ClassLabel):
+def _hold_out(
+    split: datasets.Dataset, size: int, seed: int, stratify: bool = False
+) -> tuple[datasets.Dataset, datasets.Dataset]:
+    """Splits off `size` rows, seeded: with `stratify` (a kind whose `stratify()` says so, single label) keeping
+    class proportions when every class has two rows or more, else at random (multi-label and regression rows too)."""
+    by_class = None
+    if stratify:
         labels = np.asarray(column(split, "label"))
         _, counts = np.unique(labels, return_counts=True)
-        stratify = labels if counts.min() >= 2 and size >= len(counts) else None
-    keep, held = train_test_split(np.arange(len(split)), test_size=size, random_state=seed, stratify=stratify)
+        by_class = labels if counts.min() >= 2 and size >= len(counts) else None
+    keep, held = train_test_split(np.arange(len(split)), test_size=size, random_state=seed, stratify=by_class)
     return split.select(np.sort(keep)), split.select(np.sort(held))
 
 
-def stratified_subset(split: datasets.Dataset, size: int, seed: int) -> datasets.Dataset:
-    """A seeded subset of `size` rows in the split's order, whose class proportions follow the split's for a single
-    label (a random one for the other kinds)."""
+def stratified_subset(split: datasets.Dataset, size: int, seed: int, stratify: bool = False) -> datasets.Dataset:
+    """A seeded subset of `size` rows in the split's order, whose class proportions follow the split's with
+    `stratify` (a single label; a random one for the other kinds)."""
     if size >= len(split):
         return split
-    _, subset = _hold_out(split, size, seed)
+    _, subset = _hold_out(split, size, seed, stratify)
     return subset
 
 
 def _check_train(data: TaskData) -> None:
-    rows = len(data.splits["train"])
-    if data.problem_type == REGRESSION:
-        values = data.targets("train")
-        if values.min() == values.max():
-            raise DataError(
-                f"Every label of the train split is {float(values[0]):g} ({rows} rows); a regression model needs "
-                "values that vary."
-            )
-        return
-    if data.problem_type == MULTI_LABEL:
-        if len(data.labels) < 2:
-            raise DataError(
-                f"The data names {len(data.labels)} label(s) ({', '.join(data.labels)}); multi-label data needs at "
-                "least two. For one yes/no label per text use the default --problem with --label-column."
-            )
-        if not data.targets("train").any():
-            raise DataError(f"No row of the train split has any label ({rows} rows); a model cannot learn them.")
-        return
-    present = set(data.label_ids("train").tolist())
-    if len(present) < 2:
-        only = data.labels[present.pop()] if present else "none"
-        raise DataError(
-            f"The train split holds one class only ({only!r}) in {rows} rows; "
-            "a classifier needs examples of at least two classes."
-        )
+    """Refuses a train split the task's kind cannot learn from (one class only, no label at all, one value)."""
+    why = data.kind.check_train(data.targets("train"), data.labels)
+    if why is not None:
+        raise DataError(why)

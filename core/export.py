@@ -34,9 +34,10 @@ from typing import Any
 
 import numpy as np
 
+from core import kinds
 from core.args import DataArguments, ExportArguments
-from core.classifier import Kind, decide, predict_in_batches
-from core.kinds import validation_scores
+from core.classifier import predict_in_batches
+from core.record import RunRecord, read_run
 from core.rundir import (
     RESUME_FILE,
     SAVED_MODEL_DIR,
@@ -44,11 +45,9 @@ from core.rundir import (
     environment,
     package_version,
     partial_path,
-    read_run_json,
     replace_dir,
     write_json,
 )
-from core.tasks import HEADLINE_METRICS, REGRESSION
 from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
@@ -83,23 +82,23 @@ class Untracked:
         self.model = model
 
 
-def export_run(args: ExportArguments, side: str, build: Callable[[Path, dict[str, Any]], Any]) -> None:
-    """`python -m <side> export RUN_DIR --output-dir DIR`: builds the side's module with `build(run_dir, run)` and
+def export_run(args: ExportArguments, side: str, build: Callable[[Path, RunRecord], Any]) -> None:
+    """`python -m <side> export RUN_DIR --output-dir DIR`: builds the side's module with `build(run_dir, record)` and
     exports it. A bad run or output directory, or a missing data file, is refused before the model loads."""
-    run = read_export_run(args.run_dir, side)
+    record = read_export_run(args.run_dir, side)
     check_output_dir(args)  # before the model loads
-    test = read_test_split(run) if args.evaluate else None  # a missing data file, before the slow conversions
-    export(args, run, build(Path(args.run_dir), run), test)
+    test = read_test_split(record) if args.evaluate else None  # a missing data file, before the slow conversions
+    export(args, record, build(Path(args.run_dir), record), test)
 
 
-def read_export_run(run_dir: str | Path, side: str) -> dict[str, Any]:
-    """The run's validated run.json, refusing a translation run and a run of the other side."""
+def read_export_run(run_dir: str | Path, side: str) -> RunRecord:
+    """The run's validated record, refusing a translation run and a run of the other side."""
     if is_translation_run(run_dir):
         raise RunError(f"{run_dir} is a translation run; its saved_model/ is already its serving export.")
-    run = read_run_json(run_dir)
-    if run["side"] != side:
-        raise RunError(f"{run_dir} is a {run['side']} run; export it with python -m {run['side']} export.")
-    return run
+    record = read_run(run_dir)
+    if record.side != side:
+        raise RunError(f"{run_dir} is a {record.side} run; export it with python -m {record.side} export.")
+    return record
 
 
 def check_output_dir(args: ExportArguments) -> Path:
@@ -123,12 +122,12 @@ def check_output_dir(args: ExportArguments) -> Path:
     return output_dir
 
 
-def read_test_split(run: dict[str, Any]) -> TestSplit:
+def read_test_split(record: RunRecord) -> TestSplit:
     """The run's test split, read from the data options it recorded."""
     from core.data import DataError, load_task
 
     try:
-        task = load_task(DataArguments(**run["data"]["options"]))
+        task = load_task(DataArguments(**record.data.options))
     except DataError as error:
         raise RunError(
             f"{error} The export is scored on the run's test split; pass --no-evaluate to skip it."
@@ -136,8 +135,8 @@ def read_test_split(run: dict[str, Any]) -> TestSplit:
     return TestSplit(task.texts("test"), task.text_pairs("test"), task.targets("test"))
 
 
-def export(args: ExportArguments, run: dict[str, Any], module: Any, test: TestSplit | None = None) -> Path:
-    """Writes the export of `module` (a side's serving module) for `run` into `args.output_dir`; returns it.
+def export(args: ExportArguments, run: RunRecord, module: Any, test: TestSplit | None = None) -> Path:
+    """Writes the export of `module` (a side's serving module) for the run `run` into `args.output_dir`; returns it.
 
     `test` is scored when given. Nothing is left in `DIR.partial/` when this fails.
     """
@@ -155,16 +154,15 @@ def export(args: ExportArguments, run: dict[str, Any], module: Any, test: TestSp
     return output_dir
 
 
-def _write(args: ExportArguments, run: dict[str, Any], module: Any, test: TestSplit | None, partial: Path) -> None:
+def _write(args: ExportArguments, run: RunRecord, module: Any, test: TestSplit | None, partial: Path) -> None:
     import tensorflow as tf
 
     logger.info("Saving the float SavedModel to %s", partial / SAVED_MODEL_DIR)
     tf.saved_model.save(module, str(partial / SAVED_MODEL_DIR), signatures={"serving_default": module.serve})
-    kind = Kind.of_run(run)
-    labels = list(run["data"]["labels"])
-    if kind.problem_type != REGRESSION:
+    kind, labels = run.kind, run.labels
+    if kind.has_labels:
         (partial / LABELS_FILE).write_text("".join(f"{label}\n" for label in labels), encoding="utf-8")
-    inputs = ["text", "text_pair"] if kind.has_pairs else ["text"]
+    inputs = ["text", "text_pair"] if run.has_pairs else ["text"]
     int8_note = getattr(module, "int8_note", None)
     if hasattr(module, "serve_lite"):
         logger.info("Converting to TFLite with dynamic-range int8 quantization")
@@ -175,35 +173,35 @@ def _write(args: ExportArguments, run: dict[str, Any], module: Any, test: TestSp
             raise RunError(f"The int8 TFLite model converted from {args.run_dir} does not run: {error}") from None
     onnx = module.write_onnx(partial) if hasattr(module, "write_onnx") else None
 
-    record: dict[str, Any] = {
+    manifest: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
-        "side": run["side"],
+        "side": run.side,
         "run": str(Path(args.run_dir).resolve()),
-        "run_created": run.get("created"),
-        "problem_type": kind.problem_type,
+        "run_created": run.created,
+        "problem_type": kind.name,
         "inputs": inputs,
-        "output": "values" if kind.problem_type == REGRESSION else "probabilities",
+        "output": kind.outputs,
         "labels": labels,
-        "thresholds": kind.thresholds,
-        "max_length": run["data"]["options"]["max_length"],
+        "thresholds": run.thresholds and list(run.thresholds),
+        "max_length": run.data.options["max_length"],
         "tokenizer": getattr(module, "tokenizer_note", ""),
         "float": {"path": SAVED_MODEL_DIR, "bytes": _size(partial / SAVED_MODEL_DIR)},
         "int8": None,
         "onnx": onnx,
     }
     if (partial / INT8_FILE).is_file():
-        record["int8"] = {
+        manifest["int8"] = {
             "path": INT8_FILE,
             "bytes": _size(partial / INT8_FILE),
             "quantization": "dynamic-range (TFLite): int8 weights, activations quantized per call",
         }
     else:
-        record["int8_note"] = int8_note
+        manifest["int8_note"] = int8_note
     if test is not None:
-        record["test"] = evaluate_export(partial, record, test)
-    record["environment"] = {**environment(), "tensorflow_text": package_version("tensorflow-text")}
-    record["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
-    write_json(partial / EXPORT_JSON, record)
+        manifest["test"] = evaluate_export(partial, manifest, test)
+    manifest["environment"] = {**environment(), "tensorflow_text": package_version("tensorflow-text")}
+    manifest["created"] = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    write_json(partial / EXPORT_JSON, manifest)
 
 
 def convert_int8(module: Any) -> bytes:
@@ -226,33 +224,33 @@ def outputs_of(predict: Predict, texts: list[str], text_pairs: list[str] | None 
     return predict_in_batches(pairs, list(range(len(texts))), EVAL_BATCH, lengths=lengths)
 
 
-def evaluate_export(export_dir: Path, record: dict[str, Any], test: TestSplit) -> dict[str, Any]:
+def evaluate_export(export_dir: Path, manifest: dict[str, Any], test: TestSplit) -> dict[str, Any]:
     """The written files' headline score on the run's test split (`float_<headline>`, `int8_<headline>`, ... with
     `accuracy`, `macro_f1` or `spearman`), its change from float, and for the classification kinds how often a
     quantized variant decides as the float one does."""
     logger.info("Scoring the export on the %d test examples", len(test.texts))
-    kind = Kind(record["problem_type"], len(record["inputs"]) == 2, record["thresholds"])
-    headline = HEADLINE_METRICS[kind.problem_type]
+    kind, thresholds = kinds.get(manifest["problem_type"]), manifest["thresholds"]
+    headline = kind.headline
 
     def score(outputs: np.ndarray) -> float:
-        return validation_scores(kind.problem_type, test.targets, outputs, kind.thresholds)[headline]
+        return kind.validation_scores(test.targets, outputs, thresholds)[headline]
 
     def agreement(outputs: np.ndarray, reference: np.ndarray) -> float:
-        decided, expected = decide(kind, outputs), decide(kind, reference)
+        decided, expected = kind.decide(outputs, thresholds), kind.decide(reference, thresholds)
         same = decided.reshape(len(decided), -1) == expected.reshape(len(expected), -1)  # (n, 1) or (n, L)
         return float(np.mean(same.all(axis=1)))
 
     floats = outputs_of(load_float(export_dir), test.texts, test.text_pairs)
     variants = {"int8": load_int8} if (export_dir / INT8_FILE).is_file() else {}
     if (export_dir / ONNX_FILES["int8"]).is_file():
-        variants.update({f"onnx_{v}": lambda d, v=v: load_onnx(d, v, record=record) for v in ONNX_FILES})
+        variants.update({f"onnx_{v}": lambda d, v=v: load_onnx(d, v, manifest=manifest) for v in ONNX_FILES})
     result: dict[str, Any] = {"split": "test", "n": len(test.texts), f"float_{headline}": score(floats)}
     for name, loader in variants.items():
         outputs = outputs_of(loader(export_dir), test.texts, test.text_pairs)
         result[f"{name}_{headline}"] = score(outputs)
         if name.endswith("int8"):
             result[f"{name}_{headline}_change"] = result[f"{name}_{headline}"] - result[f"float_{headline}"]
-            if kind.problem_type != REGRESSION:
+            if not kind.gives_values:
                 result[f"{name}_agreement"] = agreement(outputs, floats)
     return result
 
@@ -299,26 +297,26 @@ def load_int8(export_dir: str | Path, threads: int | None = None) -> Predict:
 
 
 def load_onnx(
-    export_dir: str | Path, variant: str = "int8", threads: int | None = None, record: dict | None = None
+    export_dir: str | Path, variant: str = "int8", threads: int | None = None, manifest: dict | None = None
 ) -> Predict:
     """The ONNX model (`float` or `int8`) as texts (and text pairs) -> probabilities or values, tokenised by
-    `tokenizer.json` (onnxruntime and tokenizers only); `record` is the export's export.json, read from `export_dir`
+    `tokenizer.json` (onnxruntime and tokenizers only); `manifest` is the export's export.json, read from `export_dir`
     when not given."""
     from tokenizers import Tokenizer
 
     from core.onnx import Session
 
     export_dir = Path(export_dir)
-    record = record or json.loads((export_dir / EXPORT_JSON).read_text(encoding="utf-8"))
+    manifest = manifest or json.loads((export_dir / EXPORT_JSON).read_text(encoding="utf-8"))
     tokenizer = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
-    tokenizer.enable_truncation(record["max_length"])  # [CLS] and [SEP] kept, as the run cuts texts (longest_first)
-    tokenizer.enable_padding(pad_id=record["onnx"]["pad_id"])
+    tokenizer.enable_truncation(manifest["max_length"])  # [CLS] and [SEP] kept, as the run cuts texts (longest_first)
+    tokenizer.enable_padding(pad_id=manifest["onnx"]["pad_id"])
     session = Session(export_dir / ONNX_FILES[variant], threads)
-    empty = (0,) if record.get("output") == "values" else (0, len(record["labels"]))
+    empty = kinds.get(manifest["problem_type"]).empty_outputs(len(manifest["labels"]))
 
     def predict(texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         if not texts:
-            return np.zeros(empty, np.float32)
+            return empty
         inputs = [str(text) for text in texts]
         if text_pairs is not None:
             inputs = list(zip(inputs, map(str, text_pairs), strict=True))

@@ -13,9 +13,10 @@ import re
 import datasets
 import numpy as np
 
+from core.kinds import MULTI_LABEL, REGRESSION, Kind
 from core.reading import RawSplit, rows_named
 from core.tables import DataError
-from core.tasks import MULTI_LABEL, PAIR, REGRESSION, SINGLE_LABEL
+from core.tasks import PAIR
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +50,7 @@ def _is_unlabelled(split: RawSplit) -> bool:
 
 
 def map_labels(
-    raw: dict[str, RawSplit], labels: list[str] | None, problem: str, separator: str
+    raw: dict[str, RawSplit], labels: list[str] | None, kind: Kind, separator: str
 ) -> tuple[dict[str, datasets.Dataset], list[str]]:
     """Each split as a Dataset of `text` (`text_pair`) and `label` in the kind's form, and the label names."""
     for name in list(raw):
@@ -58,18 +59,8 @@ def map_labels(
                 raise DataError(f"{raw[name].origin}: the train split has no labels.")
             logger.info("%s has no labels; treating the %s split as absent.", raw[name].origin, name)
             del raw[name]
-    if problem == SINGLE_LABEL:
-        targets, labels = _class_ids(raw, labels, separator)
-        feature = datasets.ClassLabel(names=labels)
-    elif problem == MULTI_LABEL:
-        targets, labels = _multi_hot(raw, labels, separator)
-        feature = datasets.List(datasets.Value("float32"), length=len(labels))
-    else:
-        targets = {
-            name: [_number(v, row, split, name) for row, v in zip(split.rows, split.labels)]
-            for name, split in raw.items()
-        }
-        labels, feature = [], datasets.Value("float32")
+    targets, labels = kind.map_labels(raw, labels, separator)
+    feature = kind.label_feature(labels)
     pairs = raw["train"].pairs is not None
     features = datasets.Features(
         {"text": datasets.Value("string"), **({PAIR: datasets.Value("string")} if pairs else {}), "label": feature}
@@ -81,7 +72,14 @@ def map_labels(
     return splits, labels
 
 
-def _class_ids(raw: dict[str, RawSplit], labels: list[str] | None, separator: str) -> tuple[dict, list[str]]:
+def numbers(raw: dict[str, RawSplit]) -> dict[str, list[float]]:
+    """Regression: each row's number."""
+    return {
+        name: [_number(v, row, split, name) for row, v in zip(split.rows, split.labels)] for name, split in raw.items()
+    }
+
+
+def class_ids(raw: dict[str, RawSplit], labels: list[str] | None, separator: str) -> tuple[dict, list[str]]:
     """Single label: each row's class id, and the class names (from train when not given)."""
     values = {name: [_as_label(cell) for cell in split.labels] for name, split in raw.items()}
     for name, split in raw.items():
@@ -149,7 +147,7 @@ def _is_real_number(text: str) -> bool:
     return math.isfinite(value) and not value.is_integer()
 
 
-def _multi_hot(raw: dict[str, RawSplit], labels: list[str] | None, separator: str) -> tuple[dict, list[str]]:
+def multi_hot(raw: dict[str, RawSplit], labels: list[str] | None, separator: str) -> tuple[dict, list[str]]:
     """Multi-label: each row's labels as a multi-hot float32 array (n, len(labels)), and the label names (given by
     --label-columns, the labels file or the task, else those train holds)."""
     if raw["train"].columns.label_columns:

@@ -14,9 +14,12 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from core.record import RunRecord
 
 ONNX_FILE = "model.onnx"
 OPSET = 17
@@ -160,9 +163,9 @@ def keep_if_faithful(
     return {"runtime": "onnxruntime", **record}
 
 
-def serving_runtime(run: dict[str, Any]) -> str:
+def serving_runtime(record: RunRecord) -> str:
     """`onnxruntime` when the run kept a checked ONNX model and ONNX Runtime imports, else `tensorflow`."""
-    if (run.get("serving") or {}).get("runtime") != "onnxruntime":
+    if (record.serving or {}).get("runtime") != "onnxruntime":
         return "tensorflow"
     try:
         import onnxruntime  # noqa: F401
@@ -171,11 +174,11 @@ def serving_runtime(run: dict[str, Any]) -> str:
     return "onnxruntime"
 
 
-def onnx_path(run_dir: Path, run: dict[str, Any]) -> Path:
+def onnx_path(run_dir: Path, record: RunRecord) -> Path:
     """The run's checked ONNX file, or a RunError naming it when it is gone."""
     from core.rundir import RunError
 
-    path = Path(run_dir) / ((run.get("serving") or {}).get("file") or ONNX_FILE)
+    path = Path(run_dir) / ((record.serving or {}).get("file") or ONNX_FILE)
     if not path.is_file():
         raise RunError(f"{run_dir} has no {path.name}, which its run.json serves it through; train it again.")
     return path

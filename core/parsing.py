@@ -2,14 +2,14 @@
 for people (`CommandParser`), and for a command that takes both kinds of task, one help and a refusal of either
 kind's options for the other (`TaskKindParser`). An options file combines with flags: `python -m finetune
 opts.json --max-steps 3` takes the file's options, then the flags, which override them (`options_file_flags`).
-Nothing here imports TensorFlow or transformers' package, so `--help` and a refused option answer at once.
+Nothing here imports TensorFlow or transformers' model code (the package itself loads its modules lazily), so
+`--help` and a refused option answer in well under two seconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import copy
-import importlib.util
 import json
 import os
 import sys
@@ -17,25 +17,11 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from transformers import HfArgumentParser
+from transformers.hf_argparser import string_to_bool
+
 from core.args import OptionsError
 from core.tasks import CLASSIFICATION, PAIR_TASKS, TRANSLATION
-
-
-def _hf_argparser() -> Any:
-    """transformers' `hf_argparser` module, read from its own file: it needs nothing else of transformers, whose
-    package import (a second or more) `--help` should not wait for. The parser is transformers' own, unchanged."""
-    if "transformers.hf_argparser" in sys.modules:
-        return sys.modules["transformers.hf_argparser"]
-    package = importlib.util.find_spec("transformers")  # finds the package without importing it
-    path = Path(package.submodule_search_locations[0]) / "hf_argparser.py"
-    spec = importlib.util.spec_from_file_location("transformers.hf_argparser", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_hf = _hf_argparser()
-HfArgumentParser, string_to_bool = _hf.HfArgumentParser, _hf.string_to_bool
 
 TRANSLATION_WHEN = "with --task pt_en or --source-column"
 OPTIONS_FILE_NOTE = (

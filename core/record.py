@@ -24,10 +24,10 @@ from typing import Any, ClassVar
 
 from core import kinds, sides
 from core.args import RunArguments
-from core.budget import TrainingPlan
 from core.kinds import Kind
 from core.rundir import RUN_JSON, RunError, environment, partial_path, write_json
 from core.tasks import CLASSIFICATION, TRANSLATION
+from core.training.budget import TrainingPlan
 
 SCHEMA_VERSION = 1
 TASK_KINDS = (CLASSIFICATION, TRANSLATION)
@@ -125,7 +125,7 @@ class DataSection(Section):
 
 @dataclass(frozen=True)
 class TrainingSection(Section):
-    """run.json `training`: how the training went (`core.callbacks.fit`'s summary and what the side adds)."""
+    """run.json `training`: how the training went (`core.training.fit`'s summary and what the side adds)."""
 
     seconds: float
     epochs_run: int
@@ -361,7 +361,7 @@ class RunContext:
         run_args: where and how the run trained (`strategy`).
         plan: the epochs and steps the budget gave.
         replicas: devices that trained in sync.
-        training: `core.callbacks.fit`'s summary, with what the side adds.
+        training: `core.training.fit`'s summary, with what the side adds.
         validation: the kept weights' validation scores (`Kind.validation_scores`).
         thresholds: a multi-label run's decision threshold per label, chosen on validation; None for the other kinds.
         task_kind: `classification` or `translation`.

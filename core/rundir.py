@@ -69,9 +69,9 @@ class UnfinishedRun(RunError):
 def kept_so_far(partial: str | Path) -> str:
     """What an unfinished run directory holds, in words: "2 epochs finished, 120 steps" or "no epoch finished yet".
 
-    Read from its training log (one line per finished epoch, `core.training_log`); a redone epoch counts once.
+    Read from its training log (one line per finished epoch, `core.training.log`); a redone epoch counts once.
     """
-    from core.training_log import HISTORY_FILE  # (imports TensorFlow, which every training process has loaded)
+    from core.training.log import HISTORY_FILE  # (imports TensorFlow, which every training process has loaded)
 
     epochs: dict[int, dict] = {}
     path = Path(partial) / HISTORY_FILE

@@ -29,10 +29,13 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.distributions import Choice, Distribution, LogUniform, Uniform
 from core.tasks import CLASSIFICATION, TRANSLATION
+
+if TYPE_CHECKING:
+    from core.record import RunRecord
 
 PROFILES = ("full", "quick")  # `compare run --profile`: `full` is each side's defaults, `quick` a short budget
 
@@ -159,9 +162,9 @@ class Side:
         module, _, name = self.arguments.partition(":")
         return getattr(importlib.import_module(module), name)
 
-    def load(self, run_dir: str | Path, run: dict[str, Any]) -> Any:
-        """The model of the finished run in `run_dir` (its parsed run.json `run`), through the side's predict module."""
-        return importlib.import_module(self.predict).load(Path(run_dir), run)
+    def load(self, run_dir: str | Path, record: RunRecord) -> Any:
+        """The model of the finished run in `run_dir` (its record), through the side's predict module."""
+        return importlib.import_module(self.predict).load(Path(run_dir), record)
 
 
 SIDES: dict[str, Side] = {

@@ -16,7 +16,8 @@ import numpy as np
 
 from core.console import native_notices_silenced
 from core.mbr import consensus
-from core.rundir import SAVED_MODEL_DIR, RunError, read_run_json
+from core.record import RunRecord, read_run
+from core.rundir import SAVED_MODEL_DIR, RunError
 from core.tasks import TRANSLATION as TASK_KIND
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
@@ -37,9 +38,9 @@ def is_translation_run(run_dir: str | Path) -> bool:
         return False
 
 
-def read_translation_run(run_dir: str | Path) -> dict[str, Any]:
-    """Reads and validates `run_dir/run.json` of a translation run (its schema: `core.rundir`)."""
-    return read_run_json(run_dir, TASK_KIND)
+def read_translation_run(run_dir: str | Path) -> RunRecord:
+    """Reads and validates `run_dir/run.json` of a translation run (its schema: `core.record`)."""
+    return read_run(run_dir, TASK_KIND)
 
 
 class Translator:
@@ -48,17 +49,17 @@ class Translator:
     Attributes:
         name: the run directory's name.
         side: `run.json`'s side.
-        run: the parsed run.json.
+        record: the run's record.
     """
 
-    def __init__(self, run_dir: str | Path, run: dict[str, Any] | None = None):
+    def __init__(self, run_dir: str | Path, record: RunRecord | None = None):
         import tensorflow as tf
         import tensorflow_text  # noqa: F401 - registers the SentencePiece ops the saved model uses
 
         self.path = Path(run_dir)
-        self.run = read_translation_run(self.path) if run is None else run
+        self.record = read_translation_run(self.path) if record is None else record
         self.name = self.path.name
-        self.side = self.run["side"]
+        self.side = self.record.side
         saved = self.path / SAVED_MODEL_DIR
         if not saved.is_dir():
             raise RunError(f"{self.path} has no {SAVED_MODEL_DIR}/; the run is incomplete, train it again.")
@@ -70,8 +71,8 @@ class Translator:
         """Translations of `texts`, greedy (`beam=1`) or by beam search, in the order given; with `mbr`, each is
         the one of the beam's finished hypotheses the others agree with most by chrF++ (`core.mbr`)."""
         check_decoding(beam, mbr)
-        if beam > 1 and self.run["model"]["arch"] != "encoder-decoder":
-            raise ValueError(f"{self.name} is a {self.run['model']['arch']} model; beam search needs encoder-decoder.")
+        if beam > 1 and self.record.model.arch != "encoder-decoder":
+            raise ValueError(f"{self.name} is a {self.record.model.arch} model; beam search needs encoder-decoder.")
         if mbr and not hasattr(self._module, "translate_nbest"):
             raise RunError(
                 f"{self.path / SAVED_MODEL_DIR} has no translate_nbest function: it was exported before minimum-Bayes-"
@@ -81,8 +82,8 @@ class Translator:
 
     def attention(self, text: str) -> tuple[list[str], list[str], np.ndarray]:
         """One sentence's source pieces, output pieces and cross-attention (layers, heads, target, source)."""
-        if self.run["model"]["arch"] != "encoder-decoder":
-            raise ValueError(f"{self.name} is a {self.run['model']['arch']} model; it has no cross-attention.")
+        if self.record.model.arch != "encoder-decoder":
+            raise ValueError(f"{self.name} is a {self.record.model.arch} model; it has no cross-attention.")
         result = self._module.attention(self._tf.constant(text, self._tf.string))
         pieces = lambda key: [p.decode("utf-8") for p in result[key].numpy()]  # noqa: E731
         return pieces("source_tokens"), pieces("target_tokens"), result["weights"].numpy()
@@ -128,6 +129,6 @@ def translate_batches(
     return out
 
 
-def load(run_dir: str | Path, run: dict[str, Any] | None = None) -> Translator:
-    """The `Translator` of a finished translation run (its run.json read here unless given, already validated)."""
-    return Translator(run_dir, run)
+def load(run_dir: str | Path, record: RunRecord | None = None) -> Translator:
+    """The `Translator` of a finished translation run (its record read here unless given)."""
+    return Translator(run_dir, record)

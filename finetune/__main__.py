@@ -16,7 +16,7 @@ TRAIN = Command(
     prog="python -m finetune",
     description="Fine-tunes a pretrained BERT to classify texts, into a run directory (--output-dir).",
     arguments=(DataArguments, RunArguments, FinetuneArguments),
-    work="finetune.run:train",
+    work="finetune.train:train",
     epilog="python -m finetune export RUN_DIR --output-dir DIR writes a finished run's serving export (see its --help).",
 )
 EXPORT = Command(

@@ -3,16 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from core import card
-from core.tasks import HEADLINE_METRICS, MULTI_LABEL, REGRESSION, SINGLE_LABEL
-
-PURPOSES = {
-    SINGLE_LABEL: "to tell apart {n} classes",
-    MULTI_LABEL: "to choose any of {n} labels",
-    REGRESSION: "to predict a value",
-}
+from core.record import RunRecord
 
 FRONT_MATTER = [
     "library_name: transformers",
@@ -21,22 +14,21 @@ FRONT_MATTER = [
 ]
 
 
-def render_card(run: dict[str, Any], run_dir: Path) -> str:
+def render_card(record: RunRecord, run_dir: Path) -> str:
     """The card's Markdown from the run's record: the shared sections plus the checkpoint and transformers loading."""
-    model, data = run["model"], run["data"]
-    task = data["options"].get("task") or data["options"].get("train_file")
-    problem = data.get("problem_type") or SINGLE_LABEL
-    pairs = " on text pairs" if data.get("text_pair_column") else ""
+    model, kind = record.model, record.kind
+    task = record.data.options.get("task") or record.data.options.get("train_file")
+    pairs = " on text pairs" if record.has_pairs else ""
     return card.render_card(
-        run,
-        title=f"{model['name']} fine-tuned on {task}",
-        intro=f"A `{model.get('architecture', 'sequence classification')}` model fine-tuned from "
-        f"`{model['source']}` {PURPOSES[problem].format(n=len(data['labels']))}{pairs}.",
+        record,
+        title=f"{model.name} fine-tuned on {task}",
+        intro=f"A `{model.architecture or 'sequence classification'}` model fine-tuned from "
+        f"`{model.source}` {kind.card_purpose.format(n=len(record.labels))}{pairs}.",
         model=[
-            f"- Pretrained checkpoint `{model['name']}` ({model['source']}), a new head for the task "
-            f"(transformers' `problem_type` {problem})",
+            f"- Pretrained checkpoint `{model.name}` ({model.source}), a new head for the task "
+            f"(transformers' `problem_type` {kind.name})",
             "- AdamW with linear warmup and linear decay; early stopping on validation "
-            f"{HEADLINE_METRICS[problem].replace('_', '-')}",
+            f"{kind.headline.replace('_', '-')}",
         ],
         usage=[
             "or with transformers alone (TensorFlow, `TF_USE_LEGACY_KERAS=1`):",
@@ -52,6 +44,6 @@ def render_card(run: dict[str, Any], run_dir: Path) -> str:
     )
 
 
-def write_card(run_dir: Path, run: dict[str, Any]) -> Path:
+def write_card(run_dir: Path, record: RunRecord) -> Path:
     """Writes `run_dir/README.md`."""
-    return card.write_card(run_dir, render_card(run, Path(run_dir)))
+    return card.write_card(run_dir, render_card(record, Path(run_dir)))

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from core import kinds
 from core.errors import UserError
+from core.kinds import REGRESSION, SINGLE_LABEL, Kind
 from core.pretrained import ALIASES, resolve_model
-from core.tasks import REGRESSION, SINGLE_LABEL
 
 logger = logging.getLogger(__name__)
 
@@ -185,10 +186,11 @@ def convert_safetensors(directory: Path, cache: Path) -> Path:
 
 
 def load_for_task(
-    checkpoint: Checkpoint, labels: list[str], pooling: str = "cls", problem_type: str = SINGLE_LABEL
+    checkpoint: Checkpoint, labels: list[str], pooling: str = "cls", kind: Kind | None = None
 ) -> tf.keras.Model:
-    """The pretrained encoder with a head for `labels` (names stored in its config) and the kind of problem: a logit
-    per class or label, or one output for regression (`labels` empty). The config records transformers'
+    """The pretrained encoder with a head for `labels` (names stored in its config) and the `kind` of task (default
+    single label): `kind.num_outputs` logits, a logit per class or label, or one output for regression (`labels`
+    empty). The config records transformers'
     `problem_type`, so `from_pretrained` on the saved run rebuilds the same model.
 
     `pooling` is what the head reads: `cls`, BERT's [CLS] pooler (any architecture), or `mean`, the mean of the
@@ -199,6 +201,8 @@ def load_for_task(
     from transformers import AutoConfig, BertConfig, TFAutoModelForSequenceClassification
 
     from finetune.modeling import MEAN_MODEL_TYPE, MeanPooledBertConfig
+
+    kind = kind or kinds.get(None)  # single label
 
     source_config = AutoConfig.from_pretrained(checkpoint.directory)
     if pooling == "mean" and source_config.model_type not in ("bert", MEAN_MODEL_TYPE):
@@ -215,8 +219,8 @@ def load_for_task(
     names = {"id2label": dict(enumerate(labels)), "label2id": {label: i for i, label in enumerate(labels)}}
     config = config_class.from_pretrained(
         checkpoint.directory,
-        num_labels=1 if problem_type == REGRESSION else len(labels),
-        problem_type=problem_type,
+        num_labels=kind.num_outputs(len(labels)),
+        problem_type=kind.name,
         **(names if labels else {}),  # regression: transformers' own name for its one output
     )
     model = TFAutoModelForSequenceClassification.from_pretrained(
@@ -224,16 +228,16 @@ def load_for_task(
     )
     trained_labels = trained_head_labels(source_config)
     if trained_labels is not None:
-        if trained_labels == labels and head_problem_type(source_config) == problem_type:
+        if trained_labels == labels and head_kind(source_config) == kind:
             logger.info("%s was fine-tuned on these labels; keeping its classification head.", checkpoint.name)
         else:
             logger.warning(
                 "%s was fine-tuned on the labels %s (%s); starting a new head for %s (%s).",
                 checkpoint.name,
                 trained_labels,
-                head_problem_type(source_config),
+                head_kind(source_config).name,
                 labels,
-                problem_type,
+                kind.name,
             )
             reset_head(model, config.initializer_range)
     return model
@@ -244,15 +248,15 @@ def trained_head_labels(config) -> list[str] | None:
     has no head."""
     if not any(a.endswith("ForSequenceClassification") for a in config.architectures or []):
         return None
-    if head_problem_type(config) == REGRESSION:
+    if not head_kind(config).has_labels:
         return []
     return [config.id2label[i] for i in sorted(config.id2label)]
 
 
-def head_problem_type(config) -> str:
-    """The kind of problem a checkpoint's head was trained for: its `problem_type`, else as transformers reads a
+def head_kind(config) -> Kind:
+    """The kind of task a checkpoint's head was trained for: its `problem_type`'s, else as transformers reads a
     config without one (one output is regression)."""
-    return config.problem_type or (REGRESSION if config.num_labels == 1 else SINGLE_LABEL)
+    return kinds.get(config.problem_type or (REGRESSION if config.num_labels == 1 else SINGLE_LABEL))
 
 
 def reset_head(model: tf.keras.Model, initializer_range: float) -> None:

@@ -26,12 +26,11 @@ from typing import Any
 import tensorflow as tf
 
 from core.args import ExportArguments
-from core.classifier import Kind
 from core.errors import UserError
 from core.export import Untracked
-from core.kinds import activate
+from core.kinds import Kind
+from core.record import RunRecord
 from core.runtime import STRINGS
-from finetune.onnx import output_name
 
 
 def normalize(texts: tf.Tensor, lowercase: bool, strip_accents: bool) -> tf.Tensor:
@@ -168,20 +167,21 @@ class FinetunedServing(tf.Module):
         tokenizer: its Hugging Face fast tokenizer (a WordPiece one).
         max_length: texts are cut to this many tokens, special tokens included.
         run_dir: the finished run the model was loaded from (its `model.onnx`, or its saved model to convert).
-        kind: the run's kind of problem and whether it reads pairs (`core.classifier.Kind`).
+        kind: the run's kind of task (`core.kinds`).
+        has_pairs: whether the run reads text pairs.
     """
 
-    def __init__(self, model: tf.keras.Model, tokenizer, max_length: int, run_dir: Path, kind: Kind):
+    def __init__(self, model: tf.keras.Model, tokenizer, max_length: int, run_dir: Path, kind: Kind, has_pairs: bool):
         super().__init__(name="finetuned_classifier")
         self._untracked = Untracked(model)
         self._untracked.tokenizer = tokenizer
         self._untracked.run_dir = run_dir
-        self._untracked.kind = kind
+        self._untracked.kind, self._untracked.has_pairs = kind, has_pairs
         self.weights = list(model.weights)  # what the functions capture; the Keras model itself is not traced
         self.token_ids = WordPieceIds(tokenizer, max_length)
         self.tokenizer_note = self.token_ids.note
-        self.output = output_name(kind.problem_type)
-        if kind.has_pairs:
+        self.output = kind.outputs
+        if has_pairs:
             pair = [tf.TensorSpec([None], tf.string, name="text"), tf.TensorSpec([None], tf.string, name="text_pair")]
             self.serve = tf.function(self._serve_pair, input_signature=pair)
             self.serve_lite = tf.function(self._serve_pair_lite, input_signature=pair)
@@ -196,7 +196,7 @@ class FinetunedServing(tf.Module):
     def _outputs(self, ids: tf.Tensor, mask: tf.Tensor, types: tf.Tensor | None = None) -> dict[str, tf.Tensor]:
         segments = {} if types is None else {"token_type_ids": types}
         logits = self.model(input_ids=ids, attention_mask=mask, **segments, training=False).logits  # (B, K)
-        return {self.output: activate(self._untracked.kind.problem_type, logits)}  # (B, K) or (B,)
+        return {self.output: self._untracked.kind.activate(logits)}  # (B, K) or (B,)
 
     def _serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
         return self._outputs(*self.token_ids(text))
@@ -223,7 +223,7 @@ class FinetunedServing(tf.Module):
         if (run_dir / ONNX_FILE).is_file():
             shutil.copyfile(run_dir / ONNX_FILE, float_path)
         else:  # a run trained with --no-onnx, or whose ONNX model did not reproduce it
-            convert_saved(run_dir, float_path, pairs=self._untracked.kind.has_pairs)
+            convert_saved(run_dir, float_path, pairs=self._untracked.has_pairs)
         quantize(float_path, Path(directory) / ONNX_FILES["int8"])
         tokenizer.backend_tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
         return {
@@ -246,13 +246,14 @@ def check_wordpiece(tokenizer) -> None:
         )
 
 
-def build(run_dir: Path, run: dict[str, Any]) -> FinetunedServing:
+def build(run_dir: Path, record: RunRecord) -> FinetunedServing:
     """The serving module of a finished fine-tuned run (what `core.export` saves)."""
     from finetune.predict import load
 
-    classifier = load(run_dir, run)
-    kind = Kind.of_run(run)
-    return FinetunedServing(classifier.model, classifier.tokenizer, classifier.max_length, run_dir, kind)
+    classifier = load(run_dir, record)
+    return FinetunedServing(
+        classifier.model, classifier.tokenizer, classifier.max_length, run_dir, record.kind, record.has_pairs
+    )
 
 
 def export_run(args: ExportArguments) -> None:

@@ -19,12 +19,10 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from core.classifier import Kind
+from core import kinds
 from core.console import notices_shown
-from core.kinds import activate
 from core.onnx import CONVERTER_ENVIRONMENT, Session, convert, keep_if_faithful
 from core.processes import run_command
-from core.tasks import REGRESSION, SINGLE_LABEL
 
 
 def convert_model(model: tf.keras.Model, path: Path, pairs: bool = False) -> float:
@@ -36,13 +34,12 @@ def convert_model(model: tf.keras.Model, path: Path, pairs: bool = False) -> flo
     """
     names = ["input_ids", "attention_mask", *(["token_type_ids"] if pairs else [])]
     spec = [tf.TensorSpec((None, None), tf.int32, name=name) for name in names]
-    problem_type = model.config.problem_type or SINGLE_LABEL
-    output = output_name(problem_type)
+    kind = kinds.get(model.config.problem_type)
 
     @tf.function(input_signature=spec)
     def outputs(*inputs):
         logits = model(**dict(zip(names, inputs, strict=True)), training=False).logits  # (B, K)
-        return tf.identity(activate(problem_type, logits), name=output)
+        return tf.identity(kind.activate(logits), name=kind.outputs)
 
     return convert(outputs, spec, path)
 
@@ -65,11 +62,6 @@ def convert_saved(model_dir: Path, path: Path, dtype_policy: str = "float32", pa
     return time.perf_counter() - start
 
 
-def output_name(problem_type: str) -> str:
-    """The name of the ONNX model's output: `values` for regression, else `probabilities`."""
-    return "values" if problem_type == REGRESSION else "probabilities"
-
-
 class OnnxForward:
     """`model.onnx` as the model's forward pass: (ids, mask[, segment ids]) int32 (B, T) -> probabilities (B, K) or
     values (B,)."""
@@ -89,8 +81,6 @@ def write_checked(
     (TensorFlow's outputs of `texts`, with `text_pairs` for a pair task)."""
     from finetune.predict import FinetunedClassifier
 
-    kind = Kind(classifier.problem_type, classifier.has_pairs, classifier.thresholds)
-
     def predict(path: Path) -> np.ndarray:
         onnx = FinetunedClassifier(
             classifier.model,
@@ -98,7 +88,8 @@ def write_checked(
             classifier.labels,
             classifier.max_length,
             forward=OnnxForward(path),
-            kind=kind,
+            kind=classifier.kind,
+            has_pairs=classifier.has_pairs,
         )
         return onnx.outputs(texts, text_pairs)
 

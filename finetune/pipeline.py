@@ -19,8 +19,8 @@ import numpy as np
 import tensorflow as tf
 
 from core.batching import length_buckets
-from core.budget import bucketed_steps
 from core.runtime import prefetched
+from core.training.budget import bucketed_steps
 
 logger = logging.getLogger(__name__)
 

@@ -11,32 +11,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
-from core.classifier import Kind, check_inputs, decide, predict_in_batches
-from core.kinds import activate
+from core.classifier import BaseClassifier, predict_in_batches
+from core.kinds import Kind
 from core.onnx import onnx_path, serving_runtime
+from core.record import RunRecord
 from core.rundir import RunError
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from finetune.pipeline import encode, pad, pad_types
 
 PREDICT_BATCH = 64
 
 
-class FinetunedClassifier:
-    """A fine-tuned sequence-classification (or regression) model with its tokenizer and label names; the
-    `core.classifier.Classifier` protocol.
+class FinetunedClassifier(BaseClassifier):
+    """A fine-tuned sequence-classification (or regression) model with its tokenizer; the `core.classifier` base
+    supplies the `Classifier` protocol over `outputs`.
 
     Attributes:
-        name: how reports and the app call it.
-        side: always `finetune`.
-        problem_type, has_pairs, thresholds: the kind of problem, whether inputs are text pairs, and a multi-label
-            run's decision thresholds (`core.classifier.Kind`).
-        labels: class (label) names in id order; [] for regression.
-        run: the parsed run.json (empty while the run is still being trained).
         runtime: what computes the outputs: `tensorflow` or `onnxruntime`.
     """
 
@@ -48,22 +41,19 @@ class FinetunedClassifier:
         tokenizer,
         labels: list[str],
         max_length: int,
-        run: dict[str, Any] | None = None,
+        record: RunRecord | None = None,
         batch_size: int = PREDICT_BATCH,
         forward: Callable[..., np.ndarray] | None = None,
         kind: Kind | None = None,
+        has_pairs: bool | None = None,
     ) -> None:
         """`model` may be a function that loads it, called when `.model` is first read; `forward`, (ids, mask[, types])
-        -> outputs, replaces the TensorFlow forward pass (the ONNX Runtime path); `kind` is read from `run` when not
-        given (a single-label classifier of single texts without either)."""
-        self.name = self.side
+        -> outputs, replaces the TensorFlow forward pass (the ONNX Runtime path); `kind` and `has_pairs` are read
+        from `record` when not given (a single-label classifier of single texts without either)."""
+        super().__init__(record, kind=kind, labels=labels, has_pairs=has_pairs)
         self._model = model
         self.tokenizer = tokenizer
-        self.labels = list(labels)
         self.max_length = max_length
-        self.run = run or {}
-        kind = kind or (Kind.of_run(self.run) if self.run else Kind(SINGLE_LABEL, False, None))
-        self.problem_type, self.has_pairs, self.thresholds = kind.problem_type, kind.has_pairs, kind.thresholds
         self.batch_size = batch_size
         self.runtime = "onnxruntime" if forward is not None else "tensorflow"
         if forward is None:
@@ -82,14 +72,14 @@ class FinetunedClassifier:
     def _forward(self, input_ids: tf.Tensor, attention_mask: tf.Tensor, token_type_ids: tf.Tensor | None = None):
         types = {} if token_type_ids is None else {"token_type_ids": token_type_ids}  # single texts: segment 0
         logits = self.model(input_ids=input_ids, attention_mask=attention_mask, **types, training=False).logits
-        return activate(self.problem_type, logits)  # (B, C), (B, L) or (B,)
+        return self.kind.activate(logits)  # (B, C), (B, L) or (B,)
 
     def outputs(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         """What the model gives for each text (pair), in the order given: probabilities (n, C) or (n, L), or values
         (n,), float32."""
         texts = list(texts)
         if not texts:
-            return np.zeros((0,) if self.problem_type == REGRESSION else (0, len(self.labels)), dtype=np.float32)
+            return self.kind.empty_outputs(len(self.labels))
         encoded = encode(self.tokenizer, texts, self.max_length, None if text_pairs is None else list(text_pairs))
         rows = list(range(len(texts)))
 
@@ -101,46 +91,26 @@ class FinetunedClassifier:
 
         return predict_in_batches(padded, rows, self.batch_size, lengths=encoded.lengths)
 
-    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
-        """Probabilities, (len(texts), len(labels)): rows summing to 1 (single label) or each label's independent
-        probability (multi-label). `text_pairs` exactly for a pair task."""
-        check_inputs(self, texts, text_pairs, "probabilities")
-        return self.outputs(texts, text_pairs)
 
-    def predict_values(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
-        """A regression run's values, (len(texts),). `text_pairs` exactly for a pair task."""
-        check_inputs(self, texts, text_pairs, "values")
-        return self.outputs(texts, text_pairs)
-
-    def predict(self, texts: list[str], text_pairs: list[str] | None = None) -> list:
-        """For each text (pair): the most probable label name; for multi-label the list of chosen names; for
-        regression the value."""
-        if self.problem_type == REGRESSION:
-            return [float(v) for v in self.predict_values(texts, text_pairs)]
-        decided = decide(self, self.predict_proba(texts, text_pairs))
-        if self.problem_type == MULTI_LABEL:
-            return [[label for label, chosen in zip(self.labels, row, strict=True) if chosen] for row in decided]
-        return [self.labels[i] for i in decided]
-
-
-def load(run_dir: Path, run: dict[str, Any], runtime: str | None = None) -> FinetunedClassifier:
+def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> FinetunedClassifier:
     """Loads the model and tokenizer saved in `run_dir` (called by `core.classifier.load`).
 
     Args:
+        record: the run's record.
         runtime: `tensorflow` or `onnxruntime`; by default ONNX Runtime when run.json's `serving.runtime` names it
             and `onnxruntime` imports, else TensorFlow.
     """
     from transformers import AutoTokenizer
 
-    runtime = runtime or serving_runtime(run)
+    runtime = runtime or serving_runtime(record)
     tokenizer = AutoTokenizer.from_pretrained(run_dir)
-    labels, max_length = run["data"]["labels"], run["data"]["options"]["max_length"]
+    labels, max_length = record.labels, record.data.options["max_length"]
     if runtime == "onnxruntime":
         from finetune.onnx import OnnxForward
 
-        forward = OnnxForward(onnx_path(run_dir, run))
-        return FinetunedClassifier(lambda: load_model(run_dir), tokenizer, labels, max_length, run, forward=forward)
-    return FinetunedClassifier(load_model(run_dir), tokenizer, labels, max_length, run)
+        forward = OnnxForward(onnx_path(run_dir, record))
+        return FinetunedClassifier(lambda: load_model(run_dir), tokenizer, labels, max_length, record, forward=forward)
+    return FinetunedClassifier(load_model(run_dir), tokenizer, labels, max_length, record)
 
 
 def load_model(run_dir: Path) -> tf.keras.Model:

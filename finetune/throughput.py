@@ -63,11 +63,11 @@ def measure(data_args: DataArguments, args: FinetuneArguments, bench: Throughput
     encoded = encode(tokenizer, texts, data_args.max_length)
     pad_id = tokenizer.pad_token_id
     dataset = train_dataset(
-        encoded, task.label_ids("train"), args.batch_size, data_args.max_length, pad_id, data_args.seed
+        encoded, task.targets("train"), args.batch_size, data_args.max_length, pad_id, data_args.seed
     )
     batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
     steps = steps_per_epoch(encoded.lengths, args.batch_size, data_args.max_length)
-    model = build_model(checkpoint, task.labels, args, args.plan(steps).total_steps)
+    model = build_model(checkpoint, task.labels, args, args.plan(steps).total_steps, task.kind)
     logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
     timing = measure_training(
         model,

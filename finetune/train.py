@@ -1,41 +1,180 @@
-"""Training: the model for the task's labels and kind, compiled with warmup + AdamW and the kind's loss and metrics
-(`core.kinds`), and Keras `fit` with the shared callbacks.
+"""One fine-tuning run, from the parsed options to a finished run directory, in the order of transformers'
+`run_text_classification.py`: options, data, model, compile, fit, save, record.
 
-The callbacks (`core.callbacks`): progress lines, the run's `history.jsonl` training log, TensorBoard logs,
-early stopping on the validation headline (`val_accuracy`, `val_macro_f1`, `val_spearman`) with the best weights
-restored, and `BackupAndRestore` into the unfinished run directory, so `--resume` continues after an interruption.
+Every kind of task trains here (`core.kinds`): single-label, multi-label and regression, on single texts or on text
+pairs, through `TFAutoModelForSequenceClassification` with the kind's `num_outputs` and transformers' `problem_type`
+in its config, so that the saved run loads with `from_pretrained`. The model is compiled with warmup + AdamW and
+the kind's loss and metrics, and trained by the shared loop (`core.training.fit`): progress lines, the run's
+`history.jsonl` training log, TensorBoard logs, early stopping on the kind's watched validation score
+(`val_accuracy`, `val_macro_f1`, `val_spearman`) with the best weights restored, and `BackupAndRestore` into the
+unfinished run directory, so `--resume` continues after an interruption.
+
+The run directory (`docs/formats.md`): the `save_pretrained` model and tokenizer, `run.json`, the model
+card `README.md`, the training log `history.jsonl` and TensorBoard `logs/`. run.json's `training` is the shared
+loop's (the same for every kind of run) plus `truncated` (texts cut per split) and, with `--class-weight balanced`,
+`class_weights` (per label id); `hyperparameters` holds the options with the planned `epochs`, `steps_per_epoch`
+and `total_steps`; `validation` holds the restored best epoch's scores of the task's kind and `thresholds` a
+multi-label run's decision thresholds, chosen on validation (`Kind.choose_thresholds`).
 """
 
 from __future__ import annotations
 
 import logging
 import math
+from pathlib import Path
 
 import tensorflow as tf
 
-from core import kinds
-from core.tasks import SINGLE_LABEL
+from core.args import DataArguments, RunArguments
+from core.data import TaskData, load_task
+from core.kinds import Kind
+from core.record import RunContext, run_record, write_run
+from core.rundir import finish_run, start_run
+from core.runtime import is_chief, make_strategy, set_seed
+from core.training import TrainingConfig, fit, remove_training_state
 from finetune.args import FinetuneArguments
-from finetune.checkpoint import Checkpoint, load_for_task
+from finetune.card import write_card
+from finetune.checkpoint import Checkpoint, CheckpointError, load_for_task, resolve_checkpoint, tf_checkpoint
+from finetune.onnx import write_checked
+from finetune.pipeline import Encoded, encode, eval_dataset, steps_per_epoch, train_dataset
+from finetune.predict import FinetunedClassifier
 
 logger = logging.getLogger(__name__)
 
 
+def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArguments) -> Path:
+    """Fine-tunes `args.model` on the task and returns the finished run directory.
+
+    Every check on the model, the data and the output directory runs before training starts.
+    """
+    from transformers import AutoTokenizer
+
+    # options: the checkpoint, checked before anything loads
+    checkpoint = resolve_checkpoint(args.model)
+    check_max_length(checkpoint, data_args.max_length, args.model)
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint.directory)
+    tf_checkpoint(checkpoint)  # converts PyTorch-only weights now, so a bad checkpoint fails before the data loads
+    # Seeded after the conversion, whose model building draws random numbers: a run that converts the checkpoint
+    # and one that finds it cached start from the same head
+    # (docs/results.md, "One training loop: the same seed gives the same runs").
+    set_seed(data_args.seed)
+
+    # data
+    task = load_task(data_args)
+    kind = task.kind
+    kind.check_class_weight(args.class_weight)  # before the run directory exists
+    strategy = make_strategy(run_args.strategy)
+    chief = is_chief(strategy)
+    keep = {"data": dict(task.fingerprints), "model": {"model": str(args.model), "pooling": args.pooling}}
+    run_dir = start_run(run_args.output_dir, run_args.overwrite, run_args.resume, chief, keep)
+
+    if args.mixed_precision:
+        tf.keras.mixed_precision.set_global_policy("mixed_float16")
+    try:
+        encoded = encode_splits(task, tokenizer, data_args.max_length)
+        targets = {split: task.targets(split) for split in encoded}
+        pad_id = tokenizer.pad_token_id
+        train_batches = train_dataset(
+            encoded["train"], targets["train"], args.batch_size, data_args.max_length, pad_id, data_args.seed
+        )
+        validation_batches = eval_dataset(encoded["validation"], targets["validation"], args.batch_size * 2, pad_id)
+        plan = args.plan(steps_per_epoch(encoded["train"].lengths, args.batch_size, data_args.max_length))
+
+        # model and compile
+        with strategy.scope():
+            model = build_model(checkpoint, task.labels, args, plan.total_steps, kind)
+
+        # fit
+        config = TrainingConfig.for_classifier(args, plan, kind, targets["train"], len(task.labels))
+        training = fit(model, train_batches, validation_batches, run_dir, config)
+        training["truncated"] = {split: enc.truncated for split, enc in encoded.items()}
+    finally:
+        tf.keras.mixed_precision.set_global_policy("float32")
+
+    # the kept weights on validation: the thresholds a multi-label run decides by, and the scores
+    classifier = FinetunedClassifier(
+        model, tokenizer, task.labels, data_args.max_length, kind=kind, has_pairs=task.has_pairs
+    )
+    texts, pairs, gold = task.texts("validation"), task.text_pairs("validation"), task.targets("validation")
+    outputs = classifier.outputs(texts, pairs)
+    classifier.thresholds = kind.choose_thresholds(outputs, gold)
+    validation = kind.validation_scores(gold, outputs, classifier.thresholds)
+    logger.info("Validation: %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))
+
+    # save
+    model.save_pretrained(run_dir)
+    tokenizer.save_pretrained(run_dir)
+    if args.onnx:
+        serving = write_checked(classifier, texts, pairs, outputs, run_dir)
+    else:
+        serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
+    remove_training_state(run_dir)
+
+    # record
+    context = RunContext(
+        side="finetune",
+        model=model,
+        model_fields={"name": args.model, "source": checkpoint.source, "architecture": type(model).__name__},
+        data=task.describe(data_args),
+        options={  # --model is model.name
+            **{k: v for k, v in args.to_dict().items() if k != "model"},
+            "max_length": data_args.max_length,
+            "seed": data_args.seed,
+        },
+        run_args=run_args,
+        plan=plan,
+        replicas=strategy.num_replicas_in_sync,
+        training=training,
+        validation=validation,
+        thresholds=classifier.thresholds,
+        sections={"serving": serving},
+    )
+    write_card(run_dir, write_run(run_dir, run_record(context)))
+    return finish_run(run_dir, run_args.output_dir, chief=chief)
+
+
+def check_max_length(checkpoint: Checkpoint, max_length: int, name: str) -> None:
+    """Refuses a `--max-length` longer than the positions the checkpoint was trained with."""
+    from transformers import AutoConfig
+
+    positions = getattr(AutoConfig.from_pretrained(checkpoint.directory), "max_position_embeddings", None)
+    if positions is not None and max_length > positions:
+        raise CheckpointError(
+            f"--max-length {max_length} exceeds the {positions} positions {name} was trained "
+            f"with; pass --max-length {positions} or less."
+        )
+
+
+def encode_splits(task: TaskData, tokenizer, max_length: int) -> dict[str, Encoded]:
+    """The train and validation texts (pairs) as token ids, cut at `max_length` (the cuts logged)."""
+    encoded: dict[str, Encoded] = {}
+    for split in ("train", "validation"):
+        encoded[split] = encode(tokenizer, task.texts(split), max_length, task.text_pairs(split))
+        if encoded[split].truncated:
+            logger.warning(
+                "%s: %d of %d %s are longer than --max-length %d tokens and were cut.",
+                split,
+                encoded[split].truncated,
+                len(encoded[split].ids),
+                "text pairs" if task.has_pairs else "texts",
+                max_length,
+            )
+    lengths = encoded["train"].lengths
+    logger.info("Train texts: mean %.1f tokens, longest %d", lengths.mean(), lengths.max())
+    return encoded
+
+
 def build_model(
-    checkpoint: Checkpoint,
-    labels: list[str],
-    args: FinetuneArguments,
-    total_steps: int,
-    problem_type: str = SINGLE_LABEL,
+    checkpoint: Checkpoint, labels: list[str], args: FinetuneArguments, total_steps: int, kind: Kind
 ) -> tf.keras.Model:
-    """The model for `labels` and `problem_type`, compiled with AdamW (decoupled weight decay, linear warmup then
-    linear decay) and the kind's loss on its logits.
+    """The model for `labels` and `kind`, compiled with AdamW (decoupled weight decay, linear warmup then linear
+    decay) and the kind's loss and metrics on its logits.
 
     Call inside the distribution strategy's scope.
     """
     from transformers import create_optimizer
 
-    model = load_for_task(checkpoint, labels, args.pooling, problem_type)
+    model = load_for_task(checkpoint, labels, args.pooling, kind)
     warmup = math.ceil(args.warmup_ratio * total_steps)
     optimizer, _ = create_optimizer(
         init_lr=args.learning_rate,
@@ -44,6 +183,5 @@ def build_model(
         weight_decay_rate=args.weight_decay,
     )
     logger.info("AdamW: peak learning rate %g, %d steps, %d of them warmup", args.learning_rate, total_steps, warmup)
-    outputs = model.config.num_labels
-    model.compile(optimizer=optimizer, loss=kinds.loss(problem_type), metrics=kinds.metrics(problem_type, outputs))
+    model.compile(optimizer=optimizer, loss=kind.loss(), metrics=kind.metrics(model.config.num_labels))
     return model

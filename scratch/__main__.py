@@ -1,6 +1,6 @@
 """`python -m scratch <data options> --output-dir DIR [--preset ...] [--max-steps N] ...`: one from-scratch run.
 
-One program for both kinds of task: a classification task trains the encoder classifier (`scratch.run`); a
+One program for both kinds of task: a classification task trains the encoder classifier (`scratch.train`); a
 translation task (`--task pt_en`, or own files with `--source-column`) trains the translator
 (`scratch.translation.train`). Its `--help` lists both kinds' options, and an option of the other kind is
 refused by name (`core.parsing.TaskKindParser`). `python -m scratch export RUN_DIR --output-dir DIR` writes a
@@ -25,7 +25,7 @@ TRAIN = Command(
         CLASSIFICATION: (DataArguments, RunArguments, ScratchArguments),
         TRANSLATION: (PairDataArguments, RunArguments, TranslationArguments),
     },
-    work={CLASSIFICATION: "scratch.run:train", TRANSLATION: "scratch.translation.train:train"},
+    work={CLASSIFICATION: "scratch.train:train", TRANSLATION: "scratch.translation.train:train"},
     epilog="python -m scratch export RUN_DIR --output-dir DIR writes a finished classification run's serving "
     "export (see its --help).",
 )

@@ -5,22 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from core import card
-from core.rundir import problem_type
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
-
-KIND_NAMES = {
-    SINGLE_LABEL: "text classifier",
-    MULTI_LABEL: "multi-label text classifier",
-    REGRESSION: "text regression model",
-}
+from core.record import RunRecord
 
 
-def render_card(record: dict) -> str:
-    """The card's Markdown, from the run.json record alone."""
-    model = record["model"]
-    config = model.get("config", {})
+def render_card(record: RunRecord) -> str:
+    """The card's Markdown, from the run's record alone."""
+    model = record.model
+    config = model.config or {}
     pooling = ", causal attention, last-token pooling" if config.get("causal") else ", masked mean pooling"
-    what = f"A Transformer {KIND_NAMES[problem_type(record)]}"
+    what = f"A Transformer {record.kind.card_noun}"
     example = '"A man plays a guitar.", "Someone plays music."' if config.get("pairs") else '"a gripping, funny film"'
     if config.get("embeddings") == "minilm":
         intro = (
@@ -34,7 +27,7 @@ def render_card(record: dict) -> str:
             " It reads each text pair as one sequence `text [SEP] text_pair`, the longer text cut first to fit, and "
             "adds to each token the vector of its text (segment embeddings, as BERT's token types)."
         )
-    distilled = record.get("distillation")
+    distilled = record.distillation
     if distilled:
         intro += (
             f" Distilled from the {distilled['teacher_side']} run `{distilled['teacher']}`: gold weight "
@@ -44,7 +37,7 @@ def render_card(record: dict) -> str:
         )
     return card.render_card(
         record,
-        title=model["name"],
+        title=model.name,
         intro=intro,
         model=[
             f"- {config.get('num_layers')} encoder blocks ({config.get('norm')}-LN), d_model {config.get('d_model')}, "
@@ -58,15 +51,15 @@ def render_card(record: dict) -> str:
             f"tokens, attention = model.explain({example})  # attention: (layers, heads, T, T)",
             "```",
             "",
-            f"The file `{model.get('file', 'model.keras')}` is an end-to-end Keras 2 model from raw strings "
+            f"The file `{model.file or 'model.keras'}` is an end-to-end Keras 2 model from raw strings "
             f"({'two inputs, `text` and `text_pair`' if config.get('pairs') else 'one input, `text`'}) to "
-            f"{'values' if problem_type(record) == REGRESSION else 'probabilities'}; load it with "
+            f"{record.kind.outputs}; load it with "
             "`tf.keras.models.load_model(path, compile=False)` after `import scratch.predict` (which registers its "
             "layers).",
         ],
     )
 
 
-def write_card(run_dir: str | Path, record: dict) -> Path:
+def write_card(run_dir: str | Path, record: RunRecord) -> Path:
     """Writes `run_dir/README.md`."""
     return card.write_card(run_dir, render_card(record))

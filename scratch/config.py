@@ -8,7 +8,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from core.tasks import PROBLEM_TYPES, REGRESSION, SINGLE_LABEL
+from core import kinds
+from core.kinds import SINGLE_LABEL, Kind
 
 NORMS = ("post", "pre")
 ACTIVATIONS = ("gelu", "relu")
@@ -44,11 +45,10 @@ class ModelConfig:
     embeddings: str = "random"
 
     def __post_init__(self) -> None:
-        if self.problem_type not in PROBLEM_TYPES:
-            raise ValueError(f"problem_type must be one of {', '.join(PROBLEM_TYPES)}, got {self.problem_type!r}.")
-        if self.problem_type == REGRESSION and self.num_labels != 1:
-            raise ValueError(f"A regression model gives one value per example, got num_labels={self.num_labels}.")
-        if self.problem_type != REGRESSION and self.num_labels < 2:
+        kind = kinds.get(self.problem_type)  # a ValueError naming the kinds for an unknown one
+        if not kind.has_labels and self.num_labels != 1:
+            raise ValueError(f"A {kind.title} model gives one value per example, got num_labels={self.num_labels}.")
+        if kind.has_labels and self.num_labels < 2:
             raise ValueError(f"A classifier needs at least 2 labels, got num_labels={self.num_labels}.")
         check_shape(self)
         if self.vocab_size <= len(WORD_RESERVED):
@@ -70,6 +70,11 @@ class ModelConfig:
                 f"--embeddings minilm projects the checkpoint's {MINILM_WIDTH}-wide token vectors down to d_model; "
                 f"--d-model {self.d_model} is wider. Use at most {MINILM_WIDTH}."
             )
+
+    @property
+    def kind(self) -> Kind:
+        """The kind of task the head's outputs are read as (`core.kinds`)."""
+        return kinds.get(self.problem_type)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)

@@ -10,15 +10,14 @@ delegate, which TensorFlow's Python package does not link.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import tensorflow as tf
 
 from core.args import ExportArguments
-from core.classifier import Kind
 from core.export import Untracked
+from core.kinds import Kind
+from core.record import RunRecord
 from core.runtime import STRINGS
-from core.tasks import REGRESSION
 
 INT8_NOTE = (
     "no int8 variant: the from-scratch tokenizer needs TensorFlow string ops that the TFLite interpreter "
@@ -32,19 +31,20 @@ class ScratchServing(tf.Module):
 
     Args:
         model: the loaded `model.keras` (strings -> probabilities or values).
-        kind: the run's kind of problem and whether it reads pairs (`core.classifier.Kind`).
+        kind: the run's kind of task (`core.kinds`).
+        has_pairs: whether the run reads text pairs.
     """
 
     int8_note = INT8_NOTE
 
-    def __init__(self, model: tf.keras.Model, kind: Kind):
+    def __init__(self, model: tf.keras.Model, kind: Kind, has_pairs: bool):
         super().__init__(name="scratch_classifier")
         self._untracked = Untracked(model)
         self.weights = list(model.weights)  # what `serve` captures; the Keras model's own traces are not saved
         self.tokenizer = model.get_layer("tokenizer")  # tracked for its lookup tables
         self.tokenizer_note = f"{type(self.tokenizer).__name__} ({len(self.tokenizer.vocabulary)} tokens)"
-        self.output = "values" if kind.problem_type == REGRESSION else "probabilities"
-        if kind.has_pairs:
+        self.output = kind.outputs
+        if has_pairs:
             pair = [tf.TensorSpec([None], tf.string, name="text"), tf.TensorSpec([None], tf.string, name="text_pair")]
             self.serve = tf.function(self._serve_pair, input_signature=pair)
         else:
@@ -57,11 +57,11 @@ class ScratchServing(tf.Module):
         return {self.output: self._untracked.model([text, text_pair], training=False)}  # (B, K) or (B,)
 
 
-def build(run_dir: Path, run: dict[str, Any]) -> ScratchServing:
+def build(run_dir: Path, record: RunRecord) -> ScratchServing:
     """The serving module of a finished from-scratch run (what `core.export` saves)."""
     from scratch.predict import load
 
-    return ScratchServing(load(run_dir, run).model, Kind.of_run(run))
+    return ScratchServing(load(run_dir, record).model, record.kind, record.has_pairs)
 
 
 def export_run(args: ExportArguments) -> None:

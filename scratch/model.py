@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core import kinds
+from core.kinds import Kind
 from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
 from scratch.embedding import TokenAndPositionEmbedding, minilm_vectors
 from scratch.encoder import TransformerEncoderBlock
@@ -66,26 +67,17 @@ def build_classifier(
     return classifier
 
 
-def output_layer(problem_type: str) -> tf.keras.layers.Layer:
-    """What turns the logits (B, K) into the model's output: class probabilities (softmax), each label's
-    independent probability (sigmoid), both named `probabilities`; or for regression the values (B,), `values`."""
-    if problem_type == REGRESSION:
-        return tf.keras.layers.Reshape((), dtype="float32", name="values")  # (B, 1) -> (B,)
-    if problem_type == MULTI_LABEL:
-        return tf.keras.layers.Activation("sigmoid", dtype="float32", name="probabilities")
-    return tf.keras.layers.Softmax(dtype="float32", name="probabilities")
-
-
 def build_end_to_end(
-    tokenizer: tf.keras.layers.Layer, classifier: tf.keras.Model, problem_type: str = SINGLE_LABEL, pairs: bool = False
+    tokenizer: tf.keras.layers.Layer, classifier: tf.keras.Model, kind: Kind | None = None, pairs: bool = False
 ) -> tf.keras.Model:
-    """Raw strings (B,) -> class probabilities (B, K) or values (B,): the model a run saves. With `pairs`, it takes
-    two inputs, `text` and `text_pair` (B,) each."""
+    """Raw strings (B,) -> class probabilities (B, K) or values (B,): the model a run saves, the kind's output layer
+    (`Kind.output_layer`, default single label's softmax) on the classifier's logits. With `pairs`, it takes two
+    inputs, `text` and `text_pair` (B,) each."""
     texts = tf.keras.Input(shape=(), dtype=tf.string, name="text")  # (B,)
     if pairs:
         text_pairs = tf.keras.Input(shape=(), dtype=tf.string, name="text_pair")  # (B,)
         inputs, token_ids = [texts, text_pairs], tokenizer(texts, text_pairs)  # (B, T)
     else:
         inputs, token_ids = texts, tokenizer(texts)  # (B, T)
-    outputs = output_layer(problem_type)(classifier(token_ids))  # (B, K) or (B,)
+    outputs = (kind or kinds.get(None)).output_layer()(classifier(token_ids))  # (B, K) or (B,)
     return tf.keras.Model(inputs, outputs, name="scratch_transformer")

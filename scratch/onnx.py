@@ -21,10 +21,9 @@ import numpy as np
 import regex
 import tensorflow as tf
 
-from core import kinds
 from core.data import TaskData
+from core.kinds import Kind
 from core.onnx import Session, convert, keep_if_faithful
-from core.tasks import REGRESSION
 from scratch.tokenizer import WordPieceTokenizer, WordTokenizer, pair_lengths
 
 # What `TextVectorization(standardize="lower_and_strip_punctuation", split="whitespace")` does: tf.strings.lower
@@ -127,16 +126,15 @@ def token_ids(tokenizer: tf.keras.layers.Layer) -> PythonTokenizer:
     raise TypeError(f"No Python equivalent of the tokenizer {type(tokenizer).__name__}.")
 
 
-def convert_classifier(classifier: tf.keras.Model, path: Path, problem_type: str) -> float:
-    """Writes the classifier (ids -> logits) with its problem type's outputs (`core.kinds.activate`) as ONNX: input
-    `token_ids` int64 (batch, length), output `probabilities` float32 (batch, K) or, for regression, `values` float32
-    (batch,). Returns the seconds it took."""
+def convert_classifier(classifier: tf.keras.Model, path: Path, kind: Kind) -> float:
+    """Writes the classifier (ids -> logits) with its kind's outputs (`Kind.activate`) as ONNX: input `token_ids`
+    int64 (batch, length), output `probabilities` float32 (batch, K) or, for regression, `values` float32 (batch,).
+    Returns the seconds it took."""
     spec = [tf.TensorSpec((None, None), tf.int64, name="token_ids")]
-    name = "values" if problem_type == REGRESSION else "probabilities"
 
     @tf.function(input_signature=spec)
     def outputs(ids):
-        return tf.identity(kinds.activate(problem_type, classifier(ids, training=False)), name=name)
+        return tf.identity(kind.activate(classifier(ids, training=False)), name=kind.outputs)
 
     return convert(outputs, spec, path)
 
@@ -161,13 +159,12 @@ def write_checked(
     from scratch.predict import ScratchClassifier
 
     classifier, tokenizer = model.get_layer("classifier"), model.get_layer("tokenizer")
-    kind = {"labels": data.labels, "problem_type": data.problem_type, "text_pair_column": data.pair_column}
-    run = {"data": kind, "thresholds": thresholds}
+    task = {"kind": data.kind, "labels": data.labels, "has_pairs": data.has_pairs, "thresholds": thresholds}
     inputs = data.texts("validation"), data.text_pairs("validation")
-    reference = ScratchClassifier(model, run).outputs(*inputs)
+    reference = ScratchClassifier(model, **task).outputs(*inputs)
 
     def predict(path: Path) -> np.ndarray:
-        return ScratchClassifier(model, run, forward=OnnxForward(path, tokenizer)).outputs(*inputs)
+        return ScratchClassifier(model, forward=OnnxForward(path, tokenizer), **task).outputs(*inputs)
 
-    convert_to = lambda path: convert_classifier(classifier, path, data.problem_type)  # noqa: E731
+    convert_to = lambda path: convert_classifier(classifier, path, data.kind)  # noqa: E731
     return keep_if_faithful(run_dir, convert_to, reference, predict)

@@ -11,9 +11,9 @@ import numpy as np
 import tensorflow as tf
 
 from core.batching import length_buckets
-from core.budget import bucketed_steps
 from core.classifier import predict_in_batches
 from core.runtime import prefetched
+from core.training.budget import bucketed_steps
 
 
 def tokenize(

@@ -3,23 +3,23 @@
 Outputs come from the run's `model.onnx` in ONNX Runtime when run.json's `serving` says it reproduces the
 TensorFlow model (`scratch.onnx`), else from the end-to-end Keras model in one `tf.function`: class probabilities
 (single label), each label's independent probability (multi-label, decided by the run's `thresholds` through
-`core.classifier.decide`), or values (regression); for a pair task, of `(text, text_pair)` pairs.
+`Kind.decide`), or values (regression); for a pair task, of `(text, text_pair)` pairs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
-from core.classifier import Kind, check_inputs, predict_in_batches
+from core.classifier import BaseClassifier, predict_in_batches
+from core.kinds import Kind
 from core.onnx import onnx_path, serving_runtime
+from core.record import RunRecord
 from core.rundir import RunError
 from core.runtime import STRINGS
-from core.tasks import SINGLE_LABEL
 from scratch.embedding import PAD_ID
 from scratch.encoder import TransformerEncoderBlock
 
@@ -61,24 +61,35 @@ def in_length_order(
     return predict_in_batches(predict, list(range(len(texts))), batch_size, width, lengths=lengths)
 
 
-class ScratchClassifier:
-    """A trained from-scratch Transformer: raw strings (or pairs of them) in, probabilities or values out.
+class ScratchClassifier(BaseClassifier):
+    """A trained from-scratch Transformer: raw strings (or pairs of them) in, probabilities or values out; the
+    `core.classifier` base supplies the `Classifier` protocol over `outputs`.
 
     Args:
         model: the end-to-end Keras model (strings (B,), two inputs for a pair task -> outputs).
-        run: the parsed run.json.
+        record: the run's record.
         forward: texts (and second texts) -> outputs in place of the Keras model (the ONNX Runtime path).
+        kind, labels, has_pairs, thresholds: instead of the record's, for a run still being trained.
+        batch_size: inputs per forward pass.
     """
 
     side = "scratch"
 
-    def __init__(self, model: tf.keras.Model, run: dict[str, Any], forward: Forward | None = None):
+    def __init__(
+        self,
+        model: tf.keras.Model,
+        record: RunRecord | None = None,
+        forward: Forward | None = None,
+        *,
+        kind: Kind | None = None,
+        labels: list[str] | None = None,
+        has_pairs: bool | None = None,
+        thresholds: list[float] | None = None,
+        batch_size: int = 64,
+    ):
+        super().__init__(record, kind=kind, labels=labels, has_pairs=has_pairs, thresholds=thresholds)
         self.model = model
-        self.run = run
-        self.name = "scratch"
-        self.labels = list(run["data"]["labels"])
-        kind = Kind.of_run(run)
-        self.problem_type, self.has_pairs, self.thresholds = kind.problem_type, kind.has_pairs, kind.thresholds
+        self.batch_size = batch_size
         self.tokenizer = model.get_layer("tokenizer")
         classifier = model.get_layer("classifier")
         self.embedding = classifier.get_layer("embedding")
@@ -88,28 +99,16 @@ class ScratchClassifier:
         strings = [tf.TensorSpec([1], tf.string)] * (2 if self.has_pairs else 1)
         self._attention = tf.function(self._attention_maps, input_signature=strings)
 
-    def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None, batch_size: int = 64) -> np.ndarray:
-        """Probabilities (len(texts), len(labels)): rows summing to 1 (single label), or each label's independent
-        probability (multi-label). `text_pairs`, one second text per text, exactly for a pair task.
+    def outputs(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
+        """The model's outputs as they come, in the order given: probabilities (n, K), or values (n,).
 
         Inputs are sorted by length so that each batch is padded to little more than its own inputs.
         """
-        check_inputs(self, texts, text_pairs, "probabilities")
-        probabilities = self.outputs(texts, text_pairs, batch_size)
-        if self.problem_type == SINGLE_LABEL:
-            return probabilities / probabilities.sum(axis=1, keepdims=True)
-        return probabilities
-
-    def predict_values(self, texts: list[str], text_pairs: list[str] | None = None, batch_size: int = 64) -> np.ndarray:
-        """A regression run's values (len(texts),) float32; `text_pairs` as for `predict_proba`."""
-        check_inputs(self, texts, text_pairs, "values")
-        return self.outputs(texts, text_pairs, batch_size)[:, 0]
-
-    def outputs(self, texts: list[str], text_pairs: list[str] | None = None, batch_size: int = 64) -> np.ndarray:
-        """The model's outputs as they come, (len(texts), K): probabilities, or values in one column."""
         texts = [str(text) for text in texts]
         text_pairs = None if text_pairs is None else [str(text) for text in text_pairs]
-        return in_length_order(self._forward, texts, text_pairs, batch_size, max(len(self.labels), 1))
+        width = self.kind.num_outputs(len(self.labels))
+        rows = in_length_order(self._forward, texts, text_pairs, self.batch_size, width)  # (n, K)
+        return rows[:, 0] if self.kind.gives_values else rows
 
     def _attention_maps(self, *strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         token_ids = self.tokenizer(*strings)  # (1, T)
@@ -135,20 +134,21 @@ class ScratchClassifier:
         return tokens, maps.numpy()
 
 
-def load(run_dir: Path, run: dict[str, Any], runtime: str | None = None) -> ScratchClassifier:
+def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> ScratchClassifier:
     """Loads `run_dir/model.keras` with Keras safe mode on (called by `core.classifier.load`).
 
     Args:
+        record: the run's record.
         runtime: `tensorflow` or `onnxruntime`; by default ONNX Runtime when run.json's `serving.runtime` names it
             and `onnxruntime` imports, else TensorFlow.
     """
-    path = Path(run_dir) / run.get("model", {}).get("file", DEFAULT_MODEL_FILE)
+    path = Path(run_dir) / (record.model.file or DEFAULT_MODEL_FILE)
     if not path.is_file():
         raise RunError(f"{run_dir} has no {path.name}; the run is incomplete, train it again with python -m scratch.")
     model = tf.keras.models.load_model(path, compile=False, safe_mode=True)
-    if (runtime or serving_runtime(run)) == "onnxruntime":
+    if (runtime or serving_runtime(record)) == "onnxruntime":
         from scratch.onnx import OnnxForward
 
-        forward = OnnxForward(onnx_path(run_dir, run), model.get_layer("tokenizer"))
-        return ScratchClassifier(model, run, forward=forward)
-    return ScratchClassifier(model, run)
+        forward = OnnxForward(onnx_path(run_dir, record), model.get_layer("tokenizer"))
+        return ScratchClassifier(model, record, forward=forward)
+    return ScratchClassifier(model, record)

@@ -22,9 +22,8 @@ from scratch.args import ScratchArguments
 from scratch.embedding import PAD_ID
 from scratch.model import ModelConfig, build_classifier
 from scratch.pipeline import grouped_batches, steps_per_epoch, tokenize
-from scratch.run import train_vocabulary_texts, training_targets
 from scratch.tokenizer import make_tokenizer
-from scratch.train import compile_classifier
+from scratch.train import compile_classifier, train_vocabulary_texts
 
 logger = logging.getLogger(__name__)
 
@@ -58,13 +57,11 @@ def measure(data_args: DataArguments, args: ScratchArguments, bench: ThroughputA
     # each call tokenises a first stretch of the texts, with their second texts for a pair task
     timed = time_tokenizer(lambda batch: tokenize(tokenizer, batch, pairs and pairs[: len(batch)]), texts)
     ids = tokenize(tokenizer, texts, pairs)
-    dataset = grouped_batches(
-        ids, training_targets(task, "train"), args.batch_size, data_args.max_length, data_args.seed
-    )
+    dataset = grouped_batches(ids, task.targets("train"), args.batch_size, data_args.max_length, data_args.seed)
     batches = list(dataset.repeat().take(bench.batches_needed))  # later epochs when the split is small
     classifier = build_classifier(config, len(tokenizer.vocabulary), tokenizer.separator_id)
     plan = args.plan(steps_per_epoch(ids, args.batch_size, data_args.max_length))
-    compile_classifier(classifier, args, args.warmup(plan.total_steps), task.problem_type)
+    compile_classifier(classifier, args, args.warmup(plan.total_steps), task.kind)
     logger.info("Timing %d rounds of %d steps of batch %d", bench.rounds, bench.steps, args.batch_size)
     timing = measure_training(
         classifier, batches, dataset.element_spec, lambda b: pad_batch(b, data_args.max_length), real_lengths, bench

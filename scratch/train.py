@@ -1,52 +1,173 @@
-"""Training: AdamW under the warmup / inverse-square-root schedule, and Keras `fit` with the shared callbacks.
+"""One from-scratch run, from the parsed options to a finished run directory, in the order of transformers'
+`run_text_classification.py`: options, data, model, compile, fit, save, record.
 
-The callbacks (`core.callbacks`): progress lines, the run's `history.jsonl` training log, TensorBoard logs,
-the `--max-steps` budget, early stopping on the task's headline validation score (`core.kinds.monitor`) with the
-best weights restored, and `BackupAndRestore` into the unfinished run directory, so `--resume` continues after an
-interruption.
+The stages: load the shared splits, build the tokenizer on train, tokenise once (a pair task's two texts as one
+sequence `text [SEP] text_pair`), group texts of similar length into batches padded to their own length, compile
+with AdamW under the warmup / inverse-square-root schedule and the kind's loss (`core.kinds`), fit with the shared
+loop (`core.training.fit`), keeping the best validation epoch by the kind's watched score, choose a multi-label
+run's thresholds on validation, save one end-to-end `.keras` model that takes raw strings, and write `run.json`
+and the model card. With `--teacher` (`scratch.distill`), the teacher's run is checked against the data before the
+run directory is made, the transfer set (train and its augmented copies, labelled by the teacher) replaces the
+train split, and the distillation loss the kind's own.
+
+The run directory (`docs/formats.md`): `model.keras`, `run.json`, the model card `README.md`, the training
+log `history.jsonl` and TensorBoard `logs/`. run.json's `training` is the shared loop's (the same for every kind
+of run) plus, with `--class-weight balanced`, `class_weights` (per label id); `hyperparameters` holds the options
+with the planned `epochs`, `steps_per_epoch` and `total_steps`; `validation` holds the restored best epoch's
+scores (`Kind.validation_scores`) and `thresholds` a multi-label run's decision thresholds.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+from pathlib import Path
 
 import tensorflow as tf
 
-from core import kinds
-from core.tasks import SINGLE_LABEL
+from core.args import DataArguments, RunArguments
+from core.data import TaskData, load_task
+from core.kinds import Kind
+from core.record import RunContext, run_record, write_run
+from core.rundir import finish_run, start_run
+from core.runtime import is_chief, make_strategy, set_seed
+from core.training import TrainingConfig, fit, remove_training_state
 from scratch.args import ScratchArguments
+from scratch.card import write_card
+from scratch.distill.distillation import Distillation
+from scratch.model import ModelConfig, build_classifier, build_end_to_end
+from scratch.onnx import write_checked
+from scratch.pipeline import grouped_batches, mean_length, predict_logits, steps_per_epoch, tokenize
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
+from scratch.tokenizer import make_tokenizer
 
 logger = logging.getLogger(__name__)
+
+MODEL_FILE = "model.keras"
+
+
+def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArguments) -> Path:
+    """Trains the from-scratch Transformer on the task and returns the finished run directory."""
+    set_seed(data_args.seed)
+
+    # data, and the options checked against it before the run directory exists
+    data = load_task(data_args)
+    kind = data.kind
+    kind.check_class_weight(args.class_weight)
+    config = args.model_config(num_labels=data.num_outputs, problem_type=kind.name, pairs=data.has_pairs)
+    distillation = Distillation.check(args, data) if args.teacher else None
+    strategy = make_strategy(run_args.strategy)
+    chief = is_chief(strategy)
+    keep = {"data": dict(data.fingerprints), "model": dataclasses.asdict(config)}
+    partial = start_run(run_args.output_dir, run_args.overwrite, run_args.resume, chief, keep)
+
+    tokenizer = make_tokenizer(
+        config.tokenizer, train_vocabulary_texts(data), config.vocab_size, data_args.max_length, pairs=data.has_pairs
+    )
+    if distillation:
+        distillation.label(partial, data_args.seed)
+        train_ids = tokenize(tokenizer, distillation.texts, distillation.text_pairs)
+    else:
+        train_ids = tokenize(tokenizer, data.texts("train"), data.text_pairs("train"))
+    validation_ids = tokenize(tokenizer, data.texts("validation"), data.text_pairs("validation"))
+    logger.info(
+        "Vocabulary %d tokens; train inputs average %.1f tokens", len(tokenizer.vocabulary), mean_length(train_ids)
+    )
+    train_targets = distillation.train_targets() if distillation else data.targets("train")
+    train_batches = grouped_batches(train_ids, train_targets, args.batch_size, data_args.max_length, data_args.seed)
+    validation_batches = grouped_batches(
+        validation_ids, data.targets("validation"), args.batch_size, data_args.max_length
+    )
+    plan = args.plan(steps_per_epoch(train_ids, args.batch_size, data_args.max_length))
+    warmup_steps = args.warmup(plan.total_steps)
+
+    # model and compile
+    with strategy.scope():
+        classifier = build_classifier(config, len(tokenizer.vocabulary), tokenizer.separator_id)
+        compiled = distillation.compiled() if distillation else {}
+        compile_classifier(classifier, args, warmup_steps, kind, **compiled)
+
+    # fit
+    training_config = TrainingConfig.for_classifier(args, plan, kind, train_targets, len(data.labels))
+    training = fit(classifier, train_batches, validation_batches, partial, training_config)
+
+    # the kept weights on validation: the thresholds a multi-label run decides by, and the scores
+    gold = data.targets("validation")
+    outputs = kind.activate(predict_logits(classifier, validation_ids, args.batch_size)).numpy()
+    thresholds = kind.choose_thresholds(outputs, gold)
+    validation = kind.validation_scores(gold, outputs, thresholds)
+    logger.info("Validation %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))
+
+    # save
+    end_to_end = build_end_to_end(tokenizer, classifier, kind, pairs=data.has_pairs)
+    end_to_end.save(partial / MODEL_FILE)
+    if args.onnx:
+        serving = write_checked(end_to_end, data, thresholds, partial)
+    else:
+        serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
+
+    # record
+    context = RunContext(
+        side="scratch",
+        model=classifier,
+        model_fields=model_fields(config, len(tokenizer.vocabulary), data_args.max_length),
+        data=data.describe(data_args),
+        options={  # with the warmup the ratio gave
+            **dataclasses.replace(args, warmup_steps=warmup_steps).to_dict(),
+            "optimizer": "AdamW",
+            "schedule": "warmup then 1/sqrt(step)",
+            "max_length": data_args.max_length,
+            "seed": data_args.seed,
+        },
+        run_args=run_args,
+        plan=plan,
+        replicas=strategy.num_replicas_in_sync,
+        training=training,
+        validation=validation,
+        thresholds=thresholds,
+        sections={"serving": serving, **({"distillation": distillation.record()} if distillation else {})},
+    )
+    write_card(partial, write_run(partial, run_record(context)))
+    remove_training_state(partial)
+    return finish_run(partial, run_args.output_dir, chief=chief)
 
 
 def compile_classifier(
     classifier: tf.keras.Model,
     args: ScratchArguments,
     warmup_steps: int,
-    problem_type: str = SINGLE_LABEL,
+    kind: Kind,
     loss: tf.keras.losses.Loss | None = None,
     metrics: list[tf.keras.metrics.Metric] | None = None,
 ) -> None:
-    """AdamW under the warmup / inverse-square-root schedule, clipped gradients, and the problem type's loss.
-
-    Single label: cross-entropy smoothed by `--label-smoothing` against one-hot targets, with accuracy; the other
-    kinds: `core.kinds.loss` and `core.kinds.metrics`. `loss` and `metrics` replace them (a distilled run's).
-    """
+    """AdamW under the warmup / inverse-square-root schedule, clipped gradients, and the kind's loss (`Kind.loss`,
+    smoothed by `--label-smoothing` where the kind's labels are exclusive) and metrics. `loss` and `metrics` replace
+    them (a distilled run's)."""
     logger.info("AdamW: peak learning rate %g after %d warmup steps", args.learning_rate, warmup_steps)
     optimizer = transformer_adamw(
         WarmupInverseSqrt(args.learning_rate, warmup_steps), args.weight_decay, args.clip_norm
     )
-    if problem_type == SINGLE_LABEL:
-        default_loss = tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=args.label_smoothing)
-        default_metrics = [tf.keras.metrics.CategoricalAccuracy(name="accuracy")]
-    else:
-        default_loss, default_metrics = (
-            kinds.loss(problem_type),
-            kinds.metrics(problem_type, classifier.output_shape[-1]),
-        )
+    smoothing = args.label_smoothing if kind.smooths_labels else 0.0
     classifier.compile(
         optimizer=optimizer,
-        loss=loss or default_loss,
-        metrics=default_metrics if metrics is None else metrics,
+        loss=loss or kind.loss(smoothing),
+        metrics=kind.metrics(classifier.output_shape[-1]) if metrics is None else metrics,
     )
+
+
+def train_vocabulary_texts(data: TaskData) -> list[str]:
+    """The texts a word vocabulary is adapted on: train's texts, and for a pair task its second texts too."""
+    return data.texts("train") + (data.text_pairs("train") or [])
+
+
+def model_fields(config: ModelConfig, vocab_size: int, max_length: int) -> dict:
+    """run.json `model`'s description of the network: its name, source, file and configuration."""
+    norm = "pre-LN" if config.norm == "pre" else "post-LN"
+    network = "causal decoder" if config.causal else "encoder"
+    return {
+        "name": f"Transformer {network}, {config.num_layers} layers, d_model {config.d_model}, "
+        f"{config.num_heads} heads, {norm}, {config.tokenizer} tokens",
+        "source": "random initialisation (trained from scratch)",
+        "file": MODEL_FILE,
+        "config": {**config.to_dict(), "tokenizer_vocab_size": vocab_size, "max_length": max_length},
+    }

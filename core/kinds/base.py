@@ -265,6 +265,65 @@ class Kind:
         """What the models answer with, for the page's header: "classes: `negative`, `positive`"."""
         raise NotImplementedError
 
+    # --- training ---------------------------------------------------------------------------------------------------
+
+    smooths_labels: ClassVar[bool] = False  # whether `--label-smoothing` applies (exclusive classes only)
+    reads_label_columns: ClassVar[bool] = False  # whether `--label-columns` (one 0/1 column per label) gives its data
+
+    @property
+    def has_labels(self) -> bool:
+        """Whether the task names classes or labels (`labels`, `--labels-file`); a kind of values names none."""
+        return self.unit is not None
+
+    @property
+    def watches_all_outputs(self) -> bool:
+        """Whether `monitored_score` computes the watched score from every validation output (a callback then puts
+        it in the epoch's logs), rather than a compiled Keras metric."""
+        return type(self).monitored_score is not Kind.monitored_score
+
+    def label_feature(self, labels: list[str]) -> Any:
+        """The `datasets` feature of a split's `label` column (`core.labels`, `core.data`)."""
+        raise NotImplementedError
+
+    def map_labels(self, raw: dict, labels: list[str] | None, separator: str) -> tuple[dict[str, list], list[str]]:
+        """Each raw split's labels in the kind's form (`core.labels`), and the label names."""
+        raise NotImplementedError
+
+    # --- distillation (scratch.distill) -----------------------------------------------------------------------------
+
+    soft_targets_name: ClassVar[str] = "log_probabilities"  # run.json `distillation.soft_targets`
+
+    def soft_targets(self, outputs: np.ndarray) -> np.ndarray:
+        """A teacher's outputs as the distillation loss reads them, (n, D)."""
+        raise NotImplementedError
+
+    def teacher_loss(self, teacher: Any, logits: Any, temperature: float) -> Any:
+        """The distillation loss's teacher term per row (B,), from soft targets (B, D) and the student's logits (B, D)."""
+        raise NotImplementedError
+
+    # --- predicting (core.classifier) -------------------------------------------------------------------------------
+
+    def tidy_outputs(self, outputs: np.ndarray) -> np.ndarray:
+        """A model's outputs as a classifier gives them, whatever computed them (TensorFlow, ONNX Runtime)."""
+        return outputs
+
+    # --- model card (core.card) -------------------------------------------------------------------------------------
+
+    card_noun: ClassVar[str] = "text classifier"  # "A Transformer text classifier"
+    card_purpose: ClassVar[str] = "to tell apart {n} classes"  # what a model is fine-tuned for, n labels
+
+    def card_data(self, labels: list[str]) -> str:
+        """The card's data line: what a row's label is."""
+        return "Labels: " + ", ".join(f"`{label}`" for label in labels)
+
+    def card_scores(self, validation: dict[str, float], labels: list[str], thresholds: list[float] | None) -> str:
+        """The card's validation line."""
+        return ", ".join(f"{name} {value:.4f}" for name, value in validation.items())
+
+    def card_example(self, inputs: str, labels: list[str]) -> str:
+        """The card's `model.<call>` line of loading through `core.classifier`, with the shape it gives."""
+        return f"predict_proba({inputs})  # (1, {len(labels)}), rows sum to 1"
+
 
 def number(value: float) -> str:
     """A value with four significant digits (3.421, 12.35, 1235), as the app shows it; its API gives it in full.

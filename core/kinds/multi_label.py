@@ -171,3 +171,56 @@ class MultiLabel(Kind):
 
     def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
         return f"labels: {quoted(labels)}"
+
+    # --- training ---------------------------------------------------------------------------------------------------
+
+    reads_label_columns = True
+
+    def label_feature(self, labels: list[str]) -> Any:
+        import datasets
+
+        return datasets.List(datasets.Value("float32"), length=len(labels))
+
+    def map_labels(self, raw: dict, labels: list[str] | None, separator: str) -> tuple[dict[str, list], list[str]]:
+        from core.labels import multi_hot
+
+        return multi_hot(raw, labels, separator)
+
+    # --- distillation (scratch.distill) -----------------------------------------------------------------------------
+
+    soft_targets_name = "log_odds"
+
+    def soft_targets(self, outputs: np.ndarray) -> np.ndarray:
+        """The log-odds of the label probabilities (the teacher network's logits); float64 on the way, so that a
+        probability within float32's rounding of 1 keeps its odds."""
+        tiny = np.finfo(np.float32).tiny
+        outputs = np.asarray(outputs, np.float64)
+        return (np.log(np.maximum(outputs, tiny)) - np.log(np.maximum(1.0 - outputs, tiny))).astype(np.float32)
+
+    def teacher_loss(self, teacher: Any, logits: Any, temperature: float) -> Any:
+        """T^2 KL(sigmoid(teacher / T) || sigmoid(logits / T)) per label, averaged over the labels."""
+        import tensorflow as tf
+
+        t = temperature
+        # each label's Bernoulli: log p = log sigmoid(z), log (1 - p) = log sigmoid(-z)
+        teacher_p = tf.sigmoid(teacher / t)  # (B, L)
+        kl = teacher_p * (tf.math.log_sigmoid(teacher / t) - tf.math.log_sigmoid(logits / t)) + (1 - teacher_p) * (
+            tf.math.log_sigmoid(-teacher / t) - tf.math.log_sigmoid(-logits / t)
+        )  # (B, L)
+        return t**2 * tf.reduce_mean(kl, axis=-1)  # (B,)
+
+    # --- model card (core.card) -------------------------------------------------------------------------------------
+
+    card_noun = "multi-label text classifier"
+    card_purpose = "to choose any of {n} labels"
+
+    def card_data(self, labels: list[str]) -> str:
+        return "Labels (several per text): " + ", ".join(f"`{label}`" for label in labels)
+
+    def card_scores(self, validation: dict[str, float], labels: list[str], thresholds: list[float] | None) -> str:
+        chosen = ", ".join(f"`{label}` {t:.4f}" for label, t in zip(labels, thresholds, strict=True))
+        scores = ", ".join(f"{name} {value:.4f}" for name, value in validation.items())
+        return f"{scores} (each label chosen at its threshold, chosen on validation: {chosen})"
+
+    def card_example(self, inputs: str, labels: list[str]) -> str:
+        return f"predict_proba({inputs})  # (1, {len(labels)}), each label's probability"

@@ -152,3 +152,40 @@ class Regression(Kind):
     def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
         scale = "" if value_range is None else " from {} to {} in train".format(*map(number, value_range))
         return f"a value{scale}"
+
+    # --- training ---------------------------------------------------------------------------------------------------
+
+    def label_feature(self, labels: list[str]) -> Any:
+        import datasets
+
+        return datasets.Value("float32")
+
+    def map_labels(self, raw: dict, labels: list[str] | None, separator: str) -> tuple[dict[str, list], list[str]]:
+        from core.labels import numbers
+
+        return numbers(raw), []
+
+    # --- distillation (scratch.distill) -----------------------------------------------------------------------------
+
+    soft_targets_name = "values"
+
+    def soft_targets(self, outputs: np.ndarray) -> np.ndarray:
+        """The teacher's values, (n, 1)."""
+        return np.asarray(outputs, np.float32).reshape(-1, 1)
+
+    def teacher_loss(self, teacher: Any, logits: Any, temperature: float) -> Any:
+        """The squared distance to the teacher's value (no temperature: values are not softened)."""
+        import tensorflow as tf
+
+        return tf.reduce_mean(tf.square(logits - teacher), axis=-1)  # (B,)
+
+    # --- model card (core.card) -------------------------------------------------------------------------------------
+
+    card_noun = "text regression model"
+    card_purpose = "to predict a value"
+
+    def card_data(self, labels: list[str]) -> str:
+        return "Values (regression)"
+
+    def card_example(self, inputs: str, labels: list[str]) -> str:
+        return f"predict_values({inputs})  # (1,)"

@@ -169,3 +169,44 @@ class SingleLabel(Kind):
 
     def answer_space(self, labels: list[str], value_range: tuple[float, float] | None = None) -> str:
         return f"classes: {quoted(labels)}"
+
+    # --- training ---------------------------------------------------------------------------------------------------
+
+    smooths_labels = True
+
+    def label_feature(self, labels: list[str]) -> Any:
+        import datasets
+
+        return datasets.ClassLabel(names=labels)
+
+    def map_labels(self, raw: dict, labels: list[str] | None, separator: str) -> tuple[dict[str, list], list[str]]:
+        from core.labels import class_ids
+
+        return class_ids(raw, labels, separator)
+
+    # --- distillation (scratch.distill) -----------------------------------------------------------------------------
+
+    def soft_targets(self, outputs: np.ndarray) -> np.ndarray:
+        """The log of the class probabilities, which differ from the teacher network's logits by a constant per row
+        and so give the same tempered softmax."""
+        return np.log(np.maximum(outputs, np.finfo(np.float32).tiny))
+
+    def teacher_loss(self, teacher: Any, logits: Any, temperature: float) -> Any:
+        """T^2 KL(softmax(teacher / T) || softmax(logits / T))."""
+        import tensorflow as tf
+
+        t = temperature
+        teacher_log_p = tf.nn.log_softmax(teacher / t, axis=-1)  # (B, K)
+        student_log_p = tf.nn.log_softmax(logits / t, axis=-1)  # (B, K)
+        return t**2 * tf.reduce_sum(tf.exp(teacher_log_p) * (teacher_log_p - student_log_p), axis=-1)  # (B,)
+
+    # --- predicting (core.classifier) -------------------------------------------------------------------------------
+
+    def tidy_outputs(self, outputs: np.ndarray) -> np.ndarray:
+        """Rows renormalised to sum to 1 (a float32 softmax, or another runtime's, may miss by a rounding error)."""
+        return outputs / outputs.sum(axis=1, keepdims=True)
+
+    # --- model card (core.card) -------------------------------------------------------------------------------------
+
+    def card_scores(self, validation: dict[str, float], labels: list[str], thresholds: list[float] | None) -> str:
+        return f"Accuracy {validation['accuracy']:.4f}, macro-F1 {validation['macro_f1']:.4f}"

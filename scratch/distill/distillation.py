@@ -1,4 +1,4 @@
-"""What `scratch.run` trains with when `--teacher` is given: the transfer set's inputs, packed targets, the loss.
+"""What `scratch.train` trains with when `--teacher` is given: the transfer set's inputs, packed targets, the loss.
 
 `Distillation.check` refuses a bad teacher before the run directory exists; `label` then builds (or, on
 `--resume`, reads) the transfer set inside the unfinished run; `record` is run.json's `distillation`.
@@ -14,7 +14,7 @@ import numpy as np
 
 from core.data import TaskData
 from core.errors import UserError
-from core.tasks import REGRESSION, SINGLE_LABEL
+from core.record import RunRecord
 from scratch.args import DISTILLATION_DEFAULTS, ScratchArguments
 from scratch.distill.loss import DistillationLoss, gold_metrics, pack_targets
 from scratch.distill.teacher import check_teacher
@@ -24,7 +24,7 @@ from scratch.distill.transfer import TRANSFER_FILE, TransferSet, transfer_set
 @dataclass
 class Distillation:
     teacher_dir: Path
-    teacher_run: dict[str, Any]
+    teacher_run: RunRecord
     data: TaskData
     args: ScratchArguments
     transfer: TransferSet | None = None
@@ -33,7 +33,7 @@ class Distillation:
     def check(cls, args: ScratchArguments, data: TaskData) -> Distillation:
         """Reads and checks `--teacher` against `data` (raises `RunError` naming what differs), and the options
         against its kind."""
-        if data.problem_type == REGRESSION and args.temperature != DISTILLATION_DEFAULTS["temperature"]:
+        if data.kind.gives_values and args.temperature != DISTILLATION_DEFAULTS["temperature"]:
             raise UserError(
                 f"--temperature {args.temperature:g} softens class probabilities; a regression teacher's values are "
                 "learnt by squared error, at no temperature. Leave --temperature out."
@@ -55,18 +55,15 @@ class Distillation:
 
     def train_targets(self) -> np.ndarray:
         """The transfer set's packed targets (n, 2D + 1): the train split's gold targets, the teacher's, real."""
-        gold = self.data.targets("train")
-        if self.data.problem_type == SINGLE_LABEL:
-            gold = np.eye(len(self.data.labels), dtype=np.float32)[gold]  # (r, K)
-        return pack_targets(gold, self.transfer.teacher)
+        return pack_targets(self.data.targets("train"), self.transfer.teacher)
 
     def compiled(self) -> dict[str, Any]:
         """`scratch.train.compile_classifier`'s `loss` and `metrics`."""
-        problem, width = self.data.problem_type, self.data.num_outputs
+        kind, width = self.data.kind, self.data.num_outputs
         args = self.args
         return {
-            "loss": DistillationLoss(problem, width, args.distill_weight, args.temperature, args.label_smoothing),
-            "metrics": gold_metrics(problem, width),
+            "loss": DistillationLoss(kind, width, args.distill_weight, args.temperature, args.label_smoothing),
+            "metrics": gold_metrics(kind, width),
         }
 
     def record(self) -> dict[str, Any]:
@@ -74,10 +71,10 @@ class Distillation:
         headline = self.data.headline
         return {
             "teacher": str(self.teacher_dir),
-            "teacher_side": self.teacher_run["side"],
-            "teacher_created": self.teacher_run.get("created"),
-            "teacher_fingerprints": dict(self.teacher_run["data"]["fingerprints"]),
-            "teacher_validation": {headline: self.teacher_run["validation"][headline]},
+            "teacher_side": self.teacher_run.side,
+            "teacher_created": self.teacher_run.created,
+            "teacher_fingerprints": dict(self.teacher_run.data.fingerprints),
+            "teacher_validation": {headline: self.teacher_run.validation[headline]},
             "weight": self.args.distill_weight,
             "temperature": self.args.temperature,
             "augment": self.args.augment,

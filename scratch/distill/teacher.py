@@ -12,25 +12,22 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from core.classifier import Classifier, predict_in_batches
 from core.data import TaskData
-from core.rundir import RunError, check_teacher_splits, problem_type, read_run_json
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core.record import RunRecord, read_run
+from core.rundir import RunError, check_teacher_splits
 from core.translator import is_translation_run
 
 logger = logging.getLogger(__name__)
 
 CHUNK = 2048  # inputs per call to the teacher, between progress lines
-# What the teacher's outputs become in the transfer set, per kind (run.json `distillation.soft_targets`).
-SOFT_TARGETS = {SINGLE_LABEL: "log_probabilities", MULTI_LABEL: "log_odds", REGRESSION: "values"}
 
 
-def check_teacher(teacher_dir: str | Path, data: TaskData) -> dict[str, Any]:
-    """The teacher's run.json, once it is a finished classification run on `data`'s kind, labels and splits.
+def check_teacher(teacher_dir: str | Path, data: TaskData) -> RunRecord:
+    """The teacher's record, once it is a finished classification run on `data`'s kind, labels and splits.
 
     Raises:
         RunError: naming the teacher and, for a mismatch, both kinds, both label sets or both fingerprints.
@@ -41,48 +38,34 @@ def check_teacher(teacher_dir: str | Path, data: TaskData) -> dict[str, Any]:
             f"--teacher {teacher_dir} is a translation run; a teacher must be a classification run on this task."
         )
     try:
-        run = read_run_json(teacher_dir)
+        record = read_run(teacher_dir)
     except RunError as error:
         raise RunError(f"--teacher: {error}") from None
-    if problem_type(run) != data.problem_type:
+    if record.kind != data.kind:
         raise RunError(
-            f"--teacher {teacher_dir} was trained on a {problem_type(run)} task, but this run's data ({data.source}) "
-            f"is {data.problem_type}. Choose a teacher trained on the same task."
+            f"--teacher {teacher_dir} was trained on a {record.kind.name} task, but this run's data ({data.source}) "
+            f"is {data.kind.name}. Choose a teacher trained on the same task."
         )
-    theirs = list(run["data"]["labels"])
+    theirs = record.labels
     if theirs != list(data.labels):
         raise RunError(
             f"--teacher {teacher_dir} was trained on labels {theirs}, but this run's data ({data.source}) has "
             f"labels {list(data.labels)}. Choose a teacher trained on the same task."
         )
-    check_teacher_splits(teacher_dir, run["data"]["fingerprints"], data.fingerprints, data.source)
-    return run
-
-
-def soft_targets(outputs: np.ndarray, problem_type: str) -> np.ndarray:
-    """The teacher's outputs as the distillation loss reads them, (n, D): the log of its class probabilities (which
-    differ from its network's logits by a constant per row and so give the same tempered softmax), the log-odds of
-    its label probabilities (its network's logits), or its values (n, 1)."""
-    if problem_type == REGRESSION:
-        return np.asarray(outputs, np.float32).reshape(-1, 1)
-    tiny = np.finfo(np.float32).tiny
-    if problem_type == SINGLE_LABEL:
-        return np.log(np.maximum(outputs, tiny))
-    # float64: a probability within float32's rounding of 1 keeps its odds
-    outputs = np.asarray(outputs, np.float64)
-    return (np.log(np.maximum(outputs, tiny)) - np.log(np.maximum(1.0 - outputs, tiny))).astype(np.float32)
+    check_teacher_splits(teacher_dir, record.data.fingerprints, data.fingerprints, data.source)
+    return record
 
 
 def teacher_targets(classifier: Classifier, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
-    """The teacher's soft targets (n, D) for `texts` (and the pairs' second texts), in chunks of similar length
-    between progress lines."""
+    """The teacher's soft targets (n, D) for `texts` (and the pairs' second texts), what its kind makes of its outputs
+    (`Kind.soft_targets`), in chunks of similar length between progress lines."""
     start, done = time.perf_counter(), 0
-    regression = classifier.problem_type == REGRESSION
+    kind = classifier.kind
 
     def predict(rows: list[int]) -> np.ndarray:
         nonlocal done
         inputs = [texts[i] for i in rows], None if text_pairs is None else [text_pairs[i] for i in rows]
-        outputs = classifier.predict_values(*inputs) if regression else classifier.predict_proba(*inputs)
+        outputs = classifier.predict_values(*inputs) if kind.gives_values else classifier.predict_proba(*inputs)
         done += len(rows)
         logger.info(
             "Teacher labelled %d/%d inputs (%.0f per second)", done, len(texts), done / (time.perf_counter() - start)
@@ -91,4 +74,4 @@ def teacher_targets(classifier: Classifier, texts: list[str], text_pairs: list[s
 
     lengths = [len(text) + (0 if text_pairs is None else len(text_pairs[i])) for i, text in enumerate(texts)]
     outputs = predict_in_batches(predict, list(range(len(texts))), CHUNK, lengths=lengths)
-    return soft_targets(outputs, classifier.problem_type)
+    return kind.soft_targets(outputs)

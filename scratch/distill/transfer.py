@@ -24,8 +24,9 @@ import numpy as np
 
 from core.classifier import Classifier, load
 from core.data import TaskData
+from core.record import RunRecord
 from scratch.distill.augment import augment
-from scratch.distill.teacher import SOFT_TARGETS, teacher_targets
+from scratch.distill.teacher import teacher_targets
 
 logger = logging.getLogger(__name__)
 
@@ -88,11 +89,11 @@ def _from_json(saved: np.ndarray) -> Any:
     return json.loads(saved.tobytes().decode("utf-8"))
 
 
-def transfer_key(teacher_dir: Path, teacher_run: dict, data: TaskData, copies: int, seed: int) -> dict[str, Any]:
+def transfer_key(teacher_dir: Path, teacher_run: RunRecord, data: TaskData, copies: int, seed: int) -> dict[str, Any]:
     """What a transfer set depends on: the teacher (path and when it was written), the data, `--augment`, the seed."""
     return {
         "teacher": str(teacher_dir),
-        "teacher_created": teacher_run.get("created"),
+        "teacher_created": teacher_run.created,
         "fingerprints": dict(data.fingerprints),
         "augment": copies,
         "seed": seed,
@@ -109,14 +110,14 @@ def build_transfer_set(teacher: Classifier, data: TaskData, copies: int, seed: i
     seconds = time.perf_counter() - start
     logger.info("Teacher labelled %d inputs (%d augmented) in %.0f s", len(texts), len(texts) - len(real), seconds)
     return TransferSet(
-        texts, text_pairs, len(real), soft, {**key, "soft_targets": SOFT_TARGETS[data.problem_type]}, seconds
+        texts, text_pairs, len(real), soft, {**key, "soft_targets": data.kind.soft_targets_name}, seconds
     )
 
 
 def transfer_set(
     run_dir: Path,
     teacher_dir: Path,
-    teacher_run: dict,
+    teacher_run: RunRecord,
     data: TaskData,
     copies: int,
     seed: int,

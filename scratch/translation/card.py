@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from core import card
+from core.record import RunRecord
 
 
-def render_card(record: dict) -> str:
-    """The card's Markdown, from the run.json record alone."""
-    config, columns = record["model"]["config"], record["data"]["columns"]
+def render_card(record: RunRecord) -> str:
+    """The card's Markdown, from the run's record alone."""
+    config, columns = record.model.config, record.data.columns
     stacks = (
         f"{config['num_layers']} encoder and {config['num_layers']} decoder blocks"
         if config["arch"] == "encoder-decoder"
@@ -19,21 +20,21 @@ def render_card(record: dict) -> str:
         f"A Transformer ({config['arch']}) that translates `{columns['source']}` to `{columns['target']}`, trained "
         "from random initialisation (no pretraining) by `python -m scratch`."
     )
-    teacher = record.get("distillation")
+    teacher = record.distillation
     if teacher:
         intro += (
             f" It learned from the translations of the train sources by {teacher['description']}, not their references."
         )
     return card.render_card(
         record,
-        title=record["model"]["name"],
+        title=record.model.name,
         intro=intro,
         model=[
             f"- {stacks} ({config['norm']}-LN), d_model {config['d_model']}, {config['num_heads']} heads, "
             f"feed-forward {config['d_ff']} ({config['activation']}), dropout {config['dropout']}, "
             f"{'tied' if config['tie_embeddings'] else 'separate'} input and output embeddings",
-            f"- Joint SentencePiece vocabulary of {record['tokenizer']['vocab_size']:,} pieces "
-            f"(`{record['tokenizer']['file']}`), inside the saved model",
+            f"- Joint SentencePiece vocabulary of {record.tokenizer['vocab_size']:,} pieces "
+            f"(`{record.tokenizer['file']}`), inside the saved model",
         ],
         usage=[
             "or with TensorFlow alone, tokenisation and decoding inside the graph:",
@@ -50,6 +51,6 @@ def render_card(record: dict) -> str:
     )
 
 
-def write_card(run_dir: str | Path, record: dict) -> Path:
+def write_card(run_dir: str | Path, record: RunRecord) -> Path:
     """Writes `run_dir/README.md`."""
     return card.write_card(run_dir, render_card(record))

@@ -50,11 +50,11 @@ def measure(module, sources: list[str], split: PairSplit, beam: int, mbr: bool, 
 
 
 def score_split(args: BenchArguments, model, tokenizer, record) -> tuple[dict, PairSplit]:
-    options = dict(record["data"]["options"])
+    options = dict(record.data.options)
     if args.data_dir:
         options["data_dir"] = args.data_dir
     split = load_pairs(PairDataArguments(**options)).splits[args.split]
-    penalty = record["hyperparameters"].get("length_penalty", decoding.DEFAULT_LENGTH_PENALTY)
+    penalty = record.hyperparameters.get("length_penalty", decoding.DEFAULT_LENGTH_PENALTY)
     module = TranslationModule(model, tokenizer.model_proto, options["max_length"], penalty)
     result = {"split": args.split, "n": len(split), "length_penalty": penalty, "decodings": {}}
     for beam, mbr in args.settings():
@@ -75,7 +75,7 @@ def time_cache(args: BenchArguments, sources: list[str], model=None, tokenizer=N
     bias = model.output_projection.bias
     saved = tf.identity(bias)
     bias.assign(tf.tensor_scatter_nd_update(bias, [[EOS_ID]], [-1e9]))  # every sentence runs all its steps
-    max_length = record["data"]["options"]["max_length"]
+    max_length = record.data.options["max_length"]
     batch = encode_source(tokenizer, tf.constant(sources[: args.timing_batch]), max_length)
     spec = [tf.TensorSpec([None, None], tf.int32)]
     timings = {}

@@ -51,9 +51,16 @@ class TiedOutput(tf.keras.layers.Layer):
 
 
 class TranslationModel(tf.keras.Model):
-    """What both architectures share: the embedding, the output projection and the config round trip."""
+    """What both architectures share: the embedding, the output projection, the training loss and the config round
+    trip.
 
-    def __init__(self, config: TranslationConfig | dict, **kwargs):
+    Args:
+        config: the network's shape.
+        label_smoothing: of the training loss's targets (`masked_loss`); evaluation reports the unsmoothed
+            cross-entropy.
+    """
+
+    def __init__(self, config: TranslationConfig | dict, label_smoothing: float = 0.0, **kwargs):
         super().__init__(**kwargs)
         self.config = config if isinstance(config, TranslationConfig) else TranslationConfig(**config)
         c = self.config
@@ -63,7 +70,7 @@ class TranslationModel(tf.keras.Model):
             if c.tie_embeddings
             else tf.keras.layers.Dense(c.vocab_size, name="output_projection")
         )
-        self.label_smoothing = 0.0  # set by the trainer; evaluation reports the unsmoothed cross-entropy
+        self.label_smoothing = label_smoothing
         self.loss_tracker = tf.keras.metrics.Mean(name="loss")
         self.accuracy_tracker = tf.keras.metrics.Mean(name="accuracy")
 
@@ -131,7 +138,7 @@ class TranslationModel(tf.keras.Model):
         self(self.dummy_inputs())  # two inputs: Keras's recorded input shape cannot rebuild the model
 
     def get_config(self):
-        return {"config": self.config.to_dict(), "name": self.name}
+        return {"config": self.config.to_dict(), "label_smoothing": self.label_smoothing, "name": self.name}
 
     @classmethod
     def from_config(cls, config):
@@ -266,9 +273,9 @@ class DecoderOnly(TranslationModel):
         return self.logits(x)[:, 0], updated
 
 
-def build_model(config: TranslationConfig) -> TranslationModel:
-    """The model of `config.arch`, built on a dummy batch so that its weights exist."""
+def build_model(config: TranslationConfig, label_smoothing: float = 0.0) -> TranslationModel:
+    """The model of `config.arch` training with `label_smoothing`, built on a dummy batch so that its weights exist."""
     model_class = EncoderDecoder if config.arch == "encoder-decoder" else DecoderOnly
-    model = model_class(config, name=config.arch.replace("-", "_"))
+    model = model_class(config, label_smoothing=label_smoothing, name=config.arch.replace("-", "_"))
     model(model.dummy_inputs())
     return model

@@ -46,20 +46,20 @@ def check_teacher(teacher: str, beam: int, data: PairData, data_args: PairDataAr
         description = f"{bergamot.DESCRIPTION} {bergamot.version()}"
         return {"kind": "sequence-level", "teacher": bergamot.NAME, "description": description, "beam": None}
     try:
-        run = read_translation_run(teacher)
+        record = read_translation_run(teacher)
     except RunError as error:
         raise RunError(f"--teacher: {error} Give a finished translation run directory or {bergamot.NAME}.") from None
-    check_teacher_splits(teacher, run["data"]["fingerprints"], data.fingerprints, data.source)
-    if beam > 1 and run["model"]["arch"] != "encoder-decoder":
+    check_teacher_splits(teacher, record.data.fingerprints, data.fingerprints, data.source)
+    if beam > 1 and record.model.arch != "encoder-decoder":
         raise RunError(
-            f"--teacher {teacher} is a {run['model']['arch']} run, which decodes greedily only; pass --teacher-beam 1."
+            f"--teacher {teacher} is a {record.model.arch} run, which decodes greedily only; pass --teacher-beam 1."
         )
     return {
         "kind": "sequence-level",
         "teacher": str(Path(teacher).resolve()),
-        "description": f"{run['model']['name']} ({Path(teacher).name})",
-        "teacher_created": run.get("created"),
-        "teacher_validation": {"bleu": run["validation"]["bleu"], "chrf": run["validation"]["chrf"]},
+        "description": f"{record.model.name} ({Path(teacher).name})",
+        "teacher_created": record.created,
+        "teacher_validation": {"bleu": record.validation["bleu"], "chrf": record.validation["chrf"]},
         "beam": beam,
     }
 

@@ -4,7 +4,7 @@ The stages, in `train` order: load the shared parallel splits, train the joint S
 the train split, with `--teacher` replace the train targets by the teacher's translations
 (`scratch.translation.teacher`), tokenise once (or, with `--subword-alpha`, draw new segmentations every pass),
 stream batches of pairs of similar length by token count (`TokenBatchStream`), and fit with AdamW under the
-warmup / inverse-square-root schedule through `core.callbacks.fit`, as the classifiers train: validation after
+warmup / inverse-square-root schedule through `core.training.fit`, as the classifiers train: validation after
 every epoch (or every `--eval-steps`), scored by chrF++ of greedy translations (or the validation loss), early
 stopping with the best epoch's weights (or the average of the last epochs when it scores better), `--resume`
 through the backup. Then export `saved_model/` and write `run.json`.
@@ -20,12 +20,13 @@ import numpy as np
 import tensorflow as tf
 
 from core.args import RunArguments
-from core.callbacks import ValidationScore, fit, remove_training_state
 from core.pairs import PairData, PairDataArguments, load_pairs
-from core.record import RunContext, run_record
-from core.rundir import check_run_dir, finish_run, partial_path, start_run, write_run_json
+from core.record import RunContext, RunRecord, run_record, write_run
+from core.rundir import check_run_dir, finish_run, partial_path, start_run
 from core.runtime import is_chief, make_strategy, set_seed
 from core.tasks import TRANSLATION
+from core.training import TrainingConfig, fit, remove_training_state
+from core.training.callbacks import ValidationScore
 from core.translator import read_translation_run, translate_batches
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
 from scratch.translation.args import TranslationArguments
@@ -80,25 +81,14 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     validation_set = evaluation_dataset(config.arch, *validation_pairs, args.max_tokens)
     logger.info("Vocabulary %d pieces; %d training pairs", tokenizer.vocab_size, len(sources))
     with strategy.scope():
-        model = build_model(config)
-        model.label_smoothing = args.label_smoothing
+        model = build_model(config, label_smoothing=args.label_smoothing)
         model.compile(optimizer=make_optimizer(args, plan.total_steps, cooldown_steps))
     module = TranslationModule(model, proto, data_args.max_length, args.length_penalty)
     chrf = ValidationScore("val_chrf", lambda: validation_chrf(module, validation.sources, validation.targets))
     monitor, mode = ("val_chrf", "max") if args.early_stopping == "chrf" else ("val_loss", "min")
-    training = fit(
-        model,
-        stream.dataset(),
-        validation_set,
-        partial,
-        args,
-        plan,
-        stream.examples,
-        callbacks=[stream, *([chrf] if monitor == "val_chrf" else [])],
-        monitor=monitor,
-        mode=mode,
-        average_last=args.average_last,
-    )
+    training_config = TrainingConfig.from_arguments(args, plan, stream.examples, monitor, mode, args.average_last)
+    callbacks = [stream, *([chrf] if monitor == "val_chrf" else [])]
+    training = fit(model, stream.dataset(), validation_set, partial, training_config, callbacks=callbacks)
     model.save_weights(str(partial / WEIGHTS_DIR / WEIGHTS))  # the best epoch's, or the kept average
     hypotheses = translate_batches(module, validation.sources, beam=args.beam)
     scores = score(hypotheses, validation.targets)
@@ -115,10 +105,14 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
             "arch": config.arch,
             "config": config.to_dict(),
         },
-        data=data,
-        data_args=data_args,
+        data=data.describe(data_args),
+        options={
+            **args.to_dict(),
+            "cooldown_steps": cooldown_steps,
+            "max_length": data_args.max_length,
+            "seed": data_args.seed,
+        },
         run_args=run_args,
-        options={**args.to_dict(), "cooldown_steps": cooldown_steps},
         plan=plan,
         replicas=strategy.num_replicas_in_sync,
         training=training,
@@ -135,16 +129,16 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
             **({"distillation": distillation} if distillation is not None else {}),
         },
     )
-    write_card(partial, write_run_json(partial, run_record(context)))
+    write_card(partial, write_run(partial, run_record(context)))
     remove_training_state(partial)
     return finish_run(partial, run_args.output_dir, chief)
 
 
-def load_trained(run_dir: str | Path) -> tuple[TranslationModel, SubwordTokenizer, dict]:
-    """A finished run's Keras model (its kept weights), its tokenizer and its run.json, for Python-side use."""
+def load_trained(run_dir: str | Path) -> tuple[TranslationModel, SubwordTokenizer, RunRecord]:
+    """A finished run's Keras model (its kept weights), its tokenizer and its record, for Python-side use."""
     run_dir = Path(run_dir)
     record = read_translation_run(run_dir)
-    model = build_model(TranslationConfig(**record["model"]["config"]))
+    model = build_model(TranslationConfig(**record.model.config))
     model.load_weights(str(run_dir / WEIGHTS_DIR / WEIGHTS)).expect_partial()
     return model, SubwordTokenizer((run_dir / TOKENIZER_FILE).read_bytes()), record
 

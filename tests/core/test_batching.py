@@ -7,7 +7,7 @@ import numpy as np
 import tensorflow as tf
 
 from core.batching import length_buckets
-from core.budget import bucketed_steps
+from core.training.budget import bucketed_steps
 
 
 def test_batches_group_texts_between_two_boundaries_and_hold_each_once():

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from core.classifier import find_runs, load, predict_in_batches
-from core.rundir import RunError, write_run_json
+from core.record import write_run
+from core.rundir import RunError
 from tests.core.test_rundir import record
 
 
@@ -19,7 +20,7 @@ def test_load_refuses_a_missing_run(tmp_path: Path) -> None:
 def test_find_runs_expands_a_parent_directory(tmp_path: Path) -> None:
     for side in ("finetune", "scratch"):
         (tmp_path / side).mkdir()
-        write_run_json(tmp_path / side, record(side))
+        write_run(tmp_path / side, record(side))
     (tmp_path / "notes").mkdir()
     assert find_runs([tmp_path]) == [tmp_path / "finetune", tmp_path / "scratch"]
     assert find_runs([tmp_path / "scratch"]) == [tmp_path / "scratch"]

@@ -212,7 +212,19 @@ COMMANDS = {  # the command a user types -> how this test starts it
     "python -m compare bench": ["-m", "compare", "bench"],
     "python app.py": ["app.py"],
 }
-HEAVY = ("tensorflow", "transformers", "torch", "gradio", "evaluate", "datasets", "pandas", "sklearn", "matplotlib")
+# transformers' package is imported for its `HfArgumentParser` (its modules load lazily); its model code is heavy.
+TRANSFORMERS_MODELS = ("transformers.modeling_utils", "transformers.modeling_tf_utils")
+HEAVY = (
+    "tensorflow",
+    *TRANSFORMERS_MODELS,
+    "torch",
+    "gradio",
+    "evaluate",
+    "datasets",
+    "pandas",
+    "sklearn",
+    "matplotlib",
+)
 # Runs a command as `python ...` would, then reports which heavy libraries it imported: answering --help (or
 # refusing an option) must not wait for any of them.
 PROBE = textwrap.dedent(

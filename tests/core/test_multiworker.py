@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from core.rundir import read_run_json
+from core.record import read_run
 from core.translator import read_translation_run
 from tests.conftest import ROOT, separable_rows, write_csv
 from tests.scratch.translation.toy import toy_pairs, write_tsv
@@ -88,12 +88,12 @@ def test_two_workers_train_and_the_chief_writes_one_run(side: str, tmp_path: Pat
 
     if side == "translation":
         run = read_translation_run(output)
-        assert run["hyperparameters"]["strategy"] == "multiworker" and run["hyperparameters"]["replicas"] == 2
-        assert run["training"]["steps"] == 2 and (output / "saved_model").is_dir()
+        assert run.hyperparameters["strategy"] == "multiworker" and run.hyperparameters["replicas"] == 2
+        assert run.training.steps == 2 and (output / "saved_model").is_dir()
     else:
-        run = read_run_json(output)
-        assert run["hyperparameters"]["strategy"] == "multiworker"
-        assert run["hyperparameters"]["replicas"] == 2
-        assert run["training"]["epochs_run"] >= 1 and run["validation"]["accuracy"] > 0
+        run = read_run(output)
+        assert run.hyperparameters["strategy"] == "multiworker"
+        assert run.hyperparameters["replicas"] == 2
+        assert run.training.epochs_run >= 1 and run.validation["accuracy"] > 0
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("run")) == ["run"]  # no .partial
     assert not [p for p in scratch_space.iterdir() if p.name.startswith("textcls-worker-")]  # removed by worker 1

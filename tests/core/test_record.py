@@ -10,12 +10,12 @@ import pytest
 import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
-from core.budget import TrainingPlan
 from core.data import load_task
 from core.pairs import PairDataArguments, load_pairs
-from core.record import RunContext, count_params, run_record
-from core.rundir import RunError, read_run_json, write_run_json
+from core.record import RunContext, count_params, read_run, run_record, write_run
+from core.rundir import RunError
 from core.tasks import TRANSLATION
+from core.training.budget import TrainingPlan
 from core.translator import read_translation_run
 from tests.conftest import separable_rows, write_csv
 from tests.scratch.translation.toy import toy_pairs, write_tsv
@@ -37,16 +37,18 @@ def test_parameters_are_counted_over_every_weight_and_over_the_trainable_ones():
     assert count_params(model) == (16 + 16 + 10, 8 + 10)
 
 
-def context(tmp_path: Path, **changes) -> RunContext:
-    data_args = DataArguments(train_file=str(write_csv(tmp_path / "train.csv", separable_rows(60))), max_length=16)
+def context(tmp_path: Path, data_args=None, **changes) -> RunContext:
+    data_args = data_args or DataArguments(
+        train_file=str(write_csv(tmp_path / "train.csv", separable_rows(60))), max_length=16
+    )
+    loaded = load_task(data_args) if isinstance(data_args, DataArguments) else load_pairs(data_args)
     fields = {
         "side": "scratch",
         "model": network(),
         "model_fields": {"name": "net", "source": "random"},
-        "data": load_task(data_args),
-        "data_args": data_args,
+        "data": loaded.describe(data_args),
         "run_args": RunArguments(output_dir=str(tmp_path / "run"), strategy="default"),
-        "options": {"epochs": None, "batch_size": 8, "max_steps": 30},
+        "options": {"epochs": None, "batch_size": 8, "max_steps": 30, "max_length": 16, "seed": 42},
         "plan": TrainingPlan(steps_per_epoch=7, epochs=5, total_steps=30),
         "replicas": 1,
         "training": TRAINING,
@@ -57,22 +59,23 @@ def context(tmp_path: Path, **changes) -> RunContext:
 
 
 def test_the_record_is_built_from_the_context_and_read_back_as_written(tmp_path):
-    given = context(tmp_path)
-    record = run_record(given)
-    assert record["model"] == {"name": "net", "source": "random", "params": 42, "trainable_params": 18}
-    assert record["hyperparameters"] == {
+    data_args = DataArguments(train_file=str(write_csv(tmp_path / "train.csv", separable_rows(60))), max_length=16)
+    given = context(tmp_path, data_args)
+    body = run_record(given)
+    assert body["model"] == {"name": "net", "source": "random", "params": 42, "trainable_params": 18}
+    assert body["hyperparameters"] == {
         "epochs": 5, "batch_size": 8, "max_steps": 30, "max_length": 16, "seed": 42, "strategy": "default",
         "replicas": 1, "steps_per_epoch": 7, "total_steps": 30,
     }  # fmt: skip
-    assert record["data"] == given.data.describe(given.data_args)
-    assert (record["side"], record["task_kind"], record["serving"]) == (
+    assert body["data"] == load_task(data_args).describe(data_args)
+    assert (body["side"], body["task_kind"], body["serving"]) == (
         "scratch",
         "classification",
         {"runtime": "tensorflow"},
     )
-    written = write_run_json(tmp_path, record)
-    assert read_run_json(tmp_path) == written == json.loads((tmp_path / "run.json").read_text())
-    assert written["schema_version"] == 1 and "sacrebleu" not in written["environment"]
+    written = write_run(tmp_path, body)
+    assert read_run(tmp_path).to_json() == written.to_json() == json.loads((tmp_path / "run.json").read_text())
+    assert written.schema_version == 1 and "sacrebleu" not in written.environment
 
 
 def test_a_translation_record_is_checked_by_its_own_schema_and_records_its_packages(tmp_path):
@@ -81,26 +84,25 @@ def test_a_translation_record_is_checked_by_its_own_schema_and_records_its_packa
     )
     given = context(
         tmp_path,
+        data_args,
         task_kind=TRANSLATION,
-        data=load_pairs(data_args),
-        data_args=data_args,
         model_fields={"name": "scratch-encoder-decoder", "source": "trained from scratch"},
         validation={"bleu": 10.0, "chrf": 30.0},
     )
-    with pytest.raises(RunError, match="'model' lacks arch"):
-        write_run_json(tmp_path, run_record(given))
+    with pytest.raises(RunError, match="lacks model.arch"):
+        write_run(tmp_path, run_record(given))
     assert not (tmp_path / "run.json").exists()  # nothing half-right is written
     given.model_fields["arch"] = "encoder-decoder"
-    written = write_run_json(tmp_path, run_record(given))
-    assert read_translation_run(tmp_path) == written
-    assert {"tensorflow-text", "sentencepiece", "sacrebleu"} <= set(written["environment"])
-    with pytest.raises(RunError, match="is a 'translation' run, not a classification run"):
-        read_run_json(tmp_path)
+    written = write_run(tmp_path, run_record(given))
+    assert read_translation_run(tmp_path).to_json() == written.to_json()
+    assert {"tensorflow-text", "sentencepiece", "sacrebleu"} <= set(written.environment)
+    with pytest.raises(RunError, match="is a translation run of the scratch side, not a classification run"):
+        read_run(tmp_path)
 
 
 def test_a_classification_record_without_a_task_kind_still_reads(tmp_path):
-    record = write_run_json(tmp_path, run_record(context(tmp_path)))
-    del record["task_kind"]  # as written before every record named its kind
-    (tmp_path / "run.json").write_text(json.dumps(record))
-    assert read_run_json(tmp_path)["validation"] == {"accuracy": 0.5, "macro_f1": 0.4}
-    assert np.isclose(read_run_json(tmp_path, kind=None)["training"]["seconds"], 1.0)
+    body = write_run(tmp_path, run_record(context(tmp_path))).to_json()
+    del body["task_kind"]  # as written before every record named its kind
+    (tmp_path / "run.json").write_text(json.dumps(body))
+    assert read_run(tmp_path).validation == {"accuracy": 0.5, "macro_f1": 0.4}
+    assert np.isclose(read_run(tmp_path, task_kind=None).training.seconds, 1.0)

@@ -5,16 +5,15 @@ from pathlib import Path
 
 import pytest
 
+from core.record import read_run, write_run
 from core.rundir import (
     RunError,
     UnfinishedRun,
     check_run_dir,
     finish_run,
     partial_path,
-    read_run_json,
     replace_dir,
     start_run,
-    write_run_json,
 )
 
 
@@ -33,11 +32,11 @@ def test_a_run_appears_only_when_finished(tmp_path: Path) -> None:
     out = tmp_path / "run"
     partial = start_run(out)
     assert partial == partial_path(out) and partial.is_dir() and not out.exists()
-    write_run_json(partial, record())
+    write_run(partial, record())
     finish_run(partial, out)
     assert not partial.exists()
-    loaded = read_run_json(out)
-    assert loaded["schema_version"] == 1 and loaded["environment"]["python"]
+    loaded = read_run(out)
+    assert loaded.schema_version == 1 and loaded.environment["python"]
 
 
 def test_existing_output_is_refused_unless_overwrite(tmp_path: Path) -> None:
@@ -47,7 +46,7 @@ def test_existing_output_is_refused_unless_overwrite(tmp_path: Path) -> None:
         start_run(out)
     (out / "old.txt").write_text("old")
     partial = start_run(out, overwrite=True)
-    write_run_json(partial, record())
+    write_run(partial, record())
     finish_run(partial, out)
     assert not (out / "old.txt").exists() and (out / "run.json").is_file()
 
@@ -127,18 +126,18 @@ def test_unfinished_run_cannot_be_finished_or_loaded(tmp_path: Path) -> None:
     with pytest.raises(RunError, match="has no run.json"):
         finish_run(partial, out)
     with pytest.raises(RunError, match=r"does not exist. An unfinished run is in .*run.partial.*--resume"):
-        read_run_json(out)
+        read_run(out)
 
 
 def test_incomplete_run_json_names_what_is_missing(tmp_path: Path) -> None:
     broken = record()
     del broken["training"]["history"]
     (tmp_path / "run.json").write_text(json.dumps({"schema_version": 1, "environment": {}, **broken}))
-    with pytest.raises(RunError, match="'training' lacks history"):
-        read_run_json(tmp_path)
+    with pytest.raises(RunError, match="lacks training.history"):
+        read_run(tmp_path)
     (tmp_path / "run.json").write_text("{not json")
     with pytest.raises(RunError, match="not valid JSON"):
-        read_run_json(tmp_path)
+        read_run(tmp_path)
 
 
 def test_a_classification_run_read_as_a_translation_run_is_named_as_such(tmp_path: Path) -> None:
@@ -148,8 +147,8 @@ def test_a_classification_run_read_as_a_translation_run_is_named_as_such(tmp_pat
     with pytest.raises(RunError) as refused:
         read_translation_run(tmp_path)
     assert str(refused.value) == (
-        f"{tmp_path / 'run.json'} is a classification run of the scratch side, not a translation run; give a run "
-        "trained on a translation task."
+        f"{tmp_path / 'run.json'} is a classification run of the scratch side, not a translation run; give a "
+        "translation run."
     )
 
 
@@ -157,7 +156,7 @@ def test_a_finished_run_keeps_no_resume_file(tmp_path: Path) -> None:
     out = tmp_path / "run"
     partial = start_run(out, keep={"data": {"train": "ab12"}})
     assert (partial / "resume.json").is_file()
-    write_run_json(partial, record())
+    write_run(partial, record())
     finish_run(partial, out)
     assert not (out / "resume.json").exists() and (out / "run.json").is_file()
 

@@ -15,7 +15,7 @@ import pytest
 from core.args import DataArguments
 from core.classifier import load
 from core.data import load_task
-from core.rundir import read_run_json
+from core.record import read_run
 from finetune.__main__ import main
 from tests.conftest import NEGATIVE, POSITIVE
 
@@ -113,7 +113,7 @@ def fresh_process_probabilities(
 def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
     exported: Path, base_run: Path, tmp_path: Path
 ) -> None:
-    options = read_run_json(base_run)["data"]["options"]
+    options = read_run(base_run).data.options
     texts = TEXTS + load_task(DataArguments(**options)).texts("test")  # the run's whole test split among them
     expected = load(base_run).predict_proba(texts)
     served = fresh_process_probabilities(exported, texts, tmp_path)
@@ -128,7 +128,7 @@ def test_the_onnx_files_serve_the_classifier_s_probabilities_with_neither_tensor
 ) -> None:
     classifier = load(base_run)
     assert classifier.runtime == "onnxruntime"
-    options = read_run_json(base_run)["data"]["options"]
+    options = read_run(base_run).data.options
     texts = TEXTS + load_task(DataArguments(**options)).texts("test")  # the run's whole test split among them
     expected = classifier.predict_proba(texts)
     served = fresh_process_probabilities(exported, texts, tmp_path, FRESH_ONNX_PROCESS)
@@ -170,15 +170,15 @@ def test_the_onnx_tokenizer_file_gives_the_run_s_ids_on_awkward_text(tmp_path: P
 
 @pytest.mark.slow  # the module's export of the tiny run
 def test_export_json_records_both_variants_accuracy_on_the_test_split(exported: Path, base_run: Path) -> None:
-    run = read_run_json(base_run)
+    run = read_run(base_run)
     record = json.loads((exported / "export.json").read_text())
-    assert (exported / "labels.txt").read_text().splitlines() == run["data"]["labels"] == record["labels"]
+    assert (exported / "labels.txt").read_text().splitlines() == run.data.labels == record["labels"]
     assert record["side"] == "finetune" and record["max_length"] == 16
     assert record["float"]["path"] == "saved_model" and record["int8"]["path"] == "model_int8.tflite"
     assert record["int8"]["bytes"] == (exported / "model_int8.tflite").stat().st_size
     assert not (exported.parent / "export.partial").exists()
 
-    task = load_task(DataArguments(**run["data"]["options"]))
+    task = load_task(DataArguments(**run.data.options))
     predicted = load(base_run).predict_proba(task.texts("test")).argmax(axis=1)
     test = record["test"]
     assert test["n"] == len(task.texts("test"))

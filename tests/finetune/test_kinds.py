@@ -17,10 +17,11 @@ from scipy.stats import pearsonr, spearmanr
 from sklearn.metrics import accuracy_score, f1_score, hamming_loss, mean_absolute_error, mean_squared_error
 
 from core.args import DataArguments
-from core.classifier import decide, load
+from core.classifier import load
 from core.data import load_task
 from core.multilabel import choose_thresholds
-from core.rundir import partial_path, read_run_json
+from core.record import read_run
+from core.rundir import partial_path
 from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from finetune.__main__ import main
 from tests.conftest import built_once
@@ -53,7 +54,7 @@ def kind_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, bool]
 
 
 def validation_split(run: dict) -> tuple[list[str], list[str] | None, np.ndarray]:
-    task = load_task(DataArguments(**run["data"]["options"]))
+    task = load_task(DataArguments(**run.data.options))
     return task.texts("validation"), task.text_pairs("validation"), task.targets("validation")
 
 
@@ -66,55 +67,55 @@ def outputs(classifier, texts: list[str], pairs: list[str] | None) -> np.ndarray
 @pytest.mark.parametrize("case", CASES, ids=case_name)
 def test_each_run_records_its_kind_its_headline_and_its_thresholds(kind_runs, case) -> None:
     problem, pairs = case
-    run = read_run_json(kind_runs[case])
-    data, headline = run["data"], HEADLINES[problem]
-    assert (data["problem_type"], data["headline_metric"]) == (problem, headline)
-    assert data["text_pair_column"] == ("sentence2" if pairs else None)
-    assert run["training"]["early_stopping"] == {"monitor": f"val_{headline}", "mode": "max"}
-    history = run["training"]["history"]
+    run = read_run(kind_runs[case])
+    data, headline = run.data, HEADLINES[problem]
+    assert (data.problem_type, data.headline_metric) == (problem, headline)
+    assert data.text_pair_column == ("sentence2" if pairs else None)
+    assert run.training.early_stopping == {"monitor": f"val_{headline}", "mode": "max"}
+    history = run.training.history
     best = max(history, key=lambda row: (row[f"val_{headline}"], -row["epoch"]))
-    assert run["training"]["best_epoch"] == best["epoch"]
+    assert run.training.best_epoch == best["epoch"]
     assert ("val_accuracy" in history[0]) == (problem == SINGLE_LABEL)
     expected = {
         SINGLE_LABEL: {"loss", "accuracy", "macro_f1"},
         MULTI_LABEL: {"loss", "macro_f1", "micro_f1", "subset_accuracy", "hamming_loss"},
         REGRESSION: {"loss", "spearman", "pearson", "mse", "mae"},
     }[problem]
-    assert set(run["validation"]) == expected
+    assert set(run.validation) == expected
     if problem == MULTI_LABEL:
-        assert data["labels"] == ["negative", "positive"] and len(run["thresholds"]) == 2
+        assert data.labels == ["negative", "positive"] and len(run.thresholds) == 2
     else:
-        assert run["thresholds"] is None
+        assert run.thresholds is None
     config = json.loads((kind_runs[case] / "config.json").read_text())
     assert config["problem_type"] == problem  # what from_pretrained rebuilds
-    assert len(config["id2label"]) == (1 if problem == REGRESSION else len(data["labels"]))
-    assert run["serving"] == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
+    assert len(config["id2label"]) == (1 if problem == REGRESSION else len(data.labels))
+    assert run.serving == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     card = (kind_runs[case] / "README.md").read_text()
-    assert f"{run['validation'][headline]:.4f}" in card and f"val_{headline}" in card
+    assert f"{run.validation[headline]:.4f}" in card and f"val_{headline}" in card
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_name)
 def test_validation_scores_and_thresholds_equal_an_independent_computation(kind_runs, case) -> None:
     problem, pairs = case
     classifier = load(kind_runs[case])
-    run = classifier.run
+    run = classifier.record
     texts, text_pairs, gold = validation_split(run)
     got = outputs(classifier, texts, text_pairs)
-    scores = run["validation"]
+    scores = run.validation
     if problem == SINGLE_LABEL:
         predicted = got.argmax(axis=1)
         assert scores["accuracy"] == pytest.approx(accuracy_score(gold, predicted))
         assert scores["macro_f1"] == pytest.approx(f1_score(gold, predicted, average="macro", labels=[0, 1]))
         assert scores["loss"] == pytest.approx(-np.log(got[np.arange(len(gold)), gold]).mean(), rel=1e-5)
     elif problem == MULTI_LABEL:
-        np.testing.assert_allclose(run["thresholds"], choose_thresholds(got, gold), atol=1e-6)
-        assert classifier.thresholds == run["thresholds"]
-        chosen = got >= np.array(run["thresholds"])
+        np.testing.assert_allclose(run.thresholds, choose_thresholds(got, gold), atol=1e-6)
+        assert classifier.thresholds == run.thresholds
+        chosen = got >= np.array(run.thresholds)
         assert scores["macro_f1"] == pytest.approx(f1_score(gold, chosen, average="macro", zero_division=0))
         assert scores["micro_f1"] == pytest.approx(f1_score(gold, chosen, average="micro", zero_division=0))
         assert scores["hamming_loss"] == pytest.approx(hamming_loss(gold, chosen))
         assert scores["subset_accuracy"] == pytest.approx(accuracy_score(gold, chosen))
-        np.testing.assert_array_equal(decide(classifier, got), chosen)
+        np.testing.assert_array_equal(classifier.kind.decide(got, classifier.thresholds), chosen)
     else:
         assert got.shape == (len(texts),) and got.dtype == np.float32
         gold64, got64 = gold.astype(np.float64), got.astype(np.float64)  # SciPy computes in its inputs' precision
@@ -133,7 +134,7 @@ def test_load_gives_the_outputs_of_plain_transformers(kind_runs, case) -> None:
     problem, pairs = case
     classifier = load(kind_runs[case])
     assert (classifier.problem_type, classifier.has_pairs) == case
-    texts, text_pairs, _ = validation_split(classifier.run)
+    texts, text_pairs, _ = validation_split(classifier.record)
     tokenizer = AutoTokenizer.from_pretrained(kind_runs[case])
     model = TFAutoModelForSequenceClassification.from_pretrained(kind_runs[case])
     batch = tokenizer(texts, text_pairs, padding=True, truncation=True, max_length=16, return_tensors="tf")
@@ -238,7 +239,7 @@ def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflo
     assert record["thresholds"] == classifier.thresholds
     assert (export_dir / "labels.txt").is_file() == (problem != REGRESSION)
 
-    task = load_task(DataArguments(**classifier.run["data"]["options"]))
+    task = load_task(DataArguments(**classifier.record.data.options))
     texts, pairs = task.texts("test"), task.text_pairs("test")
     texts += ["", "wonderful and moving and a great film and superb acting and a joy to watch"]  # cut longest_first
     pairs += ["a dull mess", "boring and far too long and i hated it and a waste of time and terrible acting"]
@@ -254,7 +255,10 @@ def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflo
     np.testing.assert_allclose(served["float"], expected, atol=1e-4)
     assert served["int8"].shape == expected.shape
     if problem == SINGLE_LABEL:
-        np.testing.assert_array_equal(decide(classifier, served["float"]), decide(classifier, expected))
+        np.testing.assert_array_equal(
+            classifier.kind.decide(served["float"], classifier.thresholds),
+            classifier.kind.decide(expected, classifier.thresholds),
+        )
     np.testing.assert_allclose(load_onnx(export_dir, "float")(texts, pairs), expected, atol=1e-4)
 
     headline = HEADLINES[problem]
@@ -276,7 +280,7 @@ def test_a_pair_regression_run_is_served_through_its_checked_onnx_model(tmp_path
     train = write_kind_csv(tmp_path / "train.csv", REGRESSION, pairs=True)
     output = train_tiny_run(tmp_path / "run", train, epochs=1, **kind_options(REGRESSION, True))
     onnx = load(output)
-    assert onnx.runtime == "onnxruntime" and onnx.run["serving"]["max_abs_difference"] <= 1e-4
-    texts, pairs, _ = validation_split(onnx.run)
-    tensorflow = load_finetuned(output, onnx.run, runtime="tensorflow")
+    assert onnx.runtime == "onnxruntime" and onnx.record.serving["max_abs_difference"] <= 1e-4
+    texts, pairs, _ = validation_split(onnx.record)
+    tensorflow = load_finetuned(output, onnx.record, runtime="tensorflow")
     np.testing.assert_allclose(onnx.predict_values(texts, pairs), tensorflow.predict_values(texts, pairs), atol=1e-4)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.classifier import load
-from core.rundir import read_run_json
+from core.record import read_run
 from finetune.args import FinetuneArguments
 from tests.conftest import NEGATIVE, POSITIVE
 from tests.finetune.tiny import train_tiny_run
@@ -22,15 +22,15 @@ def mean_run(runs_dir: Path, train_file: Path) -> Path:
 
 @pytest.mark.slow
 def test_the_run_records_mean_pooling_and_saves_no_pooler(mean_run: Path) -> None:
-    run = read_run_json(mean_run)
-    assert run["hyperparameters"]["pooling"] == "mean"
-    assert run["model"]["architecture"] == "TFBertMeanPooledForSequenceClassification"
+    run = read_run(mean_run)
+    assert run.hyperparameters["pooling"] == "mean"
+    assert run.model.architecture == "TFBertMeanPooledForSequenceClassification"
     config = json.loads((mean_run / "config.json").read_text())
     assert config["model_type"] == "textcls-bert-mean"
     classifier = load(mean_run)
     assert not any("pooler" in w.name for w in classifier.model.weights)
-    assert run["model"]["params"] == classifier.model.count_params()
-    assert run["serving"]["runtime"] == "onnxruntime"  # the converter's process loads the registered type too
+    assert run.model.params == classifier.model.count_params()
+    assert run.serving["runtime"] == "onnxruntime"  # the converter's process loads the registered type too
 
 
 @pytest.mark.slow  # a mean-pooled tiny run

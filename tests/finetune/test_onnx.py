@@ -11,7 +11,8 @@ import pytest
 
 from core.classifier import load
 from core.onnx import MAX_DIFFERENCE, check
-from core.rundir import RunError, read_run_json
+from core.record import read_run
+from core.rundir import RunError
 from finetune.predict import load as load_side
 from tests.conftest import NEGATIVE, POSITIVE
 from tests.finetune.tiny import train_tiny_run
@@ -21,8 +22,8 @@ TEXTS = [*POSITIVE, *NEGATIVE, "", "not", "a great film and a dull mess " * 4]
 
 
 def test_a_finished_run_is_served_through_its_checked_onnx_model(base_run: Path) -> None:
-    run = read_run_json(base_run)
-    serving = run["serving"]
+    run = read_run(base_run)
+    serving = run.serving
     assert serving["runtime"] == "onnxruntime" and (base_run / serving["file"]).is_file()
     assert serving["checked_on"] == "validation" and serving["label_agreement"] == 1.0
     assert 0 <= serving["max_abs_difference"] <= MAX_DIFFERENCE
@@ -36,14 +37,14 @@ def test_a_finished_run_is_served_through_its_checked_onnx_model(base_run: Path)
     # One text at a time (no padding) gives what the padded batches gave.
     alone = np.concatenate([served.predict_proba([text]) for text in TEXTS])
     np.testing.assert_allclose(alone, expected, atol=1e-5)
-    assert served.model.count_params() == run["model"]["params"]  # the TF model is still there, loaded on use
+    assert served.model.count_params() == run.model.params  # the TF model is still there, loaded on use
 
 
 @pytest.mark.slow
 def test_a_run_trained_with_no_onnx_is_served_through_tensorflow(runs_dir: Path, train_file: Path) -> None:
     run_dir = train_tiny_run(runs_dir / "no-onnx", train_file, epochs=1, no_onnx=True)
     assert not (run_dir / "model.onnx").exists()
-    assert read_run_json(run_dir)["serving"] == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
+    assert read_run(run_dir).serving == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     assert load(run_dir).runtime == "tensorflow"
 
 

@@ -38,7 +38,7 @@ def test_one_epoch_on_1000_sst2_rows_beats_chance_clearly(data_dir: Path, tmp_pa
     classifier = load(output)
     test = pd.read_csv(sst2 / "test.csv").head(500)
     predicted = classifier.predict_proba(test["text"].tolist()).argmax(axis=1)
-    assert classifier.run["data"]["splits"] == {"train": 1000, "validation": 300, "test": 1821}
+    assert classifier.record.data.splits == {"train": 1000, "validation": 300, "test": 1821}
     assert classifier.labels == ["negative", "positive"] and classifier.runtime == "tensorflow"
     assert (predicted == test["label"].to_numpy()).mean() >= 0.75
 
@@ -58,16 +58,16 @@ def test_ten_steps_on_200_stsb_pairs_run_the_pair_regression_path_on_real_data(d
         "--no-onnx", "--output-dir", str(output),
     ])  # fmt: skip
     model = load(output)
-    run = model.run
+    run = model.record
     assert (model.problem_type, model.has_pairs, model.labels, model.thresholds) == ("regression", True, [], None)
-    assert run["data"]["text_pair_column"] == "sentence2" and run["data"]["splits"]["train"] == 200
-    assert run["training"]["steps"] == 10 and run["training"]["early_stopping"]["monitor"] == "val_spearman"
-    task = load_task(DataArguments(**run["data"]["options"]))
+    assert run.data.text_pair_column == "sentence2" and run.data.splits["train"] == 200
+    assert run.training.steps == 10 and run.training.early_stopping["monitor"] == "val_spearman"
+    task = load_task(DataArguments(**run.data.options))
     assert len(task.texts("validation")) == 300
     values = model.predict_values(task.texts("validation"), task.text_pairs("validation"))
     assert values.shape == (len(task.texts("validation")),) and np.isfinite(values).all()
     gold = task.targets("validation")
-    assert run["validation"]["spearman"] == pytest.approx(spearmanr(gold, values).statistic, abs=1e-6)
+    assert run.validation["spearman"] == pytest.approx(spearmanr(gold, values).statistic, abs=1e-6)
     # ten steps from a head that outputs about 0 already move the values toward the 0..5 scores
-    assert run["validation"]["mse"] == pytest.approx(np.mean((values - gold) ** 2), rel=1e-5)
-    assert run["validation"]["mse"] < 0.8 * np.mean(gold.astype(np.float64) ** 2)
+    assert run.validation["mse"] == pytest.approx(np.mean((values - gold) ** 2), rel=1e-5)
+    assert run.validation["mse"] < 0.8 * np.mean(gold.astype(np.float64) ** 2)

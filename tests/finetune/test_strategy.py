@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.rundir import read_run_json
+from core.record import read_run
 from tests.conftest import ROOT
 
 SCRIPT = textwrap.dedent(
@@ -24,13 +24,13 @@ SCRIPT = textwrap.dedent(
     cpu = tf.config.list_physical_devices("CPU")[0]
     tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
 
-    from core.rundir import read_run_json
+    from core.record import read_run
     from core.runtime import make_strategy
     from tests.finetune.tiny import train_tiny_run
 
-    run = read_run_json(train_tiny_run(Path(sys.argv[1]), Path(sys.argv[2]), strategy="mirrored"))
+    run = read_run(train_tiny_run(Path(sys.argv[1]), Path(sys.argv[2]), strategy="mirrored"))
     multiworker = make_strategy("multiworker")
-    print(json.dumps({"replicas": run["hyperparameters"]["replicas"], "validation": run["validation"],
+    print(json.dumps({"replicas": run.hyperparameters["replicas"], "validation": run.validation,
                       "multiworker": isinstance(multiworker, tf.distribute.MultiWorkerMirroredStrategy)}))
     """
 )
@@ -52,5 +52,5 @@ def test_mirrored_matches_one_device_and_multiworker_constructs(base_run: Path, 
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["replicas"] == 2
     assert result["multiworker"] is True
-    single = read_run_json(base_run)["validation"]["accuracy"]
+    single = read_run(base_run).validation["accuracy"]
     assert abs(result["validation"]["accuracy"] - single) <= 0.01

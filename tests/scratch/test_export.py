@@ -15,9 +15,9 @@ from scipy.stats import spearmanr
 from sklearn.metrics import f1_score
 
 from core.args import DataArguments
-from core.classifier import decide, load
+from core.classifier import load
 from core.data import load_task
-from core.rundir import read_run_json
+from core.record import read_run
 from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from scratch.__main__ import main
 from tests.conftest import NEGATIVE, POSITIVE
@@ -66,21 +66,21 @@ def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
 
 
 def test_export_json_records_the_float_accuracy_and_why_there_is_no_int8(exported: Path, tiny_run: Path) -> None:
-    run = read_run_json(tiny_run)
+    run = read_run(tiny_run)
     record = json.loads((exported / "export.json").read_text())
-    assert (exported / "labels.txt").read_text().splitlines() == run["data"]["labels"]
+    assert (exported / "labels.txt").read_text().splitlines() == run.data.labels
     assert record["int8"] is None and "TFLite" in record["int8_note"]
     assert not (exported / "model_int8.tflite").exists()
-    task = load_task(DataArguments(**run["data"]["options"]))
+    task = load_task(DataArguments(**run.data.options))
     predicted = load(tiny_run).predict_proba(task.texts("test")).argmax(axis=1)
     assert record["test"]["float_accuracy"] == pytest.approx(np.mean(predicted == task.label_ids("test")))
 
 
 def test_a_finetune_run_is_sent_to_its_own_side(tiny_run: Path, tmp_path: Path, capsys) -> None:
-    record = read_run_json(tiny_run)
+    record = read_run(tiny_run)
     other = tmp_path / "other"
     other.mkdir()
-    (other / "run.json").write_text(json.dumps({**record, "side": "finetune"}))
+    (other / "run.json").write_text(json.dumps({**record.to_json(), "side": "finetune"}))
     with pytest.raises(SystemExit):
         main(["export", str(other), "--output-dir", str(tmp_path / "out")])
     assert "export it with python -m finetune export" in capsys.readouterr().err
@@ -107,13 +107,13 @@ def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_ru
     model = load(run_dir)
     record = json.loads((output / "export.json").read_text())
     assert (record["problem_type"], record["inputs"], record["output"]) == (problem_type, ["text", "text_pair"], name)
-    assert record["thresholds"] == model.thresholds
-    test = load_task(DataArguments(**model.run["data"]["options"]))
+    assert record.thresholds == model.thresholds
+    test = load_task(DataArguments(**model.record.data.options))
     inputs, gold = (test.texts("test"), test.text_pairs("test")), test.targets("test")
     expected = {  # the test split's headline, from the run's own outputs
-        SINGLE_LABEL: lambda: np.mean(decide(model, model.predict_proba(*inputs)) == gold),
+        SINGLE_LABEL: lambda: np.mean(model.kind.decide(model.predict_proba(*inputs), model.thresholds) == gold),
         MULTI_LABEL: lambda: f1_score(
-            gold, decide(model, model.predict_proba(*inputs)), average="macro", zero_division=0
+            gold, model.kind.decide(model.predict_proba(*inputs), model.thresholds), average="macro", zero_division=0
         ),
         REGRESSION: lambda: spearmanr(gold, model.predict_values(*inputs)).statistic,
     }[problem_type]()
@@ -125,5 +125,7 @@ def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_ru
         return
     probabilities = model.predict_proba(texts, pairs)
     np.testing.assert_allclose(served, probabilities, atol=1e-4)
-    np.testing.assert_array_equal(decide(model, served), decide(model, probabilities))  # the same labels
+    np.testing.assert_array_equal(
+        model.kind.decide(served, model.thresholds), model.kind.decide(probabilities, model.thresholds)
+    )  # the same labels
     assert (output / "labels.txt").read_text().splitlines() == model.labels

@@ -13,7 +13,7 @@ from sklearn.metrics import f1_score, mean_squared_error
 from core.args import DataArguments
 from core.classifier import load
 from core.data import load_task
-from core.rundir import read_run_json
+from core.record import read_run
 from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from scratch import predict
 from scratch.distill.transfer import TRANSFER_FILE, TransferSet
@@ -30,41 +30,41 @@ LONG = "a great film superb acting and wonderful and moving " * 6
 
 
 def validation_split(run: dict) -> tuple[list[str], list[str] | None, np.ndarray]:
-    data = load_task(DataArguments(**run["data"]["options"]))
+    data = load_task(DataArguments(**run.data.options))
     return data.texts("validation"), data.text_pairs("validation"), data.targets("validation")
 
 
 @pytest.mark.parametrize(("problem_type", "pairs"), CASES)
 def test_each_kind_trains_and_records_its_headline_and_thresholds(kind_run, problem_type, pairs):
     run_dir = kind_run(problem_type, pairs)
-    run = read_run_json(run_dir)
+    run = read_run(run_dir)
     headline = HEADLINES[problem_type]
-    assert (run["data"]["problem_type"], run["data"]["headline_metric"]) == (problem_type, headline)
-    assert run["data"]["text_pair_column"] == ("text_pair" if pairs else None)
-    config = run["model"]["config"]
+    assert (run.data.problem_type, run.data.headline_metric) == (problem_type, headline)
+    assert run.data.text_pair_column == ("text_pair" if pairs else None)
+    config = run.model.config
     assert (config["problem_type"], config["pairs"], config["num_labels"]) == (
         problem_type,
         pairs,
         1 if problem_type == REGRESSION else 2,
     )
-    training = run["training"]
-    assert training["early_stopping"] == {"monitor": f"val_{headline}", "mode": "max"}
-    best = max(training["history"], key=lambda row: row[f"val_{headline}"])  # the first of equals
-    assert training["best_epoch"] == best["epoch"]
+    training = run.training
+    assert training.early_stopping == {"monitor": f"val_{headline}", "mode": "max"}
+    best = max(training.history, key=lambda row: row[f"val_{headline}"])  # the first of equals
+    assert training.best_epoch == best["epoch"]
 
     model = predict.load(run_dir, run, runtime="tensorflow")
     texts, text_pairs, gold = validation_split(run)
-    validation = run["validation"]
+    validation = run.validation
     if problem_type == REGRESSION:
         values = model.predict_values(texts, text_pairs)
         assert validation["spearman"] == pytest.approx(spearmanr(gold, values).statistic, abs=1e-5)
         assert validation["spearman"] == pytest.approx(best["val_spearman"], abs=1e-5)  # the kept epoch's
         assert validation["pearson"] == pytest.approx(pearsonr(gold, values).statistic, abs=1e-5)
         assert validation["mse"] == pytest.approx(mean_squared_error(gold, values), rel=1e-4)
-        assert run["thresholds"] is None
+        assert run.thresholds is None
     elif problem_type == MULTI_LABEL:
         probs = model.predict_proba(texts, text_pairs)
-        thresholds = np.array(run["thresholds"])
+        thresholds = np.array(run.thresholds)
         assert thresholds.shape == (2,)
         for k in range(2):  # each threshold is a cut that maximises its label's validation F1 (brute force)
             cuts = [*probs[:, k], 0.5]
@@ -78,13 +78,13 @@ def test_each_kind_trains_and_records_its_headline_and_thresholds(kind_run, prob
         probs = model.predict_proba(texts, text_pairs)
         assert validation["accuracy"] == pytest.approx(np.mean(probs.argmax(axis=1) == gold))
         assert validation["accuracy"] == pytest.approx(best["val_accuracy"], abs=1e-6)
-        assert run["thresholds"] is None
+        assert run.thresholds is None
 
 
 @pytest.mark.parametrize(("problem_type", "pairs"), CASES)
 def test_load_serves_the_saved_model_s_outputs_through_onnx_and_tensorflow(kind_run, problem_type, pairs):
     run_dir = kind_run(problem_type, pairs)
-    run = read_run_json(run_dir)
+    run = read_run(run_dir)
     texts, text_pairs, _ = validation_split(run)
     texts, text_pairs = [*texts, "", LONG], None if text_pairs is None else [*text_pairs, LONG, ""]
     saved = tf.keras.models.load_model(run_dir / "model.keras", compile=False, safe_mode=True)
@@ -92,7 +92,7 @@ def test_load_serves_the_saved_model_s_outputs_through_onnx_and_tensorflow(kind_
     expected = saved(strings if pairs else strings[0]).numpy()
     served = load(run_dir)
     assert served.runtime == "onnxruntime"
-    assert (served.problem_type, served.has_pairs, served.thresholds) == (problem_type, pairs, run["thresholds"])
+    assert (served.problem_type, served.has_pairs, served.thresholds) == (problem_type, pairs, run.thresholds)
     for model in (served, predict.load(run_dir, run, runtime="tensorflow")):
         if problem_type == REGRESSION:
             outputs = model.predict_values(texts, text_pairs)
@@ -109,24 +109,25 @@ def test_load_serves_the_saved_model_s_outputs_through_onnx_and_tensorflow(kind_
 @pytest.mark.parametrize("problem_type", [SINGLE_LABEL, MULTI_LABEL, REGRESSION])
 def test_a_pair_s_output_is_the_same_alone_and_batched_with_a_longer_pair(kind_run, problem_type):
     run_dir = kind_run(problem_type, True)
-    for model in (load(run_dir), predict.load(run_dir, read_run_json(run_dir), runtime="tensorflow")):
+    for model in (load(run_dir), predict.load(run_dir, read_run(run_dir), runtime="tensorflow")):
         outputs = model.predict_values if problem_type == REGRESSION else model.predict_proba
         alone = outputs(["a great film"], ["i hated it"])
-        batched = outputs(["a great film", LONG], ["i hated it", LONG], batch_size=8)[:1]  # padded to the long pair
+        model.batch_size = 8
+        batched = outputs(["a great film", LONG], ["i hated it", LONG])[:1]  # padded to the long pair
         np.testing.assert_allclose(batched, alone, atol=1e-5)
 
 
 def test_swapping_the_two_columns_changes_the_model_s_input_and_the_record_names_both(kind_run, tmp_path):
     run_dir = kind_run(SINGLE_LABEL, True)
-    run = read_run_json(run_dir)
-    train_file = run["data"]["options"]["train_file"]
+    run = read_run(run_dir)
+    train_file = run.data.options["train_file"]
     swapped_dir = train_tiny_run(
         tmp_path / "swapped", train_file, text_column="text_pair", text_pair_column="text", max_steps=2, no_onnx=True
     )
-    swapped = read_run_json(swapped_dir)
-    assert (run["data"]["options"]["text_column"], run["data"]["text_pair_column"]) == (None, "text_pair")
-    assert (swapped["data"]["options"]["text_column"], swapped["data"]["text_pair_column"]) == (["text_pair"], "text")
-    assert swapped["data"]["fingerprints"]["train"] != run["data"]["fingerprints"]["train"]
+    swapped = read_run(swapped_dir)
+    assert (run.data.options["text_column"], run.data.text_pair_column) == (None, "text_pair")
+    assert (swapped.data.options["text_column"], swapped.data.text_pair_column) == (["text_pair"], "text")
+    assert swapped.data.fingerprints["train"] != run.data.fingerprints["train"]
 
     data, swapped_data = (load_task(DataArguments(**r["data"]["options"])) for r in (run, swapped))
     assert swapped_data.texts("train") == data.text_pairs("train")  # the same rows, the columns exchanged
@@ -198,15 +199,15 @@ def test_a_student_of_a_pair_task_trains_on_its_teacher_s_soft_targets(kind_run,
         max_steps=10,
         no_onnx=True,
     )
-    run, teacher_run = read_run_json(student), read_run_json(teacher_dir)
-    record = run["distillation"]
+    run, teacher_run = read_run(student), read_run(teacher_dir)
+    record = run.distillation
     headline = HEADLINES[problem_type]
-    assert record["teacher_validation"] == {headline: teacher_run["validation"][headline]}
+    assert record["teacher_validation"] == {headline: teacher_run.validation[headline]}
     assert record["soft_targets"] == {MULTI_LABEL: "log_odds", REGRESSION: "values"}[problem_type]
     saved = TransferSet.read(student / TRANSFER_FILE)
-    rows = run["data"]["splits"]["train"]
+    rows = run.data.splits["train"]
     assert (len(saved.texts), len(saved.text_pairs), saved.real_rows) == (2 * rows, 2 * rows, rows)
-    data = load_task(DataArguments(**run["data"]["options"]))
+    data = load_task(DataArguments(**run.data.options))
     assert (saved.texts[:rows], saved.text_pairs[:rows]) == (data.texts("train"), data.text_pairs("train"))
     teacher = load(teacher_dir)
     if problem_type == REGRESSION:
@@ -216,8 +217,8 @@ def test_a_student_of_a_pair_task_trains_on_its_teacher_s_soft_targets(kind_run,
     else:  # the log-odds of each label's probability
         probs = teacher.predict_proba(saved.texts, saved.text_pairs)
         np.testing.assert_allclose(1 / (1 + np.exp(-saved.teacher)), probs, atol=1e-5)
-    assert np.isfinite([row[f"val_{headline}"] for row in run["training"]["history"]]).all()
-    assert np.isfinite(run["validation"][headline])
+    assert np.isfinite([row[f"val_{headline}"] for row in run.training.history]).all()
+    assert np.isfinite(run.validation[headline])
 
 
 def test_explain_shows_a_pair_as_one_sequence_joined_by_the_separator(kind_run):

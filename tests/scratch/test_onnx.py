@@ -11,7 +11,8 @@ import tensorflow as tf
 
 from core.classifier import load
 from core.onnx import MAX_DIFFERENCE
-from core.rundir import RunError, read_run_json
+from core.record import read_run
+from core.rundir import RunError
 from scratch.onnx import PythonWordPiece, PythonWords
 from scratch.predict import load as load_side
 from scratch.tokenizer import WordTokenizer, make_tokenizer
@@ -66,8 +67,8 @@ def test_the_python_word_tokenizer_gives_the_layer_s_ids() -> None:
 
 
 def test_a_finished_run_is_served_through_its_checked_onnx_model(tiny_run: Path) -> None:
-    run = read_run_json(tiny_run)
-    serving = run["serving"]
+    run = read_run(tiny_run)
+    serving = run.serving
     assert serving["runtime"] == "onnxruntime" and (tiny_run / serving["file"]).is_file()
     assert serving["label_agreement"] == 1.0 and 0 <= serving["max_abs_difference"] <= MAX_DIFFERENCE
 
@@ -86,11 +87,11 @@ def test_a_finished_run_is_served_through_its_checked_onnx_model(tiny_run: Path)
 @pytest.mark.slow
 def test_a_wordpiece_run_is_served_through_onnx_with_the_python_tokenizer(tmp_path: Path) -> None:
     run_dir = train_tiny_run(tmp_path / "run", tmp_path / "train.csv", tokenizer="wordpiece", epochs=1, max_steps=10)
-    assert read_run_json(run_dir)["serving"]["runtime"] == "onnxruntime"
+    assert read_run(run_dir).serving["runtime"] == "onnxruntime"
     served = load(run_dir)
     assert isinstance(served._forward.token_ids, PythonWordPiece)
     texts = [*POSITIVE, *NEGATIVE, *AWKWARD, *UNICODE]
-    expected = load_side(run_dir, read_run_json(run_dir), runtime="tensorflow").predict_proba(texts)
+    expected = load_side(run_dir, read_run(run_dir), runtime="tensorflow").predict_proba(texts)
     np.testing.assert_allclose(served.predict_proba(texts), expected, atol=1e-5)
 
 
@@ -98,7 +99,7 @@ def test_a_wordpiece_run_is_served_through_onnx_with_the_python_tokenizer(tmp_pa
 def test_a_run_trained_with_no_onnx_is_served_through_tensorflow(tmp_path: Path) -> None:
     run_dir = train_tiny_run(tmp_path / "run", tmp_path / "train.csv", no_onnx=True, epochs=1)
     assert not (run_dir / "model.onnx").exists()
-    assert read_run_json(run_dir)["serving"] == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
+    assert read_run(run_dir).serving == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     assert load(run_dir).runtime == "tensorflow"
 
 

@@ -9,7 +9,8 @@ import tensorflow as tf
 from core.args import DataArguments
 from core.classifier import Classifier, load
 from core.data import load_task
-from core.rundir import RunError, read_run_json
+from core.record import read_run
+from core.rundir import RunError
 from scratch import predict
 from scratch.pipeline import predict_logits, tokenize
 from tests.conftest import ROOT
@@ -25,15 +26,15 @@ def model(tiny_run):
 def test_loads_through_core_as_a_classifier(model, tiny_run):
     assert isinstance(model, Classifier)
     assert (model.name, model.side, model.labels) == ("scratch", "scratch", ["negative", "positive"])
-    assert model.run == read_run_json(tiny_run)
+    assert model.record == read_run(tiny_run)
 
 
 def test_reloaded_model_reproduces_the_recorded_validation_accuracy(model, tiny_run):
-    options = model.run["data"]["options"]
+    options = model.record.data.options
     data = load_task(DataArguments(train_file=options["train_file"], seed=options["seed"]))
     probabilities = model.predict_proba(data.texts("validation"))
     accuracy = float((probabilities.argmax(axis=1) == data.label_ids("validation")).mean())
-    assert accuracy == pytest.approx(model.run["validation"]["accuracy"])
+    assert accuracy == pytest.approx(model.record.validation["accuracy"])
 
 
 def test_probabilities_equal_the_softmax_of_the_classifier_logits(model):
@@ -46,7 +47,9 @@ def test_probabilities_equal_the_softmax_of_the_classifier_logits(model):
 
 
 def test_order_and_batching_do_not_change_a_text_s_probabilities(model):
-    together = model.predict_proba(TEXTS, batch_size=2)
+    batch_size, model.batch_size = model.batch_size, 2
+    together = model.predict_proba(TEXTS)
+    model.batch_size = batch_size
     one_by_one = np.concatenate([model.predict_proba([text]) for text in TEXTS])
     reversed_order = model.predict_proba(TEXTS[::-1])[::-1]
     np.testing.assert_allclose(together, one_by_one, atol=1e-5)
@@ -62,7 +65,7 @@ def test_learned_the_fixture(model):
 def test_explain_gives_tokens_and_one_attention_map_per_layer_and_head(model):
     tokens, attention = model.explain("A great film, superb ACTING zzz")
     assert tokens == ["a", "great", "film", "superb", "acting", "[UNK]"]
-    config = model.run["model"]["config"]
+    config = model.record.model.config
     assert attention.shape == (config["num_layers"], config["num_heads"], 6, 6)
     np.testing.assert_allclose(attention.sum(axis=-1), 1.0, atol=1e-5)
     assert (attention >= 0).all()
@@ -72,7 +75,7 @@ def test_explain_gives_tokens_and_one_attention_map_per_layer_and_head(model):
 
 def test_a_run_without_its_model_file_is_refused(tiny_run, tmp_path):
     with pytest.raises(RunError, match="has no model.keras"):
-        predict.load(tmp_path, read_run_json(tiny_run))
+        predict.load(tmp_path, read_run(tiny_run))
 
 
 @pytest.mark.slow

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from core import callbacks
-from core.rundir import read_run_json
-from core.training_log import read_history
+from core.record import read_run
+from core.training import loop as callbacks
+from core.training.log import read_history
 from scratch.__main__ import main
 from scratch.pipeline import bucket_boundaries, grouped_batches, steps_per_epoch
 from tests.conftest import separable_rows, write_csv
@@ -15,17 +15,17 @@ from tests.scratch.tiny import tiny_argv, train_tiny_run
 
 @pytest.mark.slow
 def test_tiny_preset_learns_the_separable_fixture_within_200_steps(tiny_run):
-    run = read_run_json(tiny_run)
-    assert run["training"]["steps"] <= 200
-    assert run["validation"]["accuracy"] >= 0.95
-    assert run["side"] == "scratch" and run["model"]["params"] == run["model"]["trainable_params"] > 0
-    assert run["hyperparameters"]["preset"] == "tiny"
-    assert run["data"]["labels"] == ["negative", "positive"]
-    history = run["training"]["history"]
-    assert [row["epoch"] for row in history] == list(range(1, run["training"]["epochs_run"] + 1))
+    run = read_run(tiny_run)
+    assert run.training.steps <= 200
+    assert run.validation["accuracy"] >= 0.95
+    assert run.side == "scratch" and run.model.params == run.model.trainable_params > 0
+    assert run.hyperparameters["preset"] == "tiny"
+    assert run.data.labels == ["negative", "positive"]
+    history = run.training.history
+    assert [row["epoch"] for row in history] == list(range(1, run.training.epochs_run + 1))
     best = max(history, key=lambda row: row["val_accuracy"])
-    assert run["training"]["best_epoch"] == best["epoch"]
-    assert run["validation"]["accuracy"] == pytest.approx(best["val_accuracy"], abs=1e-6)
+    assert run.training.best_epoch == best["epoch"]
+    assert run.validation["accuracy"] == pytest.approx(best["val_accuracy"], abs=1e-6)
     assert {p.name for p in tiny_run.iterdir()} >= {"model.keras", "run.json", "README.md", "logs", "history.jsonl"}
     assert not (tiny_run / "backup").exists()
     assert not tiny_run.with_name(tiny_run.name + ".partial").exists()
@@ -35,10 +35,10 @@ def test_tiny_preset_learns_the_separable_fixture_within_200_steps(tiny_run):
 @pytest.mark.slow
 def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
     again = train_tiny_run(tmp_path / "again", tiny_run.parent / "train.csv", no_onnx=True)
-    first, second = read_run_json(tiny_run), read_run_json(again)
-    assert second["validation"] == first["validation"]
-    untimed = [{k: v for k, v in row.items() if k != "train_seconds"} for row in first["training"]["history"]]
-    assert [{k: v for k, v in row.items() if k != "train_seconds"} for row in second["training"]["history"]] == untimed
+    first, second = read_run(tiny_run), read_run(again)
+    assert second.validation == first.validation
+    untimed = [{k: v for k, v in row.items() if k != "train_seconds"} for row in first.training.history]
+    assert [{k: v for k, v in row.items() if k != "train_seconds"} for row in second.training.history] == untimed
 
 
 @pytest.mark.slow
@@ -46,7 +46,7 @@ def test_run_json_records_the_warmup_the_ratio_gave(tiny_run, tmp_path):
     run_dir = train_tiny_run(
         tmp_path / "ratio", tiny_run.parent / "train.csv", warmup_steps=None, max_steps=30, no_onnx=True
     )
-    hyperparameters = read_run_json(run_dir)["hyperparameters"]
+    hyperparameters = read_run(run_dir).hyperparameters
     assert (hyperparameters["warmup_ratio"], hyperparameters["warmup_steps"]) == (0.1, 3)  # a tenth of 30 steps
 
 
@@ -97,32 +97,32 @@ def test_steps_per_epoch_counts_the_batches_an_epoch_yields():
 
 @pytest.mark.slow
 def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_path):
-    run = read_run_json(
+    run = read_run(
         train_tiny_run(tmp_path / "budget", tiny_run.parent / "train.csv", epochs=None, max_steps=30, no_onnx=True)
     )
-    training, hyperparameters = run["training"], run["hyperparameters"]
+    training, hyperparameters = run.training, run.hyperparameters
     per_epoch = hyperparameters["steps_per_epoch"]
     assert per_epoch == 12  # 162 training rows in batches of 16, one length bucket
-    assert (training["steps"], training["stop_reason"], training["budget"]) == (
+    assert (training.steps, training.stop_reason, training.budget) == (
         30,
         "budget",
         {"min_steps": 0, "max_steps": 30},
     )
-    assert hyperparameters["epochs"] == training["epochs_run"] == 3  # ceil(30 / 12), the third cut short
+    assert hyperparameters["epochs"] == training.epochs_run == 3  # ceil(30 / 12), the third cut short
     assert hyperparameters["total_steps"] == 30
     assert json.loads((tmp_path / "budget" / "history.jsonl").read_text().splitlines()[-1])["examples"] == 6 * 16
 
 
 @pytest.mark.slow
 def test_early_stopping_waits_for_the_minimum_steps(tiny_run, tmp_path):
-    unhurried = read_run_json(tiny_run)["training"]
-    assert unhurried["stop_reason"] == "early_stopping" and unhurried["epochs_run"] == 4
-    run = read_run_json(train_tiny_run(tmp_path / "minimum", tiny_run.parent / "train.csv", min_steps=70, no_onnx=True))
-    training = run["training"]
-    assert training["budget"]["min_steps"] == 70
+    unhurried = read_run(tiny_run).training
+    assert unhurried.stop_reason == "early_stopping" and unhurried.epochs_run == 4
+    run = read_run(train_tiny_run(tmp_path / "minimum", tiny_run.parent / "train.csv", min_steps=70, no_onnx=True))
+    training = run.training
+    assert training.budget["min_steps"] == 70
     # Early stopping wanted to stop after epoch 4 (48 steps); the first epoch end past 70 steps is the 6th (72).
-    assert (training["epochs_run"], training["steps"], training["stop_reason"]) == (6, 72, "early_stopping")
-    assert training["best_epoch"] == unhurried["best_epoch"]  # every epoch stays a candidate for the best
+    assert (training.epochs_run, training.steps, training.stop_reason) == (6, 72, "early_stopping")
+    assert training.best_epoch == unhurried.best_epoch  # every epoch stays a candidate for the best
 
 
 @pytest.mark.slow
@@ -132,16 +132,16 @@ def test_balanced_class_weights_reach_the_loss_and_the_record(tmp_path):
     rows = separable_rows(200)
     rows = [row for i, row in enumerate(rows) if row[1] == "positive" or i % 4 == 1]  # 100 positive, 50 negative
     train_file = write_csv(tmp_path / "train.csv", rows)
-    run = read_run_json(
+    run = read_run(
         train_tiny_run(tmp_path / "weighted", train_file, class_weight="balanced", max_steps=12, no_onnx=True)
     )
-    assert run["hyperparameters"]["class_weight"] == "balanced"
+    assert run.hyperparameters["class_weight"] == "balanced"
     from core.args import DataArguments
     from core.data import load_task
 
-    train = load_task(DataArguments(**run["data"]["options"])).label_ids("train")
+    train = load_task(DataArguments(**run.data.options)).label_ids("train")
     expected = compute_class_weight("balanced", classes=np.array([0, 1]), y=train)
-    np.testing.assert_allclose(run["training"]["class_weights"], expected)
+    np.testing.assert_allclose(run.training.class_weights, expected)
     assert expected[0] > 1 > expected[1]  # the rarer negative class weighs more
 
 
@@ -194,7 +194,7 @@ def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_eval_steps_validate_every_n_steps_within_an_epoch(tiny_run, tmp_path):
-    run = read_run_json(
+    run = read_run(
         train_tiny_run(
             tmp_path / "periods",
             tiny_run.parent / "train.csv",
@@ -205,13 +205,13 @@ def test_eval_steps_validate_every_n_steps_within_an_epoch(tiny_run, tmp_path):
             no_onnx=True,
         )
     )
-    training, hyperparameters = run["training"], run["hyperparameters"]
+    training, hyperparameters = run.training, run.hyperparameters
     assert hyperparameters["steps_per_epoch"] == 12 and hyperparameters["eval_steps"] == 7
-    history = training["history"]
+    history = training.history
     assert [row["steps"] for row in history] == [7, 14, 21, 28, 30]  # every 7 steps, across the 12-step epochs
     assert [row["stop_reason"] for row in history] == [None] * 4 + ["budget"]
     # 162 rows a pass in batches of 16: a whole pass counts its rows, the rest of a pass a batch per step
     assert [row["examples"] for row in history] == [112, 162 - 112 + 2 * 16, 7 * 16, 162 - 9 * 16 + 4 * 16, 2 * 16]
-    assert training["best_epoch"] == 1 + [row["val_accuracy"] for row in history].index(
+    assert training.best_epoch == 1 + [row["val_accuracy"] for row in history].index(
         max(row["val_accuracy"] for row in history)
     )

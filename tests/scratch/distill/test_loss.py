@@ -11,9 +11,13 @@ import tensorflow as tf
 from sklearn.metrics import f1_score
 
 from core import kinds
-from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
-from scratch.distill.loss import DistillationLoss, GoldAccuracy, GoldMacroF1, pack_targets
-from scratch.distill.teacher import soft_targets
+from core.kinds import MULTI_LABEL, REGRESSION, SINGLE_LABEL
+from core.kinds.keras_objects import MacroF1
+from scratch.distill.loss import DistillationLoss, OnGold, gold_metrics, pack_targets
+
+
+def soft_targets(outputs: np.ndarray, problem_type: str) -> np.ndarray:
+    return kinds.get(problem_type).soft_targets(outputs)
 
 
 def softmax(z: list[float]) -> list[float]:
@@ -30,8 +34,10 @@ def per_row(loss: DistillationLoss, targets: np.ndarray, logits: np.ndarray) -> 
 
 
 def test_packing_puts_gold_teacher_and_the_real_flag_side_by_side():
-    packed = pack_targets(np.array([[0.0, 1.0]]), np.array([[0.5, -0.5], [2.0, 1.0]], np.float32))
+    packed = pack_targets(np.array([[0.0, 1.0]]), np.array([[0.5, -0.5], [2.0, 1.0]], np.float32))  # multi-hot
     np.testing.assert_array_equal(packed, [[0, 1, 0.5, -0.5, 1], [0, 0, 2.0, 1.0, 0]])  # the second row augmented
+    ids = pack_targets(np.array([1]), np.array([[0.5, -0.5], [2.0, 1.0]], np.float32))  # a class id: one column
+    np.testing.assert_array_equal(ids, [[1, 0.5, -0.5, 1], [0, 2.0, 1.0, 0]])
     values = pack_targets(np.array([3.5]), np.array([3.0, 1.0], np.float32))  # regression: (r,) gold, (n,) teacher
     np.testing.assert_array_equal(values, [[3.5, 3.0, 1], [0, 1.0, 0]])
 
@@ -41,7 +47,7 @@ def test_the_temperature_scaled_kl_term_against_a_hand_worked_case():
     t = 2.0
     p = softmax([1.0, 0.0])
     kl = p[0] * math.log(p[0] / 0.5) + p[1] * math.log(p[1] / 0.5)
-    targets = pack_targets(np.array([[1.0, 0.0]]), np.array([[2.0, 0.0], [2.0, 0.0]], np.float32))
+    targets = pack_targets(np.array([0]), np.array([[2.0, 0.0], [2.0, 0.0]], np.float32))  # gold class 0
     logits = np.zeros([2, 2], np.float32)
     only_teacher = per_row(DistillationLoss(SINGLE_LABEL, 2, weight=0.0, temperature=t), targets, logits)
     np.testing.assert_allclose(only_teacher, [t**2 * kl, t**2 * kl], rtol=1e-5)
@@ -75,6 +81,7 @@ def test_regression_blends_the_squared_errors_to_gold_and_to_the_teacher():
 @pytest.mark.parametrize(
     ("problem_type", "gold", "logits"),
     [
+        (SINGLE_LABEL, [1, 0], [[0.3, -1.2], [2.0, 0.5]]),
         (MULTI_LABEL, [[1.0, 0.0], [0.0, 0.0]], [[0.3, -1.2], [2.0, 0.5]]),
         (REGRESSION, [1.5, -0.5], [[0.3], [2.0]]),
     ],
@@ -82,7 +89,7 @@ def test_regression_blends_the_squared_errors_to_gold_and_to_the_teacher():
 def test_targets_of_the_gold_alone_give_the_kind_s_own_loss(problem_type, gold, logits):
     # the validation split's targets: a distilled run's val_loss is the one a run without a teacher reports
     loss = DistillationLoss(problem_type, len(logits[0]), weight=0.3, temperature=2.0)
-    expected = kinds.loss(problem_type)(tf.constant(gold), tf.constant(logits))
+    expected = kinds.get(problem_type).loss()(tf.constant(gold), tf.constant(logits))
     assert float(loss(tf.constant(gold), tf.constant(logits))) == pytest.approx(float(expected), rel=1e-6)
 
 
@@ -91,7 +98,7 @@ def test_log_probabilities_give_the_same_loss_as_the_logits_they_came_from():
     log_p = soft_targets(tf.nn.softmax(logits).numpy(), SINGLE_LABEL)
     model = np.array([[0.3, -0.1, 0.4]], np.float32)
     loss = DistillationLoss(SINGLE_LABEL, 3, weight=0.0, temperature=3.0)
-    gold = np.array([[1.0, 0.0, 0.0]])
+    gold = np.array([0])
     from_logits = per_row(loss, pack_targets(gold, logits), model)
     np.testing.assert_allclose(per_row(loss, pack_targets(gold, log_p), model), from_logits, rtol=1e-5)
 
@@ -104,18 +111,19 @@ def test_log_odds_recover_a_multi_label_teacher_s_logits_and_values_stay_values(
 
 def test_a_model_equal_to_the_teacher_pays_no_teacher_term_and_weight_one_is_plain_cross_entropy():
     teacher = np.array([[1.5, -0.5]], np.float32)
-    targets = pack_targets(np.array([[0.0, 1.0]]), teacher)
+    targets = pack_targets(np.array([1]), teacher)
+    multi = pack_targets(np.array([[0.0, 1.0]]), teacher)
     assert per_row(DistillationLoss(SINGLE_LABEL, 2, 0.0, 4.0), targets, teacher)[0] == pytest.approx(0.0, abs=1e-6)
-    assert per_row(DistillationLoss(MULTI_LABEL, 2, 0.0, 4.0), targets, teacher)[0] == pytest.approx(0.0, abs=1e-6)
+    assert per_row(DistillationLoss(MULTI_LABEL, 2, 0.0, 4.0), multi, teacher)[0] == pytest.approx(0.0, abs=1e-6)
     hard = per_row(DistillationLoss(SINGLE_LABEL, 2, 1.0, 4.0, label_smoothing=0.1), targets, teacher)
     expected = tf.keras.losses.categorical_crossentropy([[0.0, 1.0]], teacher, from_logits=True, label_smoothing=0.1)
     np.testing.assert_allclose(hard, expected.numpy(), rtol=1e-6)
 
 
 def test_accuracy_counts_only_the_real_rows():
-    targets = pack_targets(np.array([[1.0, 0.0], [0.0, 1.0]]), np.zeros([4, 2], np.float32))
+    targets = pack_targets(np.array([0, 1]), np.zeros([4, 2], np.float32))  # gold classes 0 and 1
     logits = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], np.float32)
-    metric = GoldAccuracy(2)
+    metric = OnGold(tf.keras.metrics.SparseCategoricalAccuracy(name="accuracy"), 2)
     metric.update_state(tf.constant(targets), tf.constant(logits))
     assert float(metric.result()) == pytest.approx(0.5)
 
@@ -124,7 +132,17 @@ def test_macro_f1_counts_only_the_real_rows_at_one_half():
     rng = np.random.default_rng(0)
     gold = (rng.random((12, 3)) < 0.4).astype(np.float32)
     logits = rng.normal(size=(20, 3)).astype(np.float32)
-    metric = GoldMacroF1(3)
+    metric = OnGold(MacroF1(3), 3)
     metric.update_state(tf.constant(pack_targets(gold, rng.normal(size=(20, 3)))), tf.constant(logits))
     expected = f1_score(gold, logits[:12] >= 0, average="macro", zero_division=0)
     assert float(metric.result()) == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_distilled_run_reports_the_kind_s_own_metrics_under_their_names():
+    assert [m.name for m in gold_metrics(kinds.get(SINGLE_LABEL), 2)] == ["accuracy"]
+    assert [m.name for m in gold_metrics(kinds.get(MULTI_LABEL), 3)] == ["macro_f1"]
+    assert gold_metrics(kinds.get(REGRESSION), 1) == []
+    gold = np.array([0, 1])  # the validation split's targets, the gold alone: every row counts
+    metric = gold_metrics(kinds.get(SINGLE_LABEL), 2)[0]
+    metric.update_state(tf.constant(gold), tf.constant([[1.0, 0.0], [1.0, 0.0]]))
+    assert float(metric.result()) == pytest.approx(0.5)

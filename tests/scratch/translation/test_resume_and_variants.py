@@ -1,4 +1,4 @@
-"""The translator trains through `core.callbacks.fit`: `--resume` continues a killed run from its last backup,
+"""The translator trains through `core.training.fit`: `--resume` continues a killed run from its last backup,
 early stopping on chrF++ keeps the best epoch, `--eval-steps` and `--min-steps` mean what they mean for the
 classifiers; and the variants (decoder-only, subword sampling, a cool-down) train, export and translate."""
 
@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-import core.callbacks
+import core.training.loop
 import scratch.translation.train as train_module
-from core.callbacks import BACKUP_DIR
-from core.training_log import HISTORY_FILE, read_history
+from core.training.log import HISTORY_FILE, read_history
+from core.training.loop import BACKUP_DIR
 from core.translator import load, read_translation_run
 from scratch.__main__ import main
 from scratch.schedule import WarmupInverseSqrt
@@ -52,9 +52,9 @@ class WeightSnapshots(tf.keras.callbacks.Callback):
 
 
 def with_callbacks(monkeypatch, *first: tf.keras.callbacks.Callback) -> None:
-    """Runs `first` before the callbacks `core.callbacks.fit` makes."""
-    make_callbacks = core.callbacks.make_callbacks
-    monkeypatch.setattr(core.callbacks, "make_callbacks", lambda *a, **k: [*first, *make_callbacks(*a, **k)])
+    """Runs `first` before the callbacks `core.training.fit` makes."""
+    make_callbacks = core.training.loop.make_callbacks
+    monkeypatch.setattr(core.training.loop, "make_callbacks", lambda *a, **k: [*first, *make_callbacks(*a, **k)])
 
 
 def assert_same_weights(saved: list[np.ndarray], expected: list[np.ndarray]) -> None:
@@ -66,7 +66,7 @@ KILL_MID_EPOCH = textwrap.dedent(
     """
     import os, signal, sys
     import tensorflow as tf
-    import core.callbacks
+    import core.training.loop
 
     class Kill(tf.keras.callbacks.Callback):
         def on_epoch_begin(self, epoch, logs=None):
@@ -76,8 +76,8 @@ KILL_MID_EPOCH = textwrap.dedent(
             if self.epoch == 2 and batch == 1:  # two steps into the third epoch
                 os.kill(os.getpid(), signal.SIGKILL)
 
-    make_callbacks = core.callbacks.make_callbacks
-    core.callbacks.make_callbacks = lambda *a, **k: [Kill(), *make_callbacks(*a, **k)]
+    make_callbacks = core.training.loop.make_callbacks
+    core.training.loop.make_callbacks = lambda *a, **k: [Kill(), *make_callbacks(*a, **k)]
     from scratch.__main__ import main
     sys.exit(main(sys.argv[1:]))
     """
@@ -102,19 +102,19 @@ def test_a_run_killed_mid_epoch_resumes_from_its_last_backup(tmp_path):
     lines = [json.loads(line) for line in (run / HISTORY_FILE).read_text().splitlines()]
     assert [row["epoch"] for row in lines] == [1, 2, 3, 4]  # each epoch once: the killed one had logged nothing
     assert lines[:2] == before
-    training = read_translation_run(run)["training"]
+    training = read_translation_run(run).training
     steps_per_epoch = before[0]["steps"]
     assert (
         [row["steps"] for row in lines]
         == [steps_per_epoch * n for n in (1, 2, 3, 4)]
-        == [row["steps"] for row in training["history"]]
+        == [row["steps"] for row in training.history]
     )
     assert not partial.exists() and not (run / BACKUP_DIR).exists()
     # The same run, never interrupted: the resumed one continued from epoch 2's weights, optimizer and batches, and
     # a second run with the same seed is the same run.
     again = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "again", *flags)))
-    assert untimed(again["training"]["history"]) == untimed(training["history"])
-    assert again["validation"] == read_translation_run(run)["validation"]
+    assert untimed(again.training.history) == untimed(training.history)
+    assert again.validation == read_translation_run(run).validation
 
 
 def test_early_stopping_on_chrf_restores_the_best_epoch_s_weights(tmp_path, monkeypatch):
@@ -131,26 +131,26 @@ def test_early_stopping_on_chrf_restores_the_best_epoch_s_weights(tmp_path, monk
     with_callbacks(monkeypatch, Scramble(), snapshots)
     run = train_tiny(tiny_command(toy, tmp_path / "run", "--epochs", "6", "--patience", "2", "--max-tokens", "256"))
     record = read_translation_run(run)
-    training, history = record["training"], record["training"]["history"]
+    training, history = record.training, record.training.history
     chrf = [row["val_chrf"] for row in history]
-    assert training["stop_reason"] == "early_stopping" and training["epochs_run"] == 4 == len(snapshots.epochs)
-    assert training["best_epoch"] == 2 and max(chrf[2:]) < chrf[1] and chrf[1] > 5
-    assert training["early_stopping"] == {"monitor": "val_chrf", "mode": "max"}
+    assert training.stop_reason == "early_stopping" and training.epochs_run == 4 == len(snapshots.epochs)
+    assert training.best_epoch == 2 and max(chrf[2:]) < chrf[1] and chrf[1] > 5
+    assert training.early_stopping == {"monitor": "val_chrf", "mode": "max"}
     model, _, _ = load_trained(run)
     assert_same_weights(model.get_weights(), snapshots.epochs[1])
-    assert record["validation"]["chrf"] == pytest.approx(chrf[1], abs=1e-9)  # scored on the restored weights
+    assert record.validation["chrf"] == pytest.approx(chrf[1], abs=1e-9)  # scored on the restored weights
 
 
 def test_eval_steps_log_a_row_every_n_steps_with_cumulative_steps(tmp_path):
     toy = write_tsv(tmp_path / "train.tsv", toy_pairs(400, seed=5))  # 324 train pairs in 4 batches a pass
     flags = ["--epochs", "3", "--eval-steps", "5", "--early-stopping", "loss", "--patience", "5"]
     record = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "run", *flags)))
-    training, hyperparameters = record["training"], record["hyperparameters"]
+    training, hyperparameters = record.training, record.hyperparameters
     assert (hyperparameters["steps_per_epoch"], hyperparameters["total_steps"]) == (4, 12)
-    assert [row["steps"] for row in training["history"]] == [5, 10, 12]  # the last period ends with the 3 passes
-    assert [row["stop_reason"] for row in training["history"]] == [None, None, "max_epochs"]
-    assert sum(row["examples"] for row in training["history"]) == 3 * 324  # three whole passes over the pairs
-    assert training["steps"] == 12 and training["epochs_run"] == 3
+    assert [row["steps"] for row in training.history] == [5, 10, 12]  # the last period ends with the 3 passes
+    assert [row["stop_reason"] for row in training.history] == [None, None, "max_epochs"]
+    assert sum(row["examples"] for row in training.history) == 3 * 324  # three whole passes over the pairs
+    assert training.steps == 12 and training.epochs_run == 3
 
 
 def test_the_translator_does_not_stop_early_before_its_minimum_steps(tmp_path, monkeypatch):
@@ -158,11 +158,11 @@ def test_the_translator_does_not_stop_early_before_its_minimum_steps(tmp_path, m
     monkeypatch.setattr(train_module, "validation_chrf", lambda *args: 50.0)  # never better than the first epoch
     flags = ["--epochs", "6", "--patience", "1"]
     held = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "held", *flags, "--min-steps", "9")))
-    training = held["training"]
+    training = held.training
     # Early stopping (patience 1, no epoch better than the first) wanted to stop after epoch 2 (8 steps); the first
     # epoch end at 9 steps or more is the 3rd.
-    assert (training["epochs_run"], training["steps"], training["stop_reason"]) == (3, 12, "early_stopping")
-    assert training["budget"] == {"min_steps": 9, "max_steps": None} and training["best_epoch"] == 1
+    assert (training.epochs_run, training.steps, training.stop_reason) == (3, 12, "early_stopping")
+    assert training.budget == {"min_steps": 9, "max_steps": None} and training.best_epoch == 1
 
 
 def test_an_epoch_logged_but_not_backed_up_is_trained_again_from_the_backup(tmp_path, monkeypatch):
@@ -175,13 +175,13 @@ def test_an_epoch_logged_but_not_backed_up_is_trained_again_from_the_backup(tmp_
             if epoch == 1:
                 raise KeyboardInterrupt
 
-    make_callbacks = core.callbacks.make_callbacks
+    make_callbacks = core.training.loop.make_callbacks
 
     def interrupted_before_the_backup(*args, **kwargs):
         *others, backup = make_callbacks(*args, **kwargs)
         return [*others, Interrupt(), backup]  # period 2 is logged, then interrupted before its backup
 
-    monkeypatch.setattr(core.callbacks, "make_callbacks", interrupted_before_the_backup)
+    monkeypatch.setattr(core.training.loop, "make_callbacks", interrupted_before_the_backup)
     with pytest.raises(SystemExit, match="^130$"):  # an interruption ends the command with status 130
         train_tiny(tiny_command(toy, output, *flags))
     monkeypatch.undo()
@@ -190,9 +190,9 @@ def test_an_epoch_logged_but_not_backed_up_is_trained_again_from_the_backup(tmp_
     assert [row["epoch"] for row in lines] == [1, 2, 2, 3]
     assert untimed(lines[1:2]) == untimed(lines[2:3])  # from period 1's weights, optimizer and batches, as before
     # run.json counts each period once: the first, the one trained again, and the last
-    assert untimed(read_translation_run(run)["training"]["history"]) == untimed([lines[0], lines[2], lines[3]])
+    assert untimed(read_translation_run(run).training.history) == untimed([lines[0], lines[2], lines[3]])
     other = read_translation_run(train_tiny(tiny_command(toy, tmp_path / "other", *flags, "--seed", "4")))
-    assert other["training"]["history"][0]["loss"] != lines[0]["loss"]  # the seed is what makes two runs equal
+    assert other.training.history[0]["loss"] != lines[0]["loss"]  # the seed is what makes two runs equal
 
 
 def test_a_run_resumed_with_a_spent_step_budget_trains_no_further(tmp_path, monkeypatch):
@@ -208,8 +208,8 @@ def test_a_run_resumed_with_a_spent_step_budget_trains_no_further(tmp_path, monk
     run = train_tiny(
         tiny_command(toy, output, "--epochs", "3", "--max-steps", "1", "--resume", "--early-stopping", "loss")
     )
-    training = read_translation_run(run)["training"]
-    assert [row["epoch"] for row in training["history"]] == [1] and training["steps"] == steps
+    training = read_translation_run(run).training
+    assert [row["epoch"] for row in training.history] == [1] and training.steps == steps
 
 
 def test_an_interrupted_decoder_only_run_resumes_and_keeps_the_average_of_its_last_epochs(
@@ -238,22 +238,22 @@ def test_an_interrupted_decoder_only_run_resumes_and_keeps_the_average_of_its_la
     with_callbacks(monkeypatch, after)
     run = train_tiny(tiny_command(toy, output, "--epochs", "2", "--resume", *flags))
     record = read_translation_run(run)
-    history = record["training"]["history"]
+    history = record.training.history
     assert [row["epoch"] for row in history] == [1, 2] and len(after.epochs) == 1
     assert history[0] == logged[0]  # epoch 1 was not trained again
-    assert record["training"]["steps"] == 2 * history[0]["steps"]
-    averaged = record["training"]["averaged"]  # the snapshot of epoch 1, written before the interruption, counts
+    assert record.training.steps == 2 * history[0]["steps"]
+    averaged = record.training.averaged  # the snapshot of epoch 1, written before the interruption, counts
     assert averaged["epochs"] == [1, 2]
     assert averaged["kept"] == (averaged["val_loss"] < min(row["val_loss"] for row in history))
     snapshots = [*before.epochs, *after.epochs]
     mean = [(a + b) / 2 for a, b in zip(*snapshots, strict=True)]
-    kept = mean if averaged["kept"] else snapshots[record["training"]["best_epoch"] - 1]
+    kept = mean if averaged["kept"] else snapshots[record.training.best_epoch - 1]
     model, _, _ = load_trained(run)
     for saved, expected in zip(model.get_weights(), kept, strict=True):
         np.testing.assert_allclose(saved, expected, rtol=1e-6, atol=1e-7)
     assert any(not np.allclose(a, b) for a, b in zip(*snapshots, strict=True))  # two distinct epochs averaged
 
-    assert record["model"]["arch"] == "decoder-only"
+    assert record.model.arch == "decoder-only"
     translator = load(run)
     assert_translates(run, ["gato sol"])
     with pytest.raises(ValueError, match="beam search needs encoder-decoder"):
@@ -278,8 +278,8 @@ def test_subword_sampling_draws_each_pass_anew_and_the_run_still_translates(tmp_
     first, second = (rows for _, _, rows in draws[:2])
     assert len(first[0]) == len(second[0]) and any(len(a) != len(b) for a, b in zip(first[0], second[0]))
     record = read_translation_run(run)
-    assert record["hyperparameters"]["subword_alpha"] == 0.2 and record["hyperparameters"]["cooldown_steps"] == 0
-    assert [row["epoch"] for row in record["training"]["history"]] == [1, 2]
+    assert record.hyperparameters["subword_alpha"] == 0.2 and record.hyperparameters["cooldown_steps"] == 0
+    assert [row["epoch"] for row in record.training.history] == [1, 2]
     assert_translates(run, ["gato sol"])
 
 
@@ -294,7 +294,7 @@ def test_a_cooldown_plans_the_whole_budget_and_the_run_records_the_plan(tmp_path
     monkeypatch.setattr(train_module, "WarmupInverseSqrt", spy)
     run = train_tiny(tiny_command(toy, tmp_path / "run", "--epochs", "2", "--cooldown", "0.5", "--patience", "5"))
     record = read_translation_run(run)
-    plan, history = record["hyperparameters"], record["training"]["history"]
+    plan, history = record.hyperparameters, record.training.history
     assert plan["cooldown"] == 0.5
     assert plan["total_steps"] == 2 * plan["steps_per_epoch"] == history[-1]["steps"]
     assert plan["cooldown_steps"] == round(0.5 * plan["total_steps"])

@@ -77,7 +77,7 @@ def test_the_student_learns_from_bergamots_translations_and_the_run_records_them
     run = train_tiny(tiny_command(toy, tmp_path / "run", "--teacher", "bergamot", *SHORT))
 
     record = read_translation_run(run)
-    splits = load_pairs(PairDataArguments(**record["data"]["options"])).splits
+    splits = load_pairs(PairDataArguments(**record.data.options)).splits
     sources = splits["train"].sources
     kept = [s for s in sources if shouted(s)]
     assert 0 < len(kept) < len(sources)  # the case has empty translations to drop
@@ -86,12 +86,12 @@ def test_the_student_learns_from_bergamots_translations_and_the_run_records_them
     assert trained_sources == kept and trained_targets == [one_line(shouted(s)) for s in kept]
     assert FakeBergamot.calls == len(sources)
 
-    distillation = record["distillation"]
+    distillation = record.distillation
     assert distillation["kind"] == "sequence-level" and distillation["teacher"] == "bergamot"
     assert "Mozilla Bergamot" in distillation["description"] and distillation["beam"] is None
     assert (distillation["pairs"], distillation["dropped_empty"]) == (len(kept), len(sources) - len(kept))
     assert distillation["seconds"] >= 0 and distillation["file"] == TEACHER_FILE
-    assert record["hyperparameters"]["teacher"] == "bergamot"
+    assert record.hyperparameters["teacher"] == "bergamot"
     cached = (run / TEACHER_FILE).read_text(encoding="utf-8").splitlines()
     assert cached[0] == "source\ttranslation" and cached[1:] == [f"{s}\t{one_line(shouted(s))}" for s in sources]
     # validation keeps its own references (the second call tokenises the validation pairs)
@@ -121,7 +121,7 @@ def test_a_resumed_student_reads_the_cached_translations_instead_of_asking_again
     run = train_tiny(tiny_command(toy, output, "--teacher", "bergamot", "--resume", *SHORT))
     assert (run / TEACHER_FILE).read_text(encoding="utf-8") == cached
     assert spy_tokenize[0] == first_train_pairs  # the same train pairs as before the interruption
-    assert read_translation_run(run)["distillation"]["seconds"] == 123.4  # the translating process's time
+    assert read_translation_run(run).distillation["seconds"] == 123.4  # the translating process's time
 
 
 def test_a_translation_run_teaches_with_its_own_translations(tiny_translation_run, toy_file, tmp_path, spy_tokenize):
@@ -130,11 +130,11 @@ def test_a_translation_run_teaches_with_its_own_translations(tiny_translation_ru
     )
     sources = spy_tokenize[0][0]
     assert spy_tokenize[0][1] == load(tiny_translation_run).translate(sources)
-    distillation = read_translation_run(run)["distillation"]
+    distillation = read_translation_run(run).distillation
     teacher = read_translation_run(tiny_translation_run)
     assert distillation["teacher"] == str(tiny_translation_run.resolve()) and distillation["beam"] == 1
-    assert distillation["teacher_created"] == teacher["created"]
-    assert distillation["teacher_validation"]["chrf"] == teacher["validation"]["chrf"]
+    assert distillation["teacher_created"] == teacher.created
+    assert distillation["teacher_validation"]["chrf"] == teacher.validation["chrf"]
 
 
 def _refused(argv: list[str], output, capsys, message: str):

@@ -16,7 +16,7 @@ import tensorflow as tf
 
 from core.mbr import consensus
 from core.pairs import PairDataArguments, load_pairs
-from core.training_log import HISTORY_FILE, read_history
+from core.training.log import HISTORY_FILE, read_history
 from core.translator import load, read_translation_run
 from scratch.__main__ import main
 from scratch.translation import decoding
@@ -28,17 +28,17 @@ from tests.scratch.translation.toy import WORDS, write_tsv
 
 
 def _test_split(run: Path):
-    options = read_translation_run(run)["data"]["options"]
+    options = read_translation_run(run).data.options
     return load_pairs(PairDataArguments(**options)).splits["test"]
 
 
 def test_the_tiny_preset_learns_the_toy_task_within_a_few_hundred_steps(tiny_translation_run):
     record = read_translation_run(tiny_translation_run)
-    training = record["training"]
-    best = training["history"][training["best_epoch"] - 1]
+    training = record.training
+    best = training.history[training.best_epoch - 1]
     assert best["val_accuracy"] >= 0.95
     assert best["steps"] <= 400  # optimizer steps so far
-    assert record["validation"]["chrf"] > 90
+    assert record.validation["chrf"] > 90
 
 
 def _scalars(folder: Path) -> dict[str, dict[int, float]]:
@@ -52,7 +52,7 @@ def _scalars(folder: Path) -> dict[str, dict[int, float]]:
 
 
 def test_tensorboard_holds_every_epoch_as_the_classifiers_do(tiny_translation_run):
-    history = read_translation_run(tiny_translation_run)["training"]["history"]
+    history = read_translation_run(tiny_translation_run).training.history
     train, validation = (_scalars(tiny_translation_run / "logs" / name) for name in ("train", "validation"))
     assert {"epoch_loss", "epoch_accuracy"} <= set(train)
     assert {"epoch_loss", "epoch_accuracy", "epoch_chrf", "evaluation_loss_vs_iterations"} <= set(validation)
@@ -65,14 +65,14 @@ def test_tensorboard_holds_every_epoch_as_the_classifiers_do(tiny_translation_ru
 def test_the_model_card_gives_the_runs_scores_and_every_epoch(tiny_translation_run):
     record = read_translation_run(tiny_translation_run)
     card = (tiny_translation_run / "README.md").read_text(encoding="utf-8")
-    validation = record["validation"]
+    validation = record.validation
     assert f"BLEU {validation['bleu']:.2f}, chrF++ {validation['chrf']:.2f}" in card
     assert "Sentence pairs, `pt` to `en`" in card and "from core.translator import load" in card
-    for row in record["training"]["history"]:
+    for row in record.training.history:
         assert f"| {row['epoch']} | {row['loss']:.4f} | {row['val_loss']:.4f} |" in card
         assert f"| {row['val_chrf']:.2f} | {row['train_seconds']:.1f} |" in card
-    for split, rows in record["data"]["splits"].items():
-        assert f"| {split} | {rows:,} | `{record['data']['fingerprints'][split]}` |" in card
+    for split, rows in record.data.splits.items():
+        assert f"| {split} | {rows:,} | `{record.data.fingerprints[split]}` |" in card
 
 
 def test_the_run_directory_follows_the_contract(tiny_translation_run):
@@ -81,34 +81,34 @@ def test_the_run_directory_follows_the_contract(tiny_translation_run):
     assert {p.name for p in run.iterdir()} == {
         "run.json", "saved_model", "sentencepiece.model", "weights", "history.jsonl", "logs", "README.md"
     }  # fmt: skip
-    record = json.loads((run / "run.json").read_text())
-    assert read_history(run / HISTORY_FILE) == record["training"]["history"]
-    assert (record["side"], record["task_kind"], record["model"]["arch"]) == (
+    record = read_translation_run(run)
+    assert read_history(run / HISTORY_FILE) == record.training.history
+    assert (record.side, record.task_kind, record.model.arch) == (
         "scratch",
         "translation",
         "encoder-decoder",
     )
-    assert set(record["data"]["fingerprints"]) == {"train", "validation", "test"}
-    assert record["data"]["splits"] == {"train": 2430, "validation": 300, "test": 270}
-    for row in record["training"]["history"]:
+    assert set(record.data.fingerprints) == {"train", "validation", "test"}
+    assert record.data.splits == {"train": 2430, "validation": 300, "test": 270}
+    for row in record.training.history:
         assert {"epoch", "loss", "val_loss", "val_accuracy", "val_chrf", "train_seconds"} <= set(row)
         assert row["train_seconds"] > 0
-    assert record["training"]["stop_reason"] in ("early_stopping", "max_epochs")
-    history = record["training"]["history"]
+    assert record.training.stop_reason in ("early_stopping", "max_epochs")
+    history = record.training.history
     chrf = [row["val_chrf"] for row in history]
-    assert record["training"]["best_epoch"] == 1 + chrf.index(max(chrf))  # early stopping on chrF++ keeps the best
-    if record["training"]["stop_reason"] == "early_stopping":
-        assert len(history) - record["training"]["best_epoch"] == record["hyperparameters"]["patience"]
-    assert record["training"]["averaged"] is None  # the tiny preset averages nothing: the kept weights are that epoch's
-    assert record["validation"]["chrf"] == pytest.approx(max(chrf), abs=1e-6)
-    data = load_pairs(PairDataArguments(**record["data"]["options"]))
+    assert record.training.best_epoch == 1 + chrf.index(max(chrf))  # early stopping on chrF++ keeps the best
+    if record.training.stop_reason == "early_stopping":
+        assert len(history) - record.training.best_epoch == record.hyperparameters["patience"]
+    assert record.training.averaged is None  # the tiny preset averages nothing: the kept weights are that epoch's
+    assert record.validation["chrf"] == pytest.approx(max(chrf), abs=1e-6)
+    data = load_pairs(PairDataArguments(**record.data.options))
     train_sources = set(data.splits["train"].sources)
-    assert record["data"]["leakage"] == {
+    assert record.data.leakage == {
         name: sum(source in train_sources for source in data.splits[name].sources) for name in ("validation", "test")
     }
-    assert 0 <= record["validation"]["bleu"] <= 100 and 0 <= record["validation"]["chrf"] <= 100
-    assert "nrefs:1|case:mixed|eff:no|tok:13a" in record["validation"]["signatures"]["bleu"]
-    assert "nw:2" in record["validation"]["signatures"]["chrf"]
+    assert 0 <= record.validation["bleu"] <= 100 and 0 <= record.validation["chrf"] <= 100
+    assert "nrefs:1|case:mixed|eff:no|tok:13a" in record.validation["signatures"]["bleu"]
+    assert "nw:2" in record.validation["signatures"]["chrf"]
 
 
 @pytest.mark.slow
@@ -183,7 +183,7 @@ def test_the_saved_model_beam_search_gives_the_python_side_hypotheses(tiny_trans
     model, tokenizer, record = load_trained(tiny_translation_run)
     module = load(tiny_translation_run)._module
     sources = _test_split(tiny_translation_run).sources[:20]
-    penalty = record["hyperparameters"]["length_penalty"]
+    penalty = record.hyperparameters["length_penalty"]
     found = decoding.decode(model, encode_source(tokenizer, tf.constant(sources), 32), 32, BeamSearch(3, penalty))
     expected = tokenizer.detokenize(tf.reshape(found.ids, [60, -1])).numpy().reshape(20, 3)
     nbest = module.translate_nbest(tf.constant(sources), tf.constant(3))

@@ -47,7 +47,7 @@ def assert_translates(run: Path, texts: list[str]) -> list[str]:
 
     outputs = load(run).translate(texts)
     model, tokenizer, record = load_trained(run)
-    max_length = record["data"]["options"]["max_length"]
+    max_length = record.data.options["max_length"]
     ids = decoding.decode(model, encode_source(tokenizer, tf.constant(texts), max_length), max_length).best
     assert outputs == [t.decode("utf-8") for t in tokenizer.detokenize(ids).numpy()]
     assert all(output.strip() for output in outputs), outputs

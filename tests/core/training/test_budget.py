@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.utils.class_weight import compute_class_weight
 
-from core.budget import balanced_class_weights, bucketed_steps, plan_training
+from core.training.budget import balanced_class_weights, bucketed_steps, plan_training
 
 # Train rows and batch size give the steps per epoch (ceil(rows / batch) when every text is in one length
 # bucket); the budget then gives the epochs and the steps a schedule spans. Worked by hand:

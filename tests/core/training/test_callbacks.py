@@ -12,9 +12,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from core.budget import TrainingPlan
-from core.callbacks import AverageLast, EarlyStopping, fit, remove_training_state, resumed_end
-from core.training_log import HISTORY_FILE, pass_examples, read_history
+from core.training import TrainingConfig, fit, remove_training_state
+from core.training.averaging import AverageLast
+from core.training.budget import TrainingPlan, pass_examples
+from core.training.callbacks import EarlyStopping
+from core.training.log import HISTORY_FILE, read_history
+from core.training.loop import resumed_end
 
 STEPS = 5  # optimizer steps an epoch in these tests
 
@@ -160,7 +163,8 @@ def _tiny_fit(tmp_path: Path, **budget) -> list[dict]:
     train = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
     args = SimpleNamespace(patience=10, min_steps=0, **{"max_steps": None, "eval_steps": None, **budget})
     plan = TrainingPlan(3, 3, min(9, args.max_steps or 9))
-    summary = fit(model, train, train, tmp_path, args, plan, pass_examples(40, 3, 16))
+    config = TrainingConfig.from_arguments(args, plan, pass_examples(40, 3, 16), "val_accuracy", "max")
+    summary = fit(model, train, train, tmp_path, config)
     assert summary["history"] == read_history(tmp_path / HISTORY_FILE)
     return summary["history"]
 

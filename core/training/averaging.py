@@ -1,18 +1,17 @@
-"""`AverageLast`: the Keras callback that averages the weights of a run's last epochs (`--average-last`), kept apart
-from `core.callbacks`, which puts it in the training loop."""
+"""`AverageLast`: the Keras callback that averages the weights of a run's last epochs (`--average-last`); the
+training loop (`core.training.loop`) runs it after early stopping."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import tensorflow as tf
 
-if TYPE_CHECKING:
-    from core.callbacks import EarlyStopping
+from core.training.callbacks import EarlyStopping
 
 logger = logging.getLogger(__name__)
 

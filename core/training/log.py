@@ -79,23 +79,6 @@ class TrainingLog(tf.keras.callbacks.Callback):
         return int(self.model.optimizer.iterations.numpy())
 
 
-def pass_examples(rows: int, steps_per_pass: int, batch_size: int) -> Callable[[int, int], int]:
-    """`TrainingLog`'s example count for batches of `batch_size` over `rows` examples, `steps_per_pass` batches a pass.
-
-    A finished pass counts its rows; a pass cut short counts a batch per step, at most its rows.
-
-    >>> count = pass_examples(rows=40, steps_per_pass=3, batch_size=16)
-    >>> count(0, 3), count(3, 4), count(0, 7)
-    (40, 16, 96)
-    """
-
-    def seen(steps: int) -> int:
-        passes, rest = divmod(steps, steps_per_pass)
-        return passes * rows + min(rows, rest * batch_size)
-
-    return lambda first, last: seen(last) - seen(first)
-
-
 def append_history(path: str | Path, row: dict[str, Any]) -> None:
     """Adds one finished epoch's line to a history file."""
     with Path(path).open("a", encoding="utf-8") as handle:

@@ -1,4 +1,5 @@
-"""Training budgets in optimizer steps: how many epochs a budget takes on a train split, and class weights.
+"""Training budgets in optimizer steps: how many epochs a budget takes on a train split, the examples a number of
+steps trains on, and class weights.
 
 A side is given `--max-steps` (at most this many optimizer steps, resumed steps included) and
 `--min-steps` (early stopping may not end training sooner); the epochs follow from the train size.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,3 +94,20 @@ def balanced_class_weights(label_ids: np.ndarray, num_labels: int) -> dict[int, 
     counts = np.bincount(np.asarray(label_ids, np.int64), minlength=num_labels)
     present = int((counts > 0).sum())
     return {k: float(len(label_ids) / (present * c)) if c else 1.0 for k, c in enumerate(counts)}
+
+
+def pass_examples(rows: int, steps_per_pass: int, batch_size: int) -> Callable[[int, int], int]:
+    """`TrainingLog`'s example count for batches of `batch_size` over `rows` examples, `steps_per_pass` batches a pass.
+
+    A finished pass counts its rows; a pass cut short counts a batch per step, at most its rows.
+
+    >>> count = pass_examples(rows=40, steps_per_pass=3, batch_size=16)
+    >>> count(0, 3), count(3, 4), count(0, 7)
+    (40, 16, 96)
+    """
+
+    def seen(steps: int) -> int:
+        passes, rest = divmod(steps, steps_per_pass)
+        return passes * rows + min(rows, rest * batch_size)
+
+    return lambda first, last: seen(last) - seen(first)

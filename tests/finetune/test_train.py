@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-import core.callbacks
+import core.training.loop
 from core.args import DataArguments
 from core.classifier import load
 from core.data import load_task
-from core.rundir import partial_path, read_run_json
+from core.record import read_run
+from core.rundir import partial_path
 from finetune.checkpoint import load_for_task, resolve_checkpoint
 from finetune.predict import FinetunedClassifier
 from tests.conftest import NEGATIVE, POSITIVE
@@ -22,7 +23,7 @@ from tests.finetune.tiny import train_tiny_run
 
 
 def _data(run: dict) -> tuple[list[str], np.ndarray]:
-    task = load_task(DataArguments(**run["data"]["options"]))
+    task = load_task(DataArguments(**run.data.options))
     return task.texts("train"), task.label_ids("train")
 
 
@@ -35,11 +36,9 @@ def _initial_loss(run_dir: Path, run: dict) -> float:
     """Cross-entropy of the pretrained tiny BERT with a fresh head, before any training step."""
     from transformers import AutoTokenizer
 
-    checkpoint = resolve_checkpoint(run["model"]["source"])
-    model = load_for_task(checkpoint, run["data"]["labels"])
-    classifier = FinetunedClassifier(
-        model, AutoTokenizer.from_pretrained(checkpoint.directory), run["data"]["labels"], 16
-    )
+    checkpoint = resolve_checkpoint(run.model.source)
+    model = load_for_task(checkpoint, run.data.labels)
+    classifier = FinetunedClassifier(model, AutoTokenizer.from_pretrained(checkpoint.directory), run.data.labels, 16)
     return _cross_entropy(classifier, *_data(run))
 
 
@@ -55,19 +54,19 @@ def test_run_directory_holds_model_tokenizer_card_and_logs(base_run: Path) -> No
 
 
 def test_run_json_records_the_data_the_history_and_the_best_epoch(base_run: Path) -> None:
-    run = read_run_json(base_run)
-    task = load_task(DataArguments(**run["data"]["options"]))
-    assert run["side"] == "finetune"
-    assert run["data"]["fingerprints"] == task.fingerprints
-    assert run["data"]["labels"] == ["negative", "positive"]
-    history = run["training"]["history"]
-    assert [row["epoch"] for row in history] == list(range(1, run["training"]["epochs_run"] + 1))
+    run = read_run(base_run)
+    task = load_task(DataArguments(**run.data.options))
+    assert run.side == "finetune"
+    assert run.data.fingerprints == task.fingerprints
+    assert run.data.labels == ["negative", "positive"]
+    history = run.training.history
+    assert [row["epoch"] for row in history] == list(range(1, run.training.epochs_run + 1))
     best = max(history, key=lambda row: (row["val_accuracy"], -row["epoch"]))
-    assert run["training"]["best_epoch"] == best["epoch"]
-    assert run["hyperparameters"]["learning_rate"] == 5e-3 and run["hyperparameters"]["max_length"] == 16
-    assert run["model"]["params"] == run["model"]["trainable_params"] > 0
+    assert run.training.best_epoch == best["epoch"]
+    assert run.hyperparameters["learning_rate"] == 5e-3 and run.hyperparameters["max_length"] == 16
+    assert run.model.params == run.model.trainable_params > 0
     card = (base_run / "README.md").read_text()
-    assert task.fingerprints["train"] in card and f"{run['validation']['accuracy']:.4f}" in card
+    assert task.fingerprints["train"] in card and f"{run.validation['accuracy']:.4f}" in card
 
 
 def test_reloaded_run_gives_the_probabilities_of_plain_transformers(base_run: Path) -> None:
@@ -93,38 +92,39 @@ def test_reloaded_run_gives_the_probabilities_of_plain_transformers(base_run: Pa
 def test_label_names_survive_the_round_trip_and_the_model_learned_them(base_run: Path) -> None:
     classifier = load(base_run, name="tiny")
     assert (classifier.name, classifier.side, classifier.labels) == ("tiny", "finetune", ["negative", "positive"])
-    assert classifier.predict(POSITIVE + NEGATIVE) == ["positive"] * 5 + ["negative"] * 5
+    decided = classifier.predict(POSITIVE + NEGATIVE)  # class ids
+    assert [classifier.labels[i] for i in decided] == ["positive"] * 5 + ["negative"] * 5
 
 
 def test_validation_metrics_match_an_independent_computation(base_run: Path) -> None:
     classifier = load(base_run)
-    run = classifier.run
-    task = load_task(DataArguments(**run["data"]["options"]))
+    run = classifier.record
+    task = load_task(DataArguments(**run.data.options))
     predicted = classifier.predict_proba(task.texts("validation")).argmax(axis=1)
     gold = task.label_ids("validation")
-    labels = np.arange(len(run["data"]["labels"]))
-    assert run["validation"]["accuracy"] == pytest.approx(accuracy_score(gold, predicted))
-    assert run["validation"]["macro_f1"] == pytest.approx(
+    labels = np.arange(len(run.data.labels))
+    assert run.validation["accuracy"] == pytest.approx(accuracy_score(gold, predicted))
+    assert run.validation["macro_f1"] == pytest.approx(
         f1_score(gold, predicted, labels=labels, average="macro", zero_division=0)
     )
 
 
 def test_training_lowers_the_loss(base_run: Path) -> None:
-    run = read_run_json(base_run)
+    run = read_run(base_run)
     before = _initial_loss(base_run, run)
     after = _cross_entropy(load(base_run), *_data(run))
     assert before == pytest.approx(math.log(2), abs=0.05)  # a fresh head starts near chance
     assert after < before - 0.1
-    history = run["training"]["history"]
+    history = run.training.history
     assert history[-1]["loss"] < history[0]["loss"]
 
 
 @pytest.mark.slow
 def test_same_seed_repeats_the_run(base_run: Path, runs_dir: Path, train_file: Path) -> None:
-    again = read_run_json(train_tiny_run(runs_dir / "again", train_file, no_onnx=True))
-    first = read_run_json(base_run)
-    assert again["validation"] == first["validation"]
-    for a, b in zip(again["training"]["history"], first["training"]["history"], strict=True):
+    again = read_run(train_tiny_run(runs_dir / "again", train_file, no_onnx=True))
+    first = read_run(base_run)
+    assert again.validation == first.validation
+    for a, b in zip(again.training.history, first.training.history, strict=True):
         assert a["loss"] == pytest.approx(b["loss"], rel=1e-6)
         assert a["val_loss"] == pytest.approx(b["val_loss"], rel=1e-6)
 
@@ -133,12 +133,12 @@ class Interrupted(Exception):
     """Stands in for a killed process."""
 
 
-class InterruptAfterFirstEpoch(core.callbacks.tf.keras.callbacks.Callback):
+class InterruptAfterFirstEpoch(core.training.loop.tf.keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         raise Interrupted(f"stopped after epoch {epoch + 1}")
 
 
-class WeightSnapshots(core.callbacks.tf.keras.callbacks.Callback):
+class WeightSnapshots(core.training.loop.tf.keras.callbacks.Callback):
     """Keeps a copy of the weights at the end of every epoch."""
 
     def __init__(self) -> None:
@@ -153,7 +153,7 @@ class WeightSnapshots(core.callbacks.tf.keras.callbacks.Callback):
 def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, monkeypatch) -> None:
     output = runs_dir / "resumed"
     before, after = WeightSnapshots(), WeightSnapshots()
-    make_callbacks = core.callbacks.make_callbacks
+    make_callbacks = core.training.loop.make_callbacks
     monkeypatch.setattr(
         core.callbacks, "make_callbacks", lambda *a, **k: [before, *make_callbacks(*a, **k), InterruptAfterFirstEpoch()]
     )
@@ -163,24 +163,24 @@ def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, 
     assert not output.exists() and (partial / "backup").is_dir() and list(partial.glob("best_weights-*.npz"))
     first_epoch = json.loads((partial / "history.jsonl").read_text().splitlines()[0])
 
-    monkeypatch.setattr(core.callbacks, "make_callbacks", lambda *a, **k: [after, *make_callbacks(*a, **k)])
+    monkeypatch.setattr(core.training.loop, "make_callbacks", lambda *a, **k: [after, *make_callbacks(*a, **k)])
     train_tiny_run(output, train_file, epochs=2, patience=2, resume=True, no_onnx=True)
 
-    run = read_run_json(output)
+    run = read_run(output)
     assert not partial.exists() and not (output / "backup").exists() and not list(output.glob("best_weights*"))
-    assert run["training"]["epochs_run"] == 2
+    assert run.training.epochs_run == 2
     lines = [json.loads(line) for line in (output / "history.jsonl").read_text().splitlines()]
     assert [row["epoch"] for row in lines] == [1, 2]  # the resumed process ran epoch 2 only
-    assert run["training"]["history"][0]["loss"] == first_epoch["loss"]
+    assert run.training.history[0]["loss"] == first_epoch["loss"]
     # The training time counts the epoch before the interruption too, validation excluded.
-    assert run["training"]["seconds"] == pytest.approx(sum(row["train_seconds"] for row in lines), abs=2e-3)
+    assert run.training.seconds == pytest.approx(sum(row["train_seconds"] for row in lines), abs=2e-3)
     assert first_epoch["train_seconds"] > 0
-    assert run["training"]["steps"] == lines[-1]["steps"] == 2 * run["hyperparameters"]["steps_per_epoch"]
-    assert run["validation"]["accuracy"] >= 0.9
+    assert run.training.steps == lines[-1]["steps"] == 2 * run.hyperparameters["steps_per_epoch"]
+    assert run.validation["accuracy"] >= 0.9
     # The weights saved are the best epoch's, even when it finished before the interruption.
     from transformers import TFAutoModelForSequenceClassification
 
-    best = run["training"]["best_epoch"]
+    best = run.training.best_epoch
     expected = (before.epochs + after.epochs)[best - 1]
     saved = TFAutoModelForSequenceClassification.from_pretrained(output).get_weights()
     for restored, weights in zip(saved, expected, strict=True):
@@ -190,11 +190,11 @@ def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, 
 @pytest.mark.slow
 def test_the_saved_model_holds_the_best_epoch_s_weights(runs_dir: Path, train_file: Path, monkeypatch) -> None:
     snapshots = WeightSnapshots()
-    make_callbacks = core.callbacks.make_callbacks
-    monkeypatch.setattr(core.callbacks, "make_callbacks", lambda *a, **k: [snapshots, *make_callbacks(*a, **k)])
-    run = read_run_json(train_tiny_run(runs_dir / "best", train_file, epochs=3, patience=3, no_onnx=True))
-    best = run["training"]["best_epoch"]
-    assert run["training"]["epochs_run"] == len(snapshots.epochs) == 3
+    make_callbacks = core.training.loop.make_callbacks
+    monkeypatch.setattr(core.training.loop, "make_callbacks", lambda *a, **k: [snapshots, *make_callbacks(*a, **k)])
+    run = read_run(train_tiny_run(runs_dir / "best", train_file, epochs=3, patience=3, no_onnx=True))
+    best = run.training.best_epoch
+    assert run.training.epochs_run == len(snapshots.epochs) == 3
     assert best < 3, "the fixture should peak before the last epoch, or this test shows nothing"
 
     from transformers import TFAutoModelForSequenceClassification
@@ -218,10 +218,10 @@ def test_mixed_precision_trains_with_finite_falling_loss(runs_dir: Path, train_f
 
     output = train_tiny_run(runs_dir / "mixed", train_file, mixed_precision=True, epochs=1)
     assert tf.keras.mixed_precision.global_policy().name == "float32"  # the run leaves no global state behind
-    run = read_run_json(output)
-    assert run["hyperparameters"]["mixed_precision"] is True
-    assert 15 <= run["hyperparameters"]["steps_per_epoch"] <= 25
-    loss = run["training"]["history"][0]["loss"]
+    run = read_run(output)
+    assert run.hyperparameters["mixed_precision"] is True
+    assert 15 <= run.hyperparameters["steps_per_epoch"] <= 25
+    loss = run.training.history[0]["loss"]
     assert math.isfinite(loss)
     classifier = load(output)
     after = _cross_entropy(classifier, *_data(run))
@@ -237,12 +237,12 @@ def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path,
     monkeypatch.setattr(
         finetune.run, "build_model", lambda *a: scheduled.append(a[3]) or build_model(*a)
     )  # the linear decay's num_train_steps
-    run = read_run_json(
+    run = read_run(
         train_tiny_run(
             runs_dir / "budget", train_file, epochs=None, max_steps=30, class_weight="balanced", no_onnx=True
         )
     )
-    training, hyperparameters = run["training"], run["hyperparameters"]
+    training, hyperparameters = run.training, run.hyperparameters
     per_epoch = hyperparameters["steps_per_epoch"]
     assert per_epoch < 30 < 2 * per_epoch  # so the budget ends inside the second epoch
     assert hyperparameters["epochs"] == training["epochs_run"] == 2

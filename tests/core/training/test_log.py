@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from core.training_log import TrainingLog, pass_examples, read_history, training_summary
+from core.training.budget import pass_examples
+from core.training.log import TrainingLog, read_history, training_summary
 
 
 def tiny_model() -> tf.keras.Model:

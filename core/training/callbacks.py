@@ -1,0 +1,157 @@
+"""The Keras callbacks every model trains with (`core.training.loop` puts them in order): progress lines when stdout
+is not a terminal, validation scores Keras' metrics do not compute, the optimizer-step budget, and early stopping
+with the best epoch's weights restored, surviving `--resume`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from core.training.log import HISTORY_FILE, best_epoch, read_history
+
+logger = logging.getLogger(__name__)
+
+BEST_WEIGHTS = "best_weights-{epoch}.npz"  # the best epoch's weights (epoch from 1) while the run is unfinished
+
+
+class ProgressLog(tf.keras.callbacks.Callback):
+    """Logs progress about every 5% of an epoch: Keras prints nothing inside an epoch when stdout is not a terminal."""
+
+    _supports_tf_logs = True  # the loss is read only on the steps that log, so other steps do not wait
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        self._epoch, self._start = epoch + 1, time.perf_counter()
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        steps = self.params.get("steps") or 0
+        if steps and (batch + 1) % max(1, steps // 20) == 0 and batch + 1 < steps:
+            elapsed = time.perf_counter() - self._start
+            left = elapsed / (batch + 1) * (steps - batch - 1)
+            loss = float((logs or {}).get("loss", float("nan")))
+            logger.info("epoch %d: step %d/%d, loss %.4f, about %.0f s left", self._epoch, batch + 1, steps, loss, left)
+
+
+class ValidationScore(tf.keras.callbacks.Callback):
+    """A validation score computed outside Keras' metrics, put into each epoch's logs as `name` (`val_...`), where
+    TensorBoard, early stopping and the training log read it like `val_loss`.
+
+    Args:
+        name: the logs key, `val_` and the score's name (`val_chrf`).
+        score: computes the score of the model's current weights.
+    """
+
+    def __init__(self, name: str, score: Callable[[], float]) -> None:
+        super().__init__()
+        self.name, self.score = name, score
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        if logs is not None:
+            logs[self.name] = float(self.score())
+
+
+class StepBudget(tf.keras.callbacks.Callback):
+    """Ends training after `max_steps` optimizer steps in total, resumed steps included (mid-epoch if need be).
+
+    `reason` is the run's `stop_reason` when it does: `budget` for `--max-steps`, `max_epochs` when the limit is the
+    planned epochs' steps (with `--eval-steps`, whose last period may overrun them).
+    """
+
+    _supports_tf_logs = True  # counts steps without reading the step's logs
+
+    def __init__(self, max_steps: int, reason: str = "budget") -> None:
+        super().__init__()
+        self.max_steps, self.reason, self.steps, self.reached = max_steps, reason, 0, False
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        self.steps = int(self.model.optimizer.iterations.numpy())  # after BackupAndRestore restored the count
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        self.steps += 1
+        if self.steps >= self.max_steps:
+            self.reached = True
+            self.model.stop_training = True
+
+
+class EarlyStopping(tf.keras.callbacks.EarlyStopping):
+    """Keras early stopping on `monitor` (`mode` max: higher is better; min: lower), with the best epoch's weights
+    restored, that survives `--resume` and does not stop before `min_steps` optimizer steps.
+
+    Every epoch is a candidate for the best weights (unlike `start_from_epoch`, which ignores the first
+    epochs); only the decision to stop waits for the minimum. The best weights so far are also kept in
+    `best_weights-<epoch>.npz` beside the backup until the run is finished, so a resumed run still restores an
+    epoch finished before the interruption (also when nothing is left to train); its best value and patience count
+    come back from the training log, the epochs the backup holds being those whose `steps` the restored optimizer
+    has reached. A new best epoch's file is written at its end, and the previous best's is deleted only when the
+    next epoch begins, after `BackupAndRestore` has written that epoch's backup: an interruption in between redoes
+    the epoch and still finds the earlier best.
+    """
+
+    def __init__(
+        self,
+        patience: int,
+        monitor: str = "val_accuracy",
+        mode: str = "max",
+        min_steps: int = 0,
+        run_dir: Path | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(monitor=monitor, mode=mode, patience=patience, restore_best_weights=True, **kwargs)
+        self.mode, self.min_steps = mode, min_steps
+        self.run_dir = Path(run_dir) if run_dir is not None else None
+        self.history_path = Path(run_dir) / HISTORY_FILE if run_dir is not None else None
+        self._resumed = False
+
+    def weights_path(self, epoch: int) -> Path:
+        """The saved weights of `epoch` (counted from 1)."""
+        return self.run_dir / BEST_WEIGHTS.format(epoch=epoch)
+
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        super().on_train_begin(logs)
+        self._resumed = False
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        if self.run_dir is None:
+            return
+        self._resume()
+        for path in self.run_dir.glob(BEST_WEIGHTS.format(epoch="*")):
+            if path != self.weights_path(self.best_epoch + 1):
+                path.unlink()  # an earlier best, or an interrupted epoch's: the backup is past both
+
+    def _resume(self) -> None:
+        """Takes up the best epoch among those `BackupAndRestore` restored, once, before anything trains."""
+        if self._resumed or self.run_dir is None:
+            return
+        self._resumed = True
+        steps = int(self.model.optimizer.iterations.numpy())
+        done = [row for row in read_history(self.history_path) if 0 < row["steps"] <= steps]
+        best = best_epoch(done, self.monitor, self.mode)
+        if not best or not self.weights_path(best).is_file():
+            return
+        with np.load(self.weights_path(best)) as saved:
+            self.best_weights = [saved[f"w{i}"] for i in range(len(saved.files))]
+        self.best = next(row[self.monitor] for row in done if row["epoch"] == best)
+        self.best_epoch = best - 1
+        self.wait = done[-1]["epoch"] - best
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        stopping_already = self.model.stop_training  # the step budget, say
+        super().on_epoch_end(epoch, logs)
+        if self.run_dir is not None and self.best_epoch == epoch and self.best_weights is not None:
+            path = self.weights_path(epoch + 1)
+            np.savez(path.with_suffix(".tmp.npz"), **{f"w{i}": w for i, w in enumerate(self.best_weights)})
+            os.replace(path.with_suffix(".tmp.npz"), path)
+        if self.model.stop_training and not stopping_already:
+            if int(self.model.optimizer.iterations.numpy()) < self.min_steps:
+                self.model.stop_training, self.stopped_epoch = False, 0
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        self._resume()  # a resumed run with nothing left to train still ends on its best epoch's weights
+        super().on_train_end(logs)

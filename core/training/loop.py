@@ -1,0 +1,178 @@
+"""The training loop every model trains with: `fit` runs Keras `fit` with the shared callbacks and summarises the run.
+
+The callbacks, in order: progress lines when stdout is not a terminal; validation scores Keras' metrics do not
+compute (a classifier kind's `monitored_score` over every validation output, the translator's chrF++), put into the
+epoch's logs before anything reads them; TensorBoard logs; the optimizer-step budget; early stopping on the watched
+validation quantity with the best epoch's weights restored (never stopping before the minimum number of steps, and
+restoring an epoch finished before an interruption too); the training log (`core.training.log`), which records why
+training ends; with `--average-last`, the weights of the last epochs, averaged when training ends; and last
+`BackupAndRestore` into the unfinished run directory, so that an epoch's backup is written only after everything
+above has recorded it and `--resume` continues after an interruption.
+
+An epoch here is what Keras calls one: a pass over the training data or, with `--eval-steps N`, N optimizer steps
+of a repeated training stream.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from core.kinds import Kind
+from core.training.averaging import RECENT_DIR, AverageLast
+from core.training.callbacks import BEST_WEIGHTS, EarlyStopping, ProgressLog, StepBudget, ValidationScore
+from core.training.config import TrainingConfig
+from core.training.log import HISTORY_FILE, TrainingLog, read_history, training_summary
+
+BACKUP_DIR = "backup"
+LOG_DIR = "logs"
+
+
+def fit(
+    model: tf.keras.Model,
+    train: tf.data.Dataset,
+    validation: tf.data.Dataset,
+    run_dir: Path,
+    config: TrainingConfig,
+    callbacks: Sequence[tf.keras.callbacks.Callback] = (),
+) -> dict[str, Any]:
+    """Fits `model` (leaving the best validation epoch's weights in it) and returns run.json's `training`.
+
+    Args:
+        model: the compiled model.
+        train: the training batches: one pass over the data (`config.plan.steps_per_epoch` batches), or an endless
+            stream of passes, each epoch then `steps_per_epoch` of its batches.
+        validation: the validation batches of (features, targets), evaluated after every epoch.
+        run_dir: the unfinished run directory, where the history, the logs and the backup go.
+        config: what to do (`TrainingConfig`).
+        callbacks: run before the others: the `ValidationScore`s to compute after every epoch besides Keras'
+            metrics and the kind's, and what else the training data needs (a `TokenBatchStream`).
+    Returns:
+        `training_summary` of the run's history file plus `budget` {min_steps, max_steps}, `early_stopping`
+        {monitor, mode}, `averaged` (`AverageLast.record`; None without averaging) and, with class weights,
+        `class_weights` (per label id).
+    """
+    plan = config.plan
+    steps_per_epoch, epochs, limit = None, plan.epochs, config.max_steps
+    if int(train.cardinality()) == tf.data.INFINITE_CARDINALITY:
+        steps_per_epoch = plan.steps_per_epoch
+    if config.eval_steps:  # a Keras epoch is an evaluation period of the repeated training data
+        train, steps_per_epoch = train.repeat(), config.eval_steps
+        epochs, limit = math.ceil(plan.total_steps / config.eval_steps), plan.total_steps
+    if config.kind is not None and config.kind.watches_all_outputs:
+        callbacks = [monitored_score(model, validation, config.kind), *callbacks]
+    stopping = EarlyStopping(config.patience, config.monitor, config.mode, config.min_steps, run_dir, verbose=1)
+    reason = "budget" if config.max_steps is not None and limit == config.max_steps else "max_epochs"
+    budget = StepBudget(limit, reason) if limit is not None else None
+    averaging = None
+    if config.average_last > 1:
+        scores = [c for c in callbacks if isinstance(c, ValidationScore)]
+        averaging = AverageLast(config.average_last, run_dir, stopping, validator(model, validation, scores))
+    model.fit(
+        train,
+        validation_data=validation,
+        epochs=min(epochs, resumed_end(Path(run_dir) / HISTORY_FILE, limit) or epochs),
+        steps_per_epoch=steps_per_epoch,
+        callbacks=make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging),
+        class_weight=config.class_weight,
+        verbose=1 if sys.stdout.isatty() else 2,
+    )
+    summary = training_summary(Path(run_dir) / HISTORY_FILE, config.monitor, config.mode)
+    summary["budget"] = {"min_steps": config.min_steps, "max_steps": config.max_steps}
+    summary["early_stopping"] = {"monitor": config.monitor, "mode": config.mode}
+    summary["averaged"] = averaging.record if averaging else None
+    if config.class_weight is not None:
+        summary["class_weights"] = [config.class_weight[k] for k in range(len(config.class_weight))]
+    return summary
+
+
+def monitored_score(model: tf.keras.Model, validation: tf.data.Dataset, kind: Kind) -> ValidationScore:
+    """The kind's watched score (`Kind.monitored_score`) of the model's current weights on every validation output,
+    logged as its `monitor`."""
+    return ValidationScore(kind.monitor, lambda: kind.monitored_score(*validation_outputs(model, validation, kind)))
+
+
+def validation_outputs(model: tf.keras.Model, dataset: tf.data.Dataset, kind: Kind) -> tuple[np.ndarray, np.ndarray]:
+    """(targets, outputs) of a batched `(features, targets)` dataset, in its order: the outputs the kind makes of
+    the model's logits (a transformers model's `logits`, or the Keras model's output)."""
+    outputs = model.predict(dataset.map(lambda features, target: features), verbose=0)
+    logits = outputs["logits"] if isinstance(outputs, dict) else outputs
+    targets = np.concatenate([np.asarray(target) for _, target in dataset])
+    return targets, kind.activate(logits).numpy()
+
+
+def stop_reason(callbacks: Sequence[tf.keras.callbacks.Callback]) -> str | None:
+    """Why training ends after the epoch that just finished, read from the callbacks that can end it (None: it goes
+    on, unless that was the last epoch)."""
+    for callback in callbacks:
+        if isinstance(callback, StepBudget) and callback.reached:
+            return callback.reason
+    if any(isinstance(c, EarlyStopping) and c.stopped_epoch > 0 for c in callbacks):
+        return "early_stopping"
+    return None
+
+
+def make_callbacks(
+    run_dir: Path,
+    examples: Callable[[int, int], int],
+    stopping: EarlyStopping,
+    budget: StepBudget | None = None,
+    first: Sequence[tf.keras.callbacks.Callback] = (),
+    averaging: AverageLast | None = None,
+) -> list[tf.keras.callbacks.Callback]:
+    """The callbacks of a `fit`, in the order the module docstring gives, writing into the unfinished run directory
+    `run_dir`: `first` (validation scores, the training stream) before the others; `examples` counts a period's
+    training examples for the training log."""
+    run_dir = Path(run_dir)
+    progress = [] if sys.stdout.isatty() else [ProgressLog()]
+    stoppers = [c for c in (budget, stopping) if c is not None]
+    return [
+        *progress,
+        *first,
+        tf.keras.callbacks.TensorBoard(log_dir=str(run_dir / LOG_DIR), write_graph=False, profile_batch=0),
+        *stoppers,
+        TrainingLog(run_dir / HISTORY_FILE, examples, lambda: stop_reason(stoppers)),
+        *([averaging] if averaging else []),
+        # kept after training ends: a run interrupted before it is finished resumes with nothing left to train
+        tf.keras.callbacks.BackupAndRestore(backup_dir=str(run_dir / BACKUP_DIR), delete_checkpoint=False),
+    ]
+
+
+def resumed_end(history_path: Path, max_steps: int | None) -> int | None:
+    """The epoch after which a resumed run has nothing left to train: the first its training log records as stopped
+    by early stopping or the step budget, or that reached the step budget it is given now. (A run that ran out of
+    epochs continues when given more.)"""
+    for row in read_history(history_path):
+        stopped = row.get("stop_reason") in ("budget", "early_stopping")
+        if stopped or (max_steps is not None and row["steps"] >= max_steps):
+            return row["epoch"]
+    return None
+
+
+def validator(
+    model: tf.keras.Model, validation: tf.data.Dataset, scores: Sequence[ValidationScore]
+) -> Callable[[], dict[str, float]]:
+    """The validation scores of the model's current weights, keyed as in Keras' epoch logs."""
+
+    def validate() -> dict[str, float]:
+        evaluated = model.evaluate(validation, return_dict=True, verbose=0)
+        return {**{f"val_{key}": value for key, value in evaluated.items()}, **{s.name: s.score() for s in scores}}
+
+    return validate
+
+
+def remove_training_state(run_dir: Path) -> None:
+    """Deletes what only an unfinished run needs (the backup, the best and the recent epochs' weights), once its
+    model is saved."""
+    run_dir = Path(run_dir)
+    for name in (BACKUP_DIR, RECENT_DIR):
+        shutil.rmtree(run_dir / name, ignore_errors=True)
+    for path in run_dir.glob(BEST_WEIGHTS.format(epoch="*")):
+        path.unlink()
