@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from compare.run.profiles import PROFILES, get_profile, give_way
 from core import sides
 from core.args import VERBOSE_HELP, DataArguments, OptionsError
-from core.budget import CLASS_WEIGHTS
 from core.tasks import TRANSLATION
+from core.training.budget import CLASS_WEIGHTS
 
 # The help of the options a translation `compare run` takes alike (`compare.translation.arguments`).
 OUTPUT_DIR_HELP = "The report directory; the runs go to its runs/ folder."

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from core.record import read_run, write_run
+from core.record import RunRecord, read_run, write_run
 from core.rundir import (
     RunError,
     UnfinishedRun,
@@ -164,6 +164,8 @@ def test_a_finished_run_keeps_no_resume_file(tmp_path: Path) -> None:
 def test_a_distilled_run_written_before_distillation_seconds_keeps_its_teacher_time(tmp_path: Path) -> None:
     from compare.scoring.costs import run_costs
 
-    run = {**record(), "distillation": {"labelling_seconds": 421.7}}
-    assert run_costs(run, tmp_path)["teacher_seconds"] == 421.7
-    assert run_costs({**record(), "distillation": {"seconds": 12.5}}, tmp_path)["teacher_seconds"] == 12.5
+    def distilled(distillation: dict) -> RunRecord:
+        return RunRecord.from_json({**record(), "schema_version": 1, "distillation": distillation}, path=tmp_path)
+
+    assert run_costs(distilled({"labelling_seconds": 421.7}), tmp_path)["teacher_seconds"] == 421.7
+    assert run_costs(distilled({"seconds": 12.5}), tmp_path)["teacher_seconds"] == 12.5

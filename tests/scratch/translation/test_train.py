@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sacrebleu
 import tensorflow as tf
 
 from core.mbr import consensus
@@ -201,7 +202,9 @@ def test_minimum_bayes_risk_picks_each_sentences_consensus_among_the_beam(tiny_t
     chosen = translator.translate(sources, beam=3, mbr=True, batch_size=7)  # batches do not change the choice
     assert chosen == [row[consensus(row)] for row in candidates]
     assert all(t.strip() for t in chosen)
-    assert np.mean([t == _toy_translation(s) for t, s in zip(chosen, sources)]) > 0.5
+    # the consensus is a good translation (exact matches vary with thread scheduling; chrF++ does not, much)
+    references = [_toy_translation(s) for s in sources]
+    assert sacrebleu.corpus_chrf(chosen, [references], word_order=2).score > 80
     with pytest.raises(ValueError, match="--mbr chooses among a beam search's hypotheses: give a beam of 2 or more"):
         translator.translate(sources, beam=1, mbr=True)
 
