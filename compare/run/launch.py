@@ -14,6 +14,7 @@ The same holds for a translation run (`python -m scratch` on a translation task)
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -173,7 +174,8 @@ def train_side(
         logger.info("Resuming %s from its unfinished run (%s): %s", side, kept, " ".join(cmd[1:]))
     else:
         logger.info("Training %s: %s (log: %s)", side, " ".join(cmd[1:]), log_path(run_dir))
-    write_json(pending_path(run_dir), {**request_record(side, flags, cmd[1:]), "data": data.to_dict()})
+    with contextlib.suppress(ImportError):  # a side whose options cannot be imported cannot start: its command says why
+        write_json(pending_path(run_dir), {**request_record(side, flags, cmd[1:]), "data": data.to_dict()})
     start = time.perf_counter()
     with Heartbeat(run_dir.name, HEARTBEAT_SECONDS) as heartbeat:
         run_command(cmd, log=log_path(run_dir), append=resume, on_line=heartbeat.on_line)

@@ -34,7 +34,7 @@ class FakeSides:
     def __init__(self, data) -> None:
         self.data, self.calls = data, []
 
-    def __call__(self, cmd: list[str], log: Path | None = None) -> None:
+    def __call__(self, cmd: list[str], log: Path | None = None, **options) -> None:
         side, run_dir = cmd[2], Path(cmd[cmd.index("--output-dir") + 1])
         flags = cmd[cmd.index("--overwrite") + 1 :]
         seed = int(cmd[cmd.index("--seed") + 1])

@@ -36,7 +36,7 @@ class FakeSides:
     def __init__(self, data, metric: str = "accuracy") -> None:
         self.data, self.calls, self.metric = data, [], metric
 
-    def __call__(self, cmd: list[str], log: Path | None = None) -> None:
+    def __call__(self, cmd: list[str], log: Path | None = None, **options) -> None:
         side, run_dir = cmd[2], Path(cmd[cmd.index("--output-dir") + 1])
         flags = cmd[cmd.index("--overwrite") + 1 :]
         options = dict(zip(flags[::2], flags[1::2]))  # the last of a repeated flag wins, as in argparse
