@@ -155,7 +155,7 @@ def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, 
     before, after = WeightSnapshots(), WeightSnapshots()
     make_callbacks = core.training.loop.make_callbacks
     monkeypatch.setattr(
-        core.callbacks, "make_callbacks", lambda *a, **k: [before, *make_callbacks(*a, **k), InterruptAfterFirstEpoch()]
+        core.training.loop, "make_callbacks", lambda *a, **k: [before, *make_callbacks(*a, **k), InterruptAfterFirstEpoch()]
     )
     with pytest.raises(Interrupted):
         train_tiny_run(output, train_file, epochs=2, patience=2, no_onnx=True)
@@ -230,12 +230,12 @@ def test_mixed_precision_trains_with_finite_falling_loss(runs_dir: Path, train_f
 
 @pytest.mark.slow
 def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path, train_file: Path, monkeypatch) -> None:
-    import finetune.run
+    import finetune.train
 
     scheduled = []
-    build_model = finetune.run.build_model
+    build_model = finetune.train.build_model
     monkeypatch.setattr(
-        finetune.run, "build_model", lambda *a: scheduled.append(a[3]) or build_model(*a)
+        finetune.train, "build_model", lambda *a: scheduled.append(a[3]) or build_model(*a)
     )  # the linear decay's num_train_steps
     run = read_run(
         train_tiny_run(
