@@ -12,7 +12,8 @@ side, `python -m scratch` on a translation task, records `side: scratch` and `ta
 
     >>> [side.name for side in classifiers()]
     ['finetune', 'scratch']
-    >>> of_run({"side": "scratch", "task_kind": "translation"}).name
+    >>> from types import SimpleNamespace  # a run's record (`core.record.RunRecord`): its side and task kind
+    >>> of_run(SimpleNamespace(side="scratch", task_kind="translation")).name
     'translation'
     >>> get("finetune").profiles["quick"].side_flags()
     ['--min-steps', '200', '--max-steps', '500', '--eval-steps', '100']
