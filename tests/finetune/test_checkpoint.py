@@ -55,7 +55,7 @@ def test_a_run_hashes_the_checkpoint_weights_once(tiny_pair, tmp_path, monkeypat
     convert = finetune.checkpoint.convert_safetensors
     monkeypatch.setattr(finetune.checkpoint, "convert_safetensors", lambda *a: reads.append(a) or convert(*a))
     checkpoint = resolve_checkpoint(str(pt_dir))
-    first = tf_checkpoint(checkpoint)  # what finetune.run does before loading the data
+    first = tf_checkpoint(checkpoint)  # what finetune.train does before loading the data
     load_for_task(checkpoint, ["a", "b"])  # what building the model does
     assert tf_checkpoint(checkpoint) == first and len(reads) == 1
 

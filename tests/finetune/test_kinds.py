@@ -171,13 +171,12 @@ def test_the_protocol_refuses_inputs_of_another_kind(kind_runs) -> None:
     assert multi.predict_proba([]).shape == (0, 2)
 
 
-def test_a_multi_label_run_predicts_the_names_its_thresholds_choose(kind_runs) -> None:
+def test_a_multi_label_run_predicts_the_labels_its_thresholds_choose(kind_runs) -> None:
     classifier = load(kind_runs[MULTI_LABEL, False])
     texts = ["a great film and a joy to watch", "a dull mess and i hated it", "superb acting and terrible acting"]
     probs = classifier.predict_proba(texts)
     chosen = probs >= np.array(classifier.thresholds)
-    expected = [[name for name, on in zip(classifier.labels, row, strict=True) if on] for row in chosen]
-    assert classifier.predict(texts) == expected
+    np.testing.assert_array_equal(classifier.predict(texts), chosen.astype(np.int64))  # 0/1 rows (n, L)
 
 
 @pytest.mark.parametrize("problem", [MULTI_LABEL, REGRESSION])

@@ -155,7 +155,9 @@ def test_interrupted_run_resumes_and_finishes(runs_dir: Path, train_file: Path, 
     before, after = WeightSnapshots(), WeightSnapshots()
     make_callbacks = core.training.loop.make_callbacks
     monkeypatch.setattr(
-        core.callbacks, "make_callbacks", lambda *a, **k: [before, *make_callbacks(*a, **k), InterruptAfterFirstEpoch()]
+        core.training.loop,
+        "make_callbacks",
+        lambda *a, **k: [before, *make_callbacks(*a, **k), InterruptAfterFirstEpoch()],
     )
     with pytest.raises(Interrupted):
         train_tiny_run(output, train_file, epochs=2, patience=2, no_onnx=True)
@@ -230,12 +232,12 @@ def test_mixed_precision_trains_with_finite_falling_loss(runs_dir: Path, train_f
 
 @pytest.mark.slow
 def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path, train_file: Path, monkeypatch) -> None:
-    import finetune.run
+    import finetune.train
 
     scheduled = []
-    build_model = finetune.run.build_model
+    build_model = finetune.train.build_model
     monkeypatch.setattr(
-        finetune.run, "build_model", lambda *a: scheduled.append(a[3]) or build_model(*a)
+        finetune.train, "build_model", lambda *a: scheduled.append(a[3]) or build_model(*a)
     )  # the linear decay's num_train_steps
     run = read_run(
         train_tiny_run(
@@ -245,9 +247,9 @@ def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path,
     training, hyperparameters = run.training, run.hyperparameters
     per_epoch = hyperparameters["steps_per_epoch"]
     assert per_epoch < 30 < 2 * per_epoch  # so the budget ends inside the second epoch
-    assert hyperparameters["epochs"] == training["epochs_run"] == 2
+    assert hyperparameters["epochs"] == training.epochs_run == 2
     assert scheduled == [30] and hyperparameters["total_steps"] == 30
-    assert (training["steps"], training["stop_reason"]) == (30, "budget")
-    assert training["budget"] == {"min_steps": 0, "max_steps": 30}
+    assert (training.steps, training.stop_reason) == (30, "budget")
+    assert training.budget == {"min_steps": 0, "max_steps": 30}
     assert hyperparameters["class_weight"] == "balanced"
-    assert training["class_weights"] == pytest.approx([1.0, 1.0])  # the fixture's train split is balanced
+    assert training.class_weights == pytest.approx([1.0, 1.0])  # the fixture's train split is balanced

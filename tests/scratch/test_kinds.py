@@ -129,7 +129,7 @@ def test_swapping_the_two_columns_changes_the_model_s_input_and_the_record_names
     assert (swapped.data.options["text_column"], swapped.data.text_pair_column) == (["text_pair"], "text")
     assert swapped.data.fingerprints["train"] != run.data.fingerprints["train"]
 
-    data, swapped_data = (load_task(DataArguments(**r["data"]["options"])) for r in (run, swapped))
+    data, swapped_data = (load_task(DataArguments(**r.data.options)) for r in (run, swapped))
     assert swapped_data.texts("train") == data.text_pairs("train")  # the same rows, the columns exchanged
     tokenizer = load(run_dir).tokenizer
     ids = tokenizer(tf.constant(data.texts("train")), tf.constant(data.text_pairs("train"))).numpy()

@@ -14,6 +14,7 @@ import tensorflow as tf
 from core.args import DataArguments
 from core.classifier import load
 from core.data import load_task
+from core.record import read_run
 from core.tasks import SINGLE_LABEL
 from scratch.distill.loss import DistillationLoss, pack_targets
 from scratch.distill.transfer import TRANSFER_FILE, TransferSet, transfer_set
@@ -54,7 +55,7 @@ def test_a_student_of_a_fixed_teacher_reproduces_its_soft_labels_better_than_one
     teacher = (bags @ weights / 4).astype(np.float32)  # (n, K)
     gold = teacher.argmax(axis=1)
     train, test = slice(0, 500), slice(500, None)
-    targets = pack_targets(np.eye(3)[gold[train]], teacher[train])
+    targets = pack_targets(gold[train], teacher[train])  # class ids
     students = {
         "teacher": fit_student(token_ids[train], targets, DistillationLoss(SINGLE_LABEL, 3, weight=0.0, temperature=1)),
         "gold": fit_student(token_ids[train], targets, DistillationLoss(SINGLE_LABEL, 3, weight=1.0, temperature=1)),
@@ -69,23 +70,22 @@ def test_a_student_of_a_fixed_teacher_reproduces_its_soft_labels_better_than_one
 
 @pytest.mark.slow
 def test_run_json_records_the_teacher_and_the_transfer_set_stays_with_the_run(runs):
-    run = json.loads((runs["student"] / "run.json").read_text())
-    teacher = json.loads((runs["teacher"] / "run.json").read_text())
-    record = run["distillation"]
+    run, teacher = read_run(runs["student"]), read_run(runs["teacher"])
+    record = run.distillation
     assert record["teacher"] == str(runs["teacher"].resolve())
-    assert record["teacher_fingerprints"] == teacher["data"]["fingerprints"] == run["data"]["fingerprints"]
+    assert record["teacher_fingerprints"] == teacher.data.fingerprints == run.data.fingerprints
     assert (record["weight"], record["temperature"], record["augment"]) == (0.3, 2.0, 1)
-    train_rows = run["data"]["splits"]["train"]
+    train_rows = run.train_rows
     assert (record["transfer_rows"], record["augmented_rows"]) == (2 * train_rows, train_rows)
-    assert run["training"]["history"][0]["accuracy"] > 0 and run["validation"]["accuracy"] > 0.5
+    assert run.training.history[0]["accuracy"] > 0 and run.validation["accuracy"] > 0.5
     card = (runs["student"] / "README.md").read_text()
     assert f"Distilled from the scratch run `{record['teacher']}`" in card and f"({2 * train_rows:,} rows" in card
     saved = TransferSet.read(runs["student"] / TRANSFER_FILE)
     assert len(saved.texts) == 2 * train_rows and (saved.real_rows, saved.augmented) == (train_rows, train_rows)
-    assert saved.texts[:train_rows] == load_task(DataArguments(**run["data"]["options"])).texts("train")
+    assert saved.texts[:train_rows] == load_task(DataArguments(**run.data.options)).texts("train")
     assert record["seconds"] == round(saved.seconds, 3) and saved.seconds > 0
     assert record["soft_targets"] == "log_probabilities" and saved.text_pairs is None
-    assert record["teacher_validation"] == {"accuracy": teacher["validation"]["accuracy"]}
+    assert record["teacher_validation"] == {"accuracy": teacher.validation["accuracy"]}
     # the teacher's log-probabilities of every row, as the teacher predicts them now
     probs = load(runs["teacher"]).predict_proba(saved.texts)
     np.testing.assert_allclose(np.exp(saved.teacher), probs, atol=1e-5)
@@ -94,7 +94,7 @@ def test_run_json_records_the_teacher_and_the_transfer_set_stays_with_the_run(ru
 @pytest.mark.slow  # the module's teacher and student runs
 def test_the_transfer_set_is_read_back_rather_than_relabelled(runs, tmp_path):
     data = load_task(DataArguments(train_file=str(runs["train_file"])))
-    teacher_run = json.loads((runs["teacher"] / "run.json").read_text())
+    teacher_run = read_run(runs["teacher"])
     shutil.copy(runs["student"] / TRANSFER_FILE, tmp_path / TRANSFER_FILE)
 
     def no_teacher(path):
