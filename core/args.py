@@ -60,10 +60,9 @@ class DataArguments:
     label_column: str | None = field(default=None, metadata={"help": "Label column of your files (default: label)."})
     problem: str | None = field(
         default=None,
-        metadata={
-            "choices": kinds.names(),
-            "help": f"The kind of labels (transformers' problem_type). Default: the task's; for files {SINGLE_LABEL}, "
-            f"or {MULTI_LABEL} with --label-columns.",
+        metadata={  # no `choices`: a kind registered after this module loads is a choice too (checked below)
+            "help": f"The kind of labels (transformers' problem_type): {', '.join(kinds.names())}. Default: the "
+            f"task's; for files {SINGLE_LABEL}, or {MULTI_LABEL} with --label-columns.",
         },
     )
     label_separator: str = field(

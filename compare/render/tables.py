@@ -71,9 +71,9 @@ def headline(results: dict) -> Table:
         muted.add(len(rows))
         row = [
             wording.REFERENCE_NAMES.get(key, key),
-            score(first, b[first]),
+            score(first, b.get(first)),  # a reference row scores what it can: a kind's own score may be missing
             *([""] if several else []),
-            score(second, b[second]),
+            score(second, b.get(second)),
         ]
         rows.append(row + [_extra(b, column, form) for column, _, form in extras])
     header = ["model", _score_header(first), _score_header(second), *(title for _, title, _ in extras)]

@@ -106,3 +106,31 @@ def test_a_classification_record_without_a_task_kind_still_reads(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps(body))
     assert read_run(tmp_path).validation == {"accuracy": 0.5, "macro_f1": 0.4}
     assert np.isclose(read_run(tmp_path, task_kind=None).training.seconds, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda body: body.pop("training"), "lacks training"),
+        (lambda body: body["data"].pop("fingerprints"), "lacks data.fingerprints"),
+        (lambda body: body["training"].update(seconds="ten"), 'training.seconds is "ten", not a float'),
+        (lambda body: body["validation"].pop("macro_f1"), "lacks validation.macro_f1"),
+        (lambda body: body.update(schema_version=7), "schema_version is 7; this suite reads version 1"),
+        (lambda body: body["data"].update(problem_type="ordinal"), "data.problem_type: problem_type must be one of"),
+    ],
+)
+def test_a_damaged_or_newer_run_json_is_one_error_line_naming_the_file_and_the_field(tmp_path, capsys, change, field):
+    from compare.predict import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    body = write_run(run, run_record(context(tmp_path))).to_json()
+    change(body)
+    (run / "run.json").write_text(json.dumps(body))
+    (tmp_path / "in.csv").write_text("text\nfine\n")
+    with pytest.raises(SystemExit) as exit_:
+        main(["--runs", str(run), "--input", str(tmp_path / "in.csv"), "--output", str(tmp_path / "out.csv")])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"error: {run / 'run.json'}") and field in err
+    assert not (tmp_path / "out.csv").exists()
