@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,20 +24,75 @@ BEST_WEIGHTS = "best_weights-{epoch}.npz"  # the best epoch's weights (epoch fro
 
 
 class ProgressLog(tf.keras.callbacks.Callback):
-    """Logs progress about every 5% of an epoch: Keras prints nothing inside an epoch when stdout is not a terminal."""
+    """What training has done so far, in the run's own terms (Keras' bars count a period's planned steps and its
+    early stopping prints an epoch number, neither of which is the run's): optimizer steps against the planned
+    total, resumed steps included; the loss; the latest validation of the watched score; the time left at the pace
+    of this session. A bar on a terminal (tqdm), else a line about every `every` seconds; one line after each
+    validation.
 
-    _supports_tf_logs = True  # the loss is read only on the steps that log, so other steps do not wait
+    Args:
+        total_steps: the steps the run may take in all (its budget, or its planned epochs' steps).
+        monitor: the watched validation score, shown after each validation.
+        every: seconds between two lines when stdout is not a terminal.
+    """
 
-    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
-        self._epoch, self._start = epoch + 1, time.perf_counter()
+    _supports_tf_logs = True  # the loss is read only on the steps that report, so other steps do not wait
+
+    def __init__(self, total_steps: int, monitor: str, every: float = 20.0, bar: bool | None = None) -> None:
+        super().__init__()
+        self.total_steps, self.monitor, self.every = total_steps, monitor, every
+        self.bar = sys.stdout.isatty() if bar is None else bar
+        self.latest = ""
+
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        self._first = self.step = int(self.model.optimizer.iterations.numpy())  # after BackupAndRestore restored it
+        self._start = self._shown = time.perf_counter()
+        self._tqdm = None
+        if self.bar:
+            from tqdm.auto import tqdm
+
+            self._tqdm = tqdm(total=self.total_steps, initial=self.step, unit="step", dynamic_ncols=True)
 
     def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
-        steps = self.params.get("steps") or 0
-        if steps and (batch + 1) % max(1, steps // 20) == 0 and batch + 1 < steps:
-            elapsed = time.perf_counter() - self._start
-            left = elapsed / (batch + 1) * (steps - batch - 1)
+        self.step += 1
+        now = time.perf_counter()
+        if self._tqdm is not None:
+            self._tqdm.update(1)
+            if now - self._shown >= 1.0:
+                self._shown = now
+                self._tqdm.set_postfix_str(f"loss {float((logs or {}).get('loss', float('nan'))):.4f}{self.latest}")
+        elif now - self._shown >= self.every:
+            self._shown = now
             loss = float((logs or {}).get("loss", float("nan")))
-            logger.info("epoch %d: step %d/%d, loss %.4f, about %.0f s left", self._epoch, batch + 1, steps, loss, left)
+            logger.info("step %d/%d, loss %.4f%s, %s", self.step, self.total_steps, loss, self.latest, self.left(now))
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        value = (logs or {}).get(self.monitor)
+        if value is None:
+            return
+        self.latest = f", {self.monitor} {float(value):.4f} at step {self.step}"
+        if self._tqdm is None:
+            loss = float((logs or {}).get("val_loss", float("nan")))
+            logger.info(
+                "validated at step %d/%d: %s %.4f, val_loss %.4f, %s",
+                self.step,
+                self.total_steps,
+                self.monitor,
+                float(value),
+                loss,
+                self.left(time.perf_counter()),
+            )
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        if self._tqdm is not None:
+            self._tqdm.close()
+
+    def left(self, now: float) -> str:
+        """The time the rest of the planned steps take at this session's pace so far."""
+        done = self.step - self._first
+        if done <= 0 or self.step >= self.total_steps:
+            return "no step left" if self.step >= self.total_steps else "time left unknown yet"
+        return f"about {round((now - self._start) / done * (self.total_steps - self.step))} s left"
 
 
 class ValidationScore(tf.keras.callbacks.Callback):

@@ -15,9 +15,9 @@ of a repeated training stream.
 
 from __future__ import annotations
 
+import logging
 import math
 import shutil
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,8 @@ from core.training.averaging import RECENT_DIR, AverageLast
 from core.training.callbacks import BEST_WEIGHTS, EarlyStopping, ProgressLog, StepBudget, ValidationScore
 from core.training.config import TrainingConfig
 from core.training.log import HISTORY_FILE, TrainingLog, read_history, training_summary
+
+logger = logging.getLogger(__name__)
 
 BACKUP_DIR = "backup"
 LOG_DIR = "logs"
@@ -68,7 +70,7 @@ def fit(
         epochs, limit = math.ceil(plan.total_steps / config.eval_steps), plan.total_steps
     if config.kind is not None and config.kind.watches_all_outputs:
         callbacks = [monitored_score(model, validation, config.kind), *callbacks]
-    stopping = EarlyStopping(config.patience, config.monitor, config.mode, config.min_steps, run_dir, verbose=1)
+    stopping = EarlyStopping(config.patience, config.monitor, config.mode, config.min_steps, run_dir)
     reason = "budget" if config.max_steps is not None and limit == config.max_steps else "max_epochs"
     budget = StepBudget(limit, reason) if limit is not None else None
     averaging = None
@@ -80,17 +82,33 @@ def fit(
         validation_data=validation,
         epochs=min(epochs, resumed_end(Path(run_dir) / HISTORY_FILE, limit) or epochs),
         steps_per_epoch=steps_per_epoch,
-        callbacks=make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging),
+        callbacks=[  # the progress last: it reads the restored step count and the epoch's finished logs
+            *make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging),
+            ProgressLog(limit or epochs * (steps_per_epoch or plan.steps_per_epoch), config.monitor),
+        ],
         class_weight=config.class_weight,
-        verbose=1 if sys.stdout.isatty() else 2,
+        verbose=0,  # ProgressLog reports: Keras' own lines count a period's planned steps, not the run's
     )
     summary = training_summary(Path(run_dir) / HISTORY_FILE, config.monitor, config.mode)
+    logger.info(
+        "Training ended after %s steps: %s; keeping the weights of validation %s",
+        summary.get("steps"),
+        STOP_REASONS.get(summary.get("stop_reason"), "it was stopped"),
+        summary.get("best_epoch"),
+    )
     summary["budget"] = {"min_steps": config.min_steps, "max_steps": config.max_steps}
     summary["early_stopping"] = {"monitor": config.monitor, "mode": config.mode}
     summary["averaged"] = averaging.record if averaging else None
     if config.class_weight is not None:
         summary["class_weights"] = [config.class_weight[k] for k in range(len(config.class_weight))]
     return summary
+
+
+STOP_REASONS = {
+    "budget": "the step budget was spent",
+    "early_stopping": "early stopping (the watched score stopped improving)",
+    "max_epochs": "the planned epochs ran out",
+}
 
 
 def monitored_score(model: tf.keras.Model, validation: tf.data.Dataset, kind: Kind) -> ValidationScore:
@@ -131,10 +149,8 @@ def make_callbacks(
     `run_dir`: `first` (validation scores, the training stream) before the others; `examples` counts a period's
     training examples for the training log."""
     run_dir = Path(run_dir)
-    progress = [] if sys.stdout.isatty() else [ProgressLog()]
     stoppers = [c for c in (budget, stopping) if c is not None]
     return [
-        *progress,
         *first,
         tf.keras.callbacks.TensorBoard(log_dir=str(run_dir / LOG_DIR), write_graph=False, profile_batch=0),
         *stoppers,
