@@ -29,6 +29,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from core import kinds, sides
+from core.console import quiet_library_import
 from core.kinds import Kind
 from core.record import RunRecord, read_run
 from core.rundir import RunError
@@ -182,6 +183,7 @@ def load(run_dir: str | Path, name: str | None = None) -> Classifier:
         raise RunError(f"{run_dir} is a translation run, not a classifier; load it with core.translator.load.")
     record = read_run(run_dir)
     side = sides.of_run(record)
+    quiet_library_import()
     try:
         model = side.load(run_dir, record)
     except ImportError as error:

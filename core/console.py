@@ -64,9 +64,31 @@ def quiet_tensorflow(verbose: bool = False) -> None:
         absl_logging.set_verbosity(absl_logging.ERROR)
 
 
+def quiet_library_import() -> None:
+    """For the suite used as a library (`core.classifier.load`, `core.translator.load`): TensorFlow imported with
+    its start-up notices kept off stderr, unless the user's environment asks for them (`TF_CPP_MIN_LOG_LEVEL` set)
+    or something imported it already."""
+    if "tensorflow" not in sys.modules and "TF_CPP_MIN_LOG_LEVEL" not in os.environ:
+        quiet_tensorflow()
+
+
 def notices_shown() -> bool:
     """Whether `quiet_tensorflow` let the libraries' notices through (`--verbose`), in this process and its children."""
     return os.environ.get("TF_CPP_MIN_LOG_LEVEL") == "0"
+
+
+@contextlib.contextmanager
+def library_logs_quiet() -> Iterator[None]:
+    """Raises the root logger to ERROR for the block unless `notices_shown()`: for libraries that log their progress
+    and advice on the root logger (onnxruntime's quantizer), which the suite's logging would print."""
+    root = logging.getLogger()
+    level = root.level
+    if not notices_shown():
+        root.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
 
 
 @contextlib.contextmanager

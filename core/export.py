@@ -37,6 +37,7 @@ import numpy as np
 from core import kinds
 from core.args import DataArguments, ExportArguments
 from core.classifier import predict_in_batches
+from core.console import native_notices_silenced
 from core.record import RunRecord, read_run
 from core.rundir import (
     RESUME_FILE,
@@ -126,12 +127,17 @@ def read_test_split(record: RunRecord) -> TestSplit:
     """The run's test split, read from the data options it recorded."""
     from core.data import DataError, load_task
 
+    data_log = logging.getLogger("core.data")
+    level = data_log.level
+    data_log.setLevel(logging.ERROR)  # how the splits were carved was said when the run trained
     try:
         task = load_task(DataArguments(**record.data.options))
     except DataError as error:
         raise RunError(
             f"{error} The export is scored on the run's test split; pass --no-evaluate to skip it."
         ) from None
+    finally:
+        data_log.setLevel(level)
     return TestSplit(task.texts("test"), task.text_pairs("test"), task.targets("test"))
 
 
@@ -279,14 +285,18 @@ def load_int8(export_dir: str | Path, threads: int | None = None) -> Predict:
     import tensorflow_text
     from tensorflow.lite.python.interpreter import InterpreterWithCustomOps
 
-    with warnings.catch_warnings():  # tf.lite's notice that the interpreter moves to the ai-edge-litert package
+    # tf.lite's notice that the interpreter moves to the ai-edge-litert package, and the line XNNPACK prints from C++
+    # when the first call creates its delegate (made here, on one text)
+    with warnings.catch_warnings(), native_notices_silenced():
         warnings.simplefilter("ignore", UserWarning)
         interpreter = InterpreterWithCustomOps(
             model_path=str(Path(export_dir) / INT8_FILE),
             custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS,
             num_threads=threads,
         )
-    runner = interpreter.get_signature_runner("serving_default")
+        runner = interpreter.get_signature_runner("serving_default")
+        one = {name: np.array(["a"], dtype=object) for name in runner.get_input_details()}  # text (and text_pair)
+        runner(**one)
 
     def predict(texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         pair = {} if text_pairs is None else {"text_pair": np.array(list(text_pairs), dtype=object)}

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.console import library_logs_quiet
+
 if TYPE_CHECKING:
     from core.record import RunRecord
 
@@ -74,7 +76,8 @@ def quantize(source: Path, target: Path) -> None:
     """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
+    with library_logs_quiet():  # the quantizer logs every tensor it leaves in float on the root logger
+        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8, per_channel=True, reduce_range=True)
 
 
 class Session:

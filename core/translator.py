@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from core.console import native_notices_silenced
+from core.console import native_notices_silenced, quiet_library_import
 from core.mbr import consensus
 from core.record import RunRecord, read_run
 from core.rundir import SAVED_MODEL_DIR, RunError
@@ -131,4 +131,5 @@ def translate_batches(
 
 def load(run_dir: str | Path, record: RunRecord | None = None) -> Translator:
     """The `Translator` of a finished translation run (its record read here unless given)."""
+    quiet_library_import()
     return Translator(run_dir, record)

@@ -20,6 +20,8 @@ NOISE = [
     re.compile(r"Traceback"),
     re.compile(r"LOG\((INFO|WARNING)\)"),  # SentencePiece's C++ logging
     re.compile(r"absl::InitializeLog|are newly initialized|classes are deprecated"),  # absl, transformers
+    re.compile(r"Quantization parameters for tensor|Ignore MatMul|pre-processing before quantization"),  # onnxruntime
+    re.compile(r"XNNPACK delegate|cuda drivers|cpu_feature_guard|oneDNN custom operations"),  # TF Lite, TF start-up
 ]
 
 
@@ -79,3 +81,17 @@ def test_training_and_reporting_print_no_library_noise(tmp_path: Path) -> None:
         output = done.stdout + done.stderr
         assert done.returncode == 0, output[-3000:]
         assert noise(output) == [], f"python -m {' '.join(argv)}"
+
+    # The serving export says what it does in a few lines of its own: no quantizer or TF Lite lines.
+    argv = ["finetune", "export", run["finetune"], "--output-dir", str(tmp_path / "export")]
+    done = subprocess.run([sys.executable, "-m", *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    output = (done.stdout + done.stderr).strip().splitlines()
+    assert done.returncode == 0 and noise("\n".join(output)) == [] and len(output) <= 5, output
+
+    # The README's Python snippet prints nothing but what it asks for: the package imports TensorFlow quietly.
+    snippet = (
+        "from core.classifier import load; model = load({!r}); print(model.predict_proba(['a fine film']).shape); "
+        "from core.translator import load as load_translator; print(load_translator({!r}).translate(['o gato'])[0] != '')"
+    ).format(run["finetune"], run["translation"])
+    done = subprocess.run([sys.executable, "-c", snippet], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "(1, 2)\nTrue\n", "")
