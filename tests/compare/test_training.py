@@ -102,3 +102,36 @@ def test_absolute_paths_keep_a_symbolic_link_as_given(tmp_path: Path, monkeypatc
     assert data.data_dir == str(tmp_path / "link")
     pairs = launch.absolute_paths(PairDataArguments(task="pt_en", data_dir="./link/../link"))
     assert pairs.data_dir == str(tmp_path / "link")
+
+
+def test_a_training_side_is_heard_from_at_least_every_interval(caplog) -> None:
+    """The heartbeat's lines, a side's latest progress line each, come at least every interval while the side runs,
+    also through a long silence (an ONNX conversion), and stop with it."""
+    import sys
+    import time
+
+    from compare.progress import Heartbeat
+    from core.processes import run_command
+
+    side = (
+        "import time\n"
+        "for step in (10, 20, 30):\n"
+        "    print(f'2026-12-06 22:31:05,075 INFO core.training.callbacks: step {step}/30, loss 0.5', flush=True)\n"
+        "    time.sleep(0.5)\n"
+        "print('2026-12-06 22:31:06,000 INFO core.onnx: Converting to ONNX', flush=True)\n"
+        "time.sleep(2.0)\n"
+    )
+    caplog.set_level(logging.INFO, logger="compare")
+    start = time.time()
+    with Heartbeat("scratch", interval=0.4) as heartbeat:
+        run_command([sys.executable, "-c", side], on_line=heartbeat.on_line)
+    ended = time.time()
+    beats = [r for r in caplog.records if r.getMessage().lstrip().startswith("scratch, ")]
+    times = [start, *(r.created for r in beats), ended]
+    assert len(beats) >= 6 and max(b - a for a, b in zip(times, times[1:])) < 0.4 + 0.3
+    assert "s in: step " in beats[0].getMessage()  # the side's own words: how far it has come
+    assert beats[-1].getMessage().endswith(": Converting to ONNX")
+    caplog.clear()
+    time.sleep(0.6)
+    assert not caplog.records  # nothing once the side has ended
+    assert launch.HEARTBEAT_SECONDS == 30

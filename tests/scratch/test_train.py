@@ -114,6 +114,59 @@ def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_pat
 
 
 @pytest.mark.slow
+def test_progress_lines_count_the_runs_own_steps_and_say_why_training_ended(tiny_run, tmp_path, caplog):
+    caplog.set_level("INFO")
+    train_tiny_run(tmp_path / "budget", tiny_run.parent / "train.csv", epochs=None, max_steps=30, no_onnx=True)
+    said = caplog.text
+    # Three validations of a 30-step budget (12 steps an epoch, the third cut short): steps of the run, not of Keras
+    for step in (12, 24, 30):
+        assert f"validated at step {step}/30: val_accuracy" in said
+    assert "Training ended after 30 steps: the step budget was spent" in said
+    assert "early stopping" not in said.lower()
+    caplog.clear()
+    stopped = read_run(tiny_run).training  # the shared run stopped early (epoch 4, 48 steps)
+    assert stopped.stop_reason == "early_stopping"
+    train_tiny_run(tmp_path / "again", tiny_run.parent / "train.csv", no_onnx=True)
+    assert f"Training ended after {stopped.steps} steps: early stopping" in caplog.text
+
+
+@pytest.mark.slow
+def test_multi_label_early_stopping_keeps_the_best_validation_at_tuned_thresholds(tmp_path):
+    """Two rare labels (3% and 5% of texts): at a fixed 0.5 their F1 stays 0 for a while, at thresholds tuned on
+    validation it does not, and the kept weights are those of the best validation by the tuned score."""
+    from sklearn.metrics import f1_score
+
+    from core.classifier import load
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(600):
+        draw = rng.random()
+        labels = "rare" if draw < 0.03 else "scarce" if draw < 0.08 else "common" if draw < 0.6 else ""
+        word = {"rare": "zebra", "scarce": "quartz", "common": "table", "": "plain"}[labels]
+        rows.append((f"text {i} with a {word} in it and some {['red', 'blue', 'green'][i % 3]} words", labels))
+    path = tmp_path / "train.csv"
+    path.write_text("text,labels\n" + "".join(f"{t},{lab}\n" for t, lab in rows), encoding="utf-8")
+    argv = tiny_argv(tmp_path / "run", path, epochs=None, max_steps=120, eval_steps=15, patience=2, no_onnx=True)
+    main([*argv, "--label-column", "labels", "--problem", "multi_label_classification"])
+    run = read_run(tmp_path / "run")
+    history = run.training.history
+    watched = [row["val_macro_f1"] for row in history]
+    assert run.training.early_stopping == {"monitor": "val_macro_f1", "mode": "max"}
+    assert run.training.best_epoch == 1 + int(np.argmax(watched))  # the first of the best
+    assert max(watched) > 0.5 and max(watched) > max(row.get("macro_f1", 0) for row in history)
+    # The kept weights decide validation as the watched score counted it: at the thresholds tuned there.
+    model = load(tmp_path / "run")
+    from compare.report.runs import data_arguments
+    from core.data import load_task
+
+    task = load_task(data_arguments(run))
+    gold = task.targets("validation").astype(int)
+    decided = model.predict(task.texts("validation"))
+    assert f1_score(gold, decided, average="macro", zero_division=0) == pytest.approx(max(watched), abs=1e-6)
+
+
+@pytest.mark.slow
 def test_early_stopping_waits_for_the_minimum_steps(tiny_run, tmp_path):
     unhurried = read_run(tiny_run).training
     assert unhurried.stop_reason == "early_stopping" and unhurried.epochs_run == 4
