@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from core import kinds, sides
 from core.args import RunArguments
 from core.kinds import Kind
-from core.rundir import RUN_JSON, RunError, environment, partial_path, write_json
+from core.rundir import RUN_JSON, RunError, environment, jsonable, partial_path, write_json
 from core.tasks import CLASSIFICATION, TRANSLATION
 from core.training.budget import TrainingPlan
 
@@ -323,17 +323,9 @@ def write_run(run_dir: str | Path, body: dict[str, Any]) -> RunRecord:
     body.setdefault("environment", environment(ENVIRONMENT_PACKAGES.get(kind, ())))
     body.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
     path = Path(run_dir) / RUN_JSON
-    record = RunRecord.from_json(json.loads(json.dumps(body, default=_jsonable)), path=path)
+    record = RunRecord.from_json(json.loads(json.dumps(body, default=jsonable)), path=path)
     write_json(path, record.to_json())
     return record
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "item"):  # numpy scalars
-        return value.item()
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 # --- building a record from a finished training run ------------------------------------------------------------------

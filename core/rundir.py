@@ -124,7 +124,7 @@ def _check_resumable(partial: Path, keep: dict[str, dict[str, Any]] | None) -> N
     if keep is None or not path.is_file():
         return
     before = json.loads(path.read_text(encoding="utf-8"))
-    now = json.loads(json.dumps(keep, default=_jsonable))
+    now = json.loads(json.dumps(keep, default=jsonable))
 
     def flat(groups: dict) -> dict[str, Any]:
         return {f"{group}.{name}": value for group, values in groups.items() for name, value in values.items()}
@@ -180,11 +180,12 @@ def write_json(path: str | Path, payload: Any) -> None:
     """Writes JSON atomically: a reader sees the old file or the new one, never half of one."""
     path = Path(path)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=_jsonable) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False, default=jsonable) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
+    """`json.dumps`' `default` for numpy scalars and arrays."""
     if hasattr(value, "item"):  # numpy scalars
         return value.item()
     if hasattr(value, "tolist"):
