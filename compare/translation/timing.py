@@ -23,7 +23,7 @@ def translate_timed(
         latency_p95_ms}): `throughput_per_s` greedy, `beam_throughput_per_s` that of the beam decoding (None
         when the run decoded greedily), both over the whole split; the latency of one sentence, greedy.
     """
-    if beam > 1 and translator.run.get("model", {}).get("arch") != "encoder-decoder":
+    if beam > 1 and translator.record.model.arch != "encoder-decoder":
         beam, mbr = 1, False  # beam search needs the encoder-decoder
     mbr = mbr and beam > 1
     translator.translate(sources[:8])  # traces and warms the graph outside the timing

@@ -165,7 +165,9 @@ def test_a_distilled_run_written_before_distillation_seconds_keeps_its_teacher_t
     from compare.scoring.costs import run_costs
 
     def distilled(distillation: dict) -> RunRecord:
-        return RunRecord.from_json({**record(), "schema_version": 1, "distillation": distillation}, path=tmp_path)
+        return RunRecord.from_json(
+            {**record(), "schema_version": 1, "environment": {}, "distillation": distillation}, path=tmp_path
+        )
 
     assert run_costs(distilled({"labelling_seconds": 421.7}), tmp_path)["teacher_seconds"] == 421.7
     assert run_costs(distilled({"seconds": 12.5}), tmp_path)["teacher_seconds"] == 12.5

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import load_file, save_file
 
+from core import kinds
 from finetune.__main__ import main
 from finetune.checkpoint import (
     CheckpointError,
@@ -104,8 +105,8 @@ def test_checkpoint_trained_on_other_labels_gets_a_new_head(base_run, caplog) ->
     with caplog.at_level(logging.INFO, logger="finetune.checkpoint"):
         renamed = load_for_task(checkpoint, ["bad", "good"])
         three = load_for_task(checkpoint, ["a", "b", "c"])
-        multi = load_for_task(checkpoint, ["negative", "positive"], problem_type="multi_label_classification")
-        regression = load_for_task(checkpoint, [], problem_type="regression")
+        multi = load_for_task(checkpoint, ["negative", "positive"], kind=kinds.get("multi_label_classification"))
+        regression = load_for_task(checkpoint, [], kind=kinds.get("regression"))
     assert "starting a new head for ['bad', 'good'] (single_label_classification)" in caplog.text
     assert "starting a new head for ['a', 'b', 'c'] (single_label_classification)" in caplog.text
     # the same label names of another kind of problem: a new head too

@@ -53,7 +53,7 @@ def test_reloaded_probabilities_are_the_mean_of_the_real_tokens_through_the_head
     logits = pooled @ head.kernel.numpy() + head.bias.numpy()
     np.testing.assert_allclose(probs, tf.nn.softmax(logits).numpy(), atol=1e-5)
 
-    predicted = np.array(classifier.predict(texts))
+    predicted = np.array([classifier.labels[k] for k in classifier.predict(texts)])  # class ids, named
     assert (predicted[: len(POSITIVE)] == "positive").mean() >= 0.8  # the head learned from the mean
 
 

@@ -107,7 +107,7 @@ def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_ru
     model = load(run_dir)
     record = json.loads((output / "export.json").read_text())
     assert (record["problem_type"], record["inputs"], record["output"]) == (problem_type, ["text", "text_pair"], name)
-    assert record.thresholds == model.thresholds
+    assert record["thresholds"] == model.thresholds
     test = load_task(DataArguments(**model.record.data.options))
     inputs, gold = (test.texts("test"), test.text_pairs("test")), test.targets("test")
     expected = {  # the test split's headline, from the run's own outputs

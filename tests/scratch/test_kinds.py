@@ -58,7 +58,9 @@ def test_each_kind_trains_and_records_its_headline_and_thresholds(kind_run, prob
     if problem_type == REGRESSION:
         values = model.predict_values(texts, text_pairs)
         assert validation["spearman"] == pytest.approx(spearmanr(gold, values).statistic, abs=1e-5)
-        assert validation["spearman"] == pytest.approx(best["val_spearman"], abs=1e-5)  # the kept epoch's
+        # the kept epoch's: the watched score came from the training graph's outputs, the record from the saved
+        # model's, whose float rounding may swap a few near-tied ranks among 40 values
+        assert validation["spearman"] == pytest.approx(best["val_spearman"], abs=1e-3)
         assert validation["pearson"] == pytest.approx(pearsonr(gold, values).statistic, abs=1e-5)
         assert validation["mse"] == pytest.approx(mean_squared_error(gold, values), rel=1e-4)
         assert run.thresholds is None

