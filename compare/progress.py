@@ -33,7 +33,7 @@ class Progress:
         logger.info("[%7.1fs] " + message, self.elapsed, *args)
 
 
-# A side's log line, as `core.console.setup_logging` writes it: "2026-12-06 22:31:05,075 INFO core.x: message".
+# A side's log line, as `core.console.setup_logging` writes it: date, time with milliseconds, level, logger, message.
 LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+ (?:INFO|WARNING) [\w.]+: (?P<message>.+)$")
 
 
@@ -72,7 +72,11 @@ class Heartbeat:
 
 
 def duration(seconds: float) -> str:
-    """`45 s`, `3 min 05 s`, `1 h 02 min`."""
+    """Seconds in words: under a minute in seconds, under an hour in minutes and seconds, else hours and minutes.
+
+    >>> duration(45), duration(185), duration(3720)
+    ('45 s', '3 min 05 s', '1 h 02 min')
+    """
     seconds = int(round(seconds))
     if seconds < 60:
         return f"{seconds} s"
