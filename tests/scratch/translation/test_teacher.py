@@ -129,7 +129,9 @@ def test_a_translation_run_teaches_with_its_own_translations(tiny_translation_ru
         tiny_command(toy_file, tmp_path / "run", "--teacher", str(tiny_translation_run), "--teacher-beam", "1", *SHORT)
     )
     sources = spy_tokenize[0][0]
-    assert spy_tokenize[0][1] == load(tiny_translation_run).translate(sources)
+    # the same translations, up to a trailing space that decoding in other batches can leave after the last word
+    taught = [t.strip() for t in spy_tokenize[0][1]]
+    assert taught == [t.strip() for t in load(tiny_translation_run).translate(sources)]
     distillation = read_translation_run(run).distillation
     teacher = read_translation_run(tiny_translation_run)
     assert distillation["teacher"] == str(tiny_translation_run.resolve()) and distillation["beam"] == 1
