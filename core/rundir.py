@@ -69,17 +69,21 @@ class UnfinishedRun(RunError):
 def kept_so_far(partial: str | Path) -> str:
     """What an unfinished run directory holds, in words: "2 epochs finished, 120 steps" or "no epoch finished yet".
 
-    Read from its training log (one line per finished epoch, `core.training.log`); a redone epoch counts once.
+    Read from its training log (one line per finished epoch, `core.training.log`; a redone epoch counts once),
+    counting only the epochs its backup holds: an epoch logged but interrupted before its backup is redone.
     """
     from core.training.log import HISTORY_FILE  # (imports TensorFlow, which every training process has loaded)
+    from core.training.loop import backed_up_epochs
 
     epochs: dict[int, dict] = {}
     path = Path(partial) / HISTORY_FILE
+    backed_up = backed_up_epochs(Path(partial))
     if path.is_file():
         for line in path.read_text(encoding="utf-8").splitlines():
             with contextlib.suppress(ValueError, TypeError, KeyError):
                 row = json.loads(line)
-                epochs[int(row["epoch"])] = row
+                if int(row["epoch"]) <= backed_up:
+                    epochs[int(row["epoch"])] = row
     if not epochs:
         return "no epoch finished yet"
     steps = epochs[max(epochs)].get("steps")

@@ -37,6 +37,18 @@ BACKUP_DIR = "backup"
 LOG_DIR = "logs"
 
 
+def backed_up_epochs(run_dir: Path) -> int:
+    """How many epochs the `BackupAndRestore` backup in the unfinished run directory `run_dir` holds (0 for none):
+    the epochs a `--resume` continues after. The training log may count one more, finished but interrupted
+    before its backup was written, which the resumed run redoes."""
+    latest = tf.train.latest_checkpoint(str(Path(run_dir) / BACKUP_DIR / "chief"))
+    if latest is None:
+        return 0
+    # Keras' own record of the last epoch it backed up, counted from 0 (tf_keras WorkerTrainingState)
+    saved = tf.train.load_checkpoint(latest).get_tensor("ckpt_saved_epoch/.ATTRIBUTES/VARIABLE_VALUE")
+    return max(int(saved) + 1, 0)
+
+
 def fit(
     model: tf.keras.Model,
     train: tf.data.Dataset,

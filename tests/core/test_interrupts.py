@@ -85,8 +85,8 @@ def test_ctrl_c_keeps_a_resumable_run_and_a_new_run_does_not_discard_it(tmp_path
     # Batches of 2: an epoch of 405 steps, long enough for the signal to arrive in the second one.
     argv = ["-m", "finetune", *flags, "--epochs", "2", "--batch-size", "2", "--max-length", "16", "--no-onnx"]
     argv += ["--overwrite"]
-    # The backup is written after the epoch's training-log line: waiting for both keeps the epoch.
-    status, err = start_and_signal(argv, partial, signal.SIGINT, written="backup")
+    # The backup (its `checkpoint` index) is written after the epoch's training-log line: waiting for both keeps it.
+    status, err = start_and_signal(argv, partial, signal.SIGINT, written="backup/chief/checkpoint")
     assert status == 130, err[-2000:]
     assert "Traceback" not in err
     resume = [*argv[:-1], "--resume"]  # the same command line, --overwrite (which would discard the run) left out
@@ -124,7 +124,7 @@ def test_sigterm_ends_a_translation_run_with_one_line(tmp_path: Path) -> None:
     argv = ["-m", "scratch", "--train-file", str(train), "--source-column", "pt", "--target-column", "en"]
     argv += ["--output-dir", str(output), "--preset", "tiny", "--epochs", "50", "--max-length", "32"]
     # After the second epoch's log line and a backup: the first epoch's backup is written by then.
-    status, err = start_and_signal(argv, partial, signal.SIGTERM, epochs_done=2, written="backup")
+    status, err = start_and_signal(argv, partial, signal.SIGTERM, epochs_done=2, written="backup/chief/checkpoint")
     assert status == 143, err[-2000:]
     assert "Traceback" not in err
     last = err.strip().splitlines()[-1]

@@ -92,8 +92,15 @@ def test_a_new_run_refuses_to_discard_an_unfinished_one(tmp_path: Path) -> None:
         f"{partial} holds an unfinished run (no epoch finished yet); resume it with --resume, or pass --overwrite "
         "to start again."
     )
-    rows = [{"epoch": 1, "steps": 50}, {"epoch": 2, "steps": 100}, {"epoch": 2, "steps": 100}]  # epoch 2 redone
+    # epoch 2 redone after an interruption, epoch 3 logged but interrupted before its backup was written
+    rows = [
+        {"epoch": 1, "steps": 50},
+        {"epoch": 2, "steps": 100},
+        {"epoch": 2, "steps": 100},
+        {"epoch": 3, "steps": 150},
+    ]
     (partial / "history.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    back_up_epochs(partial, 2)
     with pytest.raises(UnfinishedRun) as refused:
         check_run_dir(out)
     assert refused.value.message("python -m scratch --output-dir run --resume") == (
@@ -101,6 +108,19 @@ def test_a_new_run_refuses_to_discard_an_unfinished_one(tmp_path: Path) -> None:
         "--output-dir run --resume, or pass --overwrite to start again."
     )
     assert (partial / "history.jsonl").is_file()
+
+
+def back_up_epochs(run_dir: Path, epochs: int) -> None:
+    """Writes the backup Keras' `BackupAndRestore` leaves after `epochs` epochs into the unfinished `run_dir`."""
+    import numpy as np
+    import tensorflow as tf
+
+    from core.training.loop import BACKUP_DIR
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse")
+    backup = tf.keras.callbacks.BackupAndRestore(str(run_dir / BACKUP_DIR), delete_checkpoint=False)
+    model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=epochs, verbose=0, callbacks=[backup])
 
 
 def test_resume_refuses_other_data_or_another_model(tmp_path: Path) -> None:
