@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compare.bench.arguments import BenchArguments
-from compare.curve.arguments import CurveArguments
+from compare.curve.arguments import CurveArguments, CurveDataArguments
 from compare.progress import setup_logging
 from compare.report.arguments import PredictArguments, ReportArguments
 from compare.run.arguments import CompareRunArguments
@@ -76,7 +76,7 @@ PREDICT = Command(
 CURVE = Command(
     prog="python -m compare curve",
     description="Trains both models on growing train sizes and writes the learning curve (curve.json, curve.md).",
-    arguments=(DataArguments, CurveArguments),
+    arguments=(CurveDataArguments, CurveArguments),
     work="compare.curve.command:build_curve",
     logging=_logging,
     kept=runs_kept,

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, field
 
 from compare.run.arguments import SideTrainingArguments
+from core.args import DataArguments
 from compare.run.profiles import PROFILES
+
+
+@dataclass
+class CurveDataArguments(DataArguments):
+    """The data options, less `--max-train-samples`: the curve sets each point's train rows from `--sizes` (the
+    option is still parsed, so that giving it is refused with that reason, `compare.curve.command`)."""
+
+    max_train_samples: int | None = field(default=None, metadata={"help": argparse.SUPPRESS})
 
 
 @dataclass

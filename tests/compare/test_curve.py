@@ -96,6 +96,18 @@ def test_seeds_on_a_carved_test_split_are_refused(tmp_path, tiny_csv):
         build_curve(data, CurveArguments(output_dir=str(tmp_path / "c"), sizes="20", seeds=2))
 
 
+def test_the_curve_does_not_offer_max_train_samples_and_refuses_it_with_the_reason(tmp_path, tiny_csv, capsys):
+    from compare.commands import CURVE
+
+    with pytest.raises(SystemExit):
+        CURVE.parser().parse(["--help"])
+    assert "--sizes" in capsys.readouterr().out
+    assert "--max-train-samples" not in CURVE.parser().format_help()
+    _, (data, args) = CURVE.parse(["--train-file", str(tiny_csv), "--max-train-samples", "5", "--output-dir", "c"])
+    with pytest.raises(DataError, match="sets the train size itself from --sizes; leave out --max-train-samples"):
+        build_curve(data, args)
+
+
 def test_a_size_beyond_the_train_split_is_refused(tmp_path, split_files):
     data = DataArguments(train_file=str(split_files["train"]), test_file=str(split_files["test"]))
     with pytest.raises(DataError, match="train split has only 108"):
