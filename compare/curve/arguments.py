@@ -6,8 +6,8 @@ import argparse
 from dataclasses import dataclass, field
 
 from compare.run.arguments import SideTrainingArguments
-from core.args import DataArguments
 from compare.run.profiles import PROFILES
+from core.args import DataArguments
 
 
 @dataclass

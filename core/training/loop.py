@@ -75,8 +75,10 @@ def fit(
     """
     plan = config.plan
     steps_per_epoch, epochs, limit = None, plan.epochs, config.max_steps
-    if int(train.cardinality()) == tf.data.INFINITE_CARDINALITY:
+    if int(train.cardinality()) == tf.data.INFINITE_CARDINALITY:  # a stream that replays itself (`TokenBatchStream`)
         steps_per_epoch = plan.steps_per_epoch
+    else:
+        train = replayed(train, run_dir, config.eval_steps)  # a resumed run trains on the order it would have
     if config.eval_steps:  # a Keras epoch is an evaluation period of the repeated training data
         train, steps_per_epoch = train.repeat(), config.eval_steps
         epochs, limit = math.ceil(plan.total_steps / config.eval_steps), plan.total_steps
@@ -114,6 +116,27 @@ def fit(
     if config.class_weight is not None:
         summary["class_weights"] = [config.class_weight[k] for k in range(len(config.class_weight))]
     return summary
+
+
+def replayed(train: tf.data.Dataset, run_dir: Path, eval_steps: int | None) -> tf.data.Dataset:
+    """The training passes a resumed run continues with: those that follow the epochs its backup holds, in the
+    order the uninterrupted run would have drawn them.
+
+    A pass's order comes from the dataset's seeded reshuffle, whose state lives in the dataset, not in the
+    backup: a resumed run draws (and drops) the passes already trained, which costs one pass of the input
+    pipeline each, not of the model. With `eval_steps`, the batches already trained are skipped instead.
+    """
+    done = backed_up_epochs(run_dir)
+    if not done:
+        return train
+    if eval_steps:
+        logger.info("Replaying the data order of the %d training steps before the interruption", done * eval_steps)
+        return train.repeat().skip(done * eval_steps)  # (the loop's own `repeat` of it changes nothing)
+    logger.info("Replaying the data order of the %d passes before the interruption", done)
+    for _ in range(done):
+        for _ in train:  # advances the seeded reshuffle one pass
+            pass
+    return train
 
 
 STOP_REASONS = {

@@ -5,7 +5,8 @@ before a change to decoding is measured with it. Three decodings by default: gre
 `--beam` and the same beam followed by minimum-Bayes-risk selection by chrF++ (`--mbr`), each scored with
 sacrebleu directly (BLEU 13a cased, chrF++), overall and per domain, and timed in sentences per second. Then it
 times cached against uncached greedy decoding of the Keras model for outputs of exactly `--output-tokens` tokens
-(the end id is masked out for this timing only, so both run every step).
+(the end id is masked out for this timing only, so both run every step). The results are printed as JSON, or
+with `--output-file FILE` written there (atomically) with one line per decoding on the terminal.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ class BenchArguments:
     output_tokens: int = field(default=30, metadata={"help": "Output length of the cached/uncached timing."})
     timing_batch: int = field(default=32, metadata={"help": "Sentences in the cached/uncached timing batch."})
     repeats: int = field(default=3, metadata={"help": "Timed repetitions (the best is reported)."})
+    output_file: str | None = field(
+        default=None, metadata={"help": "Write the results' JSON to this file and print a summary (default: print it)."}
+    )
 
     def __post_init__(self) -> None:
         if self.split not in SPLITS:

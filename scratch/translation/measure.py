@@ -10,6 +10,7 @@ import time
 import tensorflow as tf
 
 from core.pairs import PairDataArguments, PairSplit, load_pairs
+from core.rundir import write_json
 from core.translator import check_decoding, describe_decoding, translate_batches
 from scratch.translation import decoding
 from scratch.translation.bench import BenchArguments
@@ -105,9 +106,19 @@ def time_cache(args: BenchArguments, sources: list[str], model=None, tokenizer=N
 
 
 def bench(args: BenchArguments) -> dict:
-    """Scores and times the run; prints the results as JSON and returns them."""
+    """Scores and times the run; prints the results as JSON (or writes them to `--output-file` and prints a line per
+    decoding) and returns them."""
     model, tokenizer, record = load_trained(args.run)
     result, split = score_split(args, model, tokenizer, record)
     result["greedy_timing"] = time_cache(args, split.sources, model, tokenizer, record)
-    print(json.dumps(result, indent=2))
+    if args.output_file is None:
+        print(json.dumps(result, indent=2))
+        return result
+    write_json(args.output_file, result)
+    for name, found in result["decodings"].items():
+        print(
+            f"{name}: BLEU {found['bleu']:.2f}, chrF++ {found['chrf']:.2f}, {found['sentences_per_second']:.1f} sentences/s"
+        )
+    timing = result["greedy_timing"]
+    print(f"cached greedy decoding {timing['speedup']:.1f}x as fast as uncached; all results in {args.output_file}")
     return result

@@ -184,3 +184,43 @@ def test_eval_steps_make_a_row_every_n_steps(tmp_path: Path, budget, steps, exam
     assert [row["examples"] for row in rows] == examples
     assert [row["stop_reason"] for row in rows] == reasons
     assert [row["epoch"] for row in rows] == list(range(1, len(rows) + 1))
+
+
+class _InterruptAfter(tf.keras.callbacks.Callback):
+    """Ctrl-C at the end of epoch `epoch` (from 0), before that epoch's backup is written."""
+
+    def __init__(self, epoch: int) -> None:
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        if epoch == self.epoch:
+            raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("eval_steps", [None, 2])
+def test_a_resumed_run_trains_on_the_data_order_of_the_uninterrupted_run(tmp_path: Path, eval_steps) -> None:
+    """Plain SGD without dropout: the same batches in the same order give the same weights, to the last bit."""
+
+    def run(run_dir: Path, interrupt: int | None = None) -> list[np.ndarray]:
+        tf.keras.utils.set_random_seed(0)
+        x = np.random.default_rng(0).normal(size=(40, 3)).astype(np.float32)
+        y = np.eye(2, dtype=np.float32)[(x[:, 0] > 0).astype(int)]
+        model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="softmax")])
+        model.compile(optimizer="sgd", loss="categorical_crossentropy")
+        data = tf.data.Dataset.from_tensor_slices((x, y))
+        train = data.shuffle(40, seed=7, reshuffle_each_iteration=True).batch(16)  # 3 steps a pass
+        args = SimpleNamespace(patience=10, min_steps=0, max_steps=None, eval_steps=eval_steps)
+        config = TrainingConfig.from_arguments(
+            args, TrainingPlan(4, 3, 12), pass_examples(40, 3, 16), "val_loss", "min"
+        )
+        callbacks = [_InterruptAfter(interrupt)] if interrupt is not None else []
+        fit(model, train, data.batch(40), run_dir, config, callbacks)
+        return model.get_weights()
+
+    expected = run(tmp_path / "whole")
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path / "cut", interrupt=2)  # two periods backed up, the third logged and redone
+    resumed = run(tmp_path / "cut")
+    for got, want in zip(resumed, expected, strict=True):
+        np.testing.assert_array_equal(got, want)

@@ -35,6 +35,18 @@ def test_bench_scores_the_test_split_per_decoding_and_times_cached_and_uncached_
     assert timing["cached_seconds"] > 0 and timing["uncached_seconds"] > 0
 
 
+@pytest.mark.slow
+def test_an_output_file_holds_the_results_and_the_terminal_a_line_per_decoding(tiny_translation_run, tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    argv = ["--run", str(tiny_translation_run), "--output-tokens", "8", "--timing-batch", "4", "--repeats", "1"]
+    assert main([*argv, "--beam", "2", "--decodings", "greedy", "beam", "--output-file", str(out)]) == 0
+    result = json.loads(out.read_text())
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in printed[:2]] == list(result["decodings"]) == ["greedy", "beam 2"]
+    assert printed[0].startswith(f"greedy: BLEU {result['decodings']['greedy']['bleu']:.2f}, chrF++ ")
+    assert len(printed) == 3 and printed[2].endswith(f"all results in {out}")
+
+
 @pytest.mark.parametrize(
     "flags, message",
     [
