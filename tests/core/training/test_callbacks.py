@@ -6,6 +6,7 @@ train), weight averaging of the last epochs, `fit`'s evaluation periods with `--
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from core.training import TrainingConfig, fit, remove_training_state
+from core.training import TrainingConfig, callbacks, fit, remove_training_state
 from core.training.averaging import AverageLast
 from core.training.budget import TrainingPlan, pass_examples
 from core.training.callbacks import EarlyStopping, TimeBudget
@@ -200,8 +201,13 @@ class Ticking:
         return self.now
 
 
+def ticking_time() -> SimpleNamespace:
+    """`core.training.callbacks`' `time` with the run's clock (`monotonic`) ticking; the progress lines' own."""
+    return SimpleNamespace(monotonic=Ticking(), perf_counter=time.perf_counter)
+
+
 def test_the_clock_ends_training_mid_epoch_and_the_log_says_so(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("core.training.callbacks.time.monotonic", Ticking())
+    monkeypatch.setattr(callbacks, "time", ticking_time())
     # 4 seconds: read at the start (1), after steps 1, 2, 3 (2, 3, 4), so training ends after step 3; the log's
     # line reads it once more (5) after the period's validation
     rows = _tiny_fit(tmp_path, time_budget=4 / 60, eval_steps=2)
