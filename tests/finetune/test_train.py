@@ -255,6 +255,7 @@ def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path,
     assert training.class_weights == pytest.approx([1.0, 1.0])  # the fixture's train split is balanced
 
 
+@pytest.mark.slow
 def test_a_time_budget_ends_training_at_the_clock_and_run_json_and_the_diagnosis_say_so(
     runs_dir: Path, train_file: Path, monkeypatch, caplog
 ) -> None:
