@@ -1,7 +1,6 @@
 """The Keras callbacks every model trains with (`core.training.loop` puts them in order): progress lines when stdout
 is not a terminal, validation scores Keras' metrics do not compute, the optimizer-step budget, the clock (the time
-budget), and early stopping
-with the best epoch's weights restored, surviving `--resume`.
+budget), and early stopping with the best epoch's weights restored, surviving `--resume`.
 """
 
 from __future__ import annotations
