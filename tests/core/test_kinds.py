@@ -128,7 +128,9 @@ def _fit(tmp_path: Path, problem: str, outputs: int, x: np.ndarray, y: np.ndarra
     model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(outputs)])
     model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss=kind.loss(), metrics=kind.metrics(2))
     data = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
-    args = SimpleNamespace(patience=1, min_steps=0, max_steps=None, eval_steps=None, class_weight="none", batch_size=16)
+    args = SimpleNamespace(
+        patience=1, min_steps=0, max_steps=None, eval_steps=None, time_budget=None, class_weight="none", batch_size=16
+    )
     config = TrainingConfig.for_classifier(args, TrainingPlan(3, 6, 18), kind, y, 2)
     summary = fit(model, data, data, tmp_path, config)
     assert summary["early_stopping"] == {"monitor": kind.monitor, "mode": "max"}
