@@ -137,12 +137,13 @@ def settling_command(name: str, run: RunRecord, output_dir: Path) -> str:
 
 def data_flags(run: RunRecord) -> list[str]:
     """The run's data options that differ from the defaults, as flags (`--task goemotions_ekman`); the data folder
-    is left to the environment, as it was found."""
+    is left to the environment, as it was found, and a named task's kind to the task."""
     options = run.data.options or {}
     flags = []
     for f in dataclasses.fields(DataArguments):
         value = options.get(f.name, f.default)
-        if f.name == "data_dir" or value is None or value == f.default:
+        implied = f.name == "problem" and options.get("task")  # a named task has its own kind
+        if f.name == "data_dir" or implied or value is None or value == f.default:
             continue
         flag = "--" + f.name.replace("_", "-")
         flags += [flag, *map(str, value)] if isinstance(value, list) else [flag, str(value)]

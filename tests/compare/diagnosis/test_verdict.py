@@ -71,7 +71,13 @@ def rising_run(scores, stop_reason, **training):
             "data": {
                 "labels": ["a", "b", "c", "d"],
                 "splits": {"train": 43_410, "validation": 5_426},
-                "options": {"task": "goemotions_ekman", "data_dir": "/data", "seed": 42, "max_length": 128},
+                "options": {
+                    "task": "goemotions_ekman",
+                    "problem": "multi_label_classification",
+                    "data_dir": "/data",
+                    "seed": 42,
+                    "max_length": 128,
+                },
             },
             "training": {"stop_reason": stop_reason, "history": history, **training},
         }
