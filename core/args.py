@@ -254,7 +254,8 @@ def check_budget(epochs: int | None, max_steps: int | None) -> None:
 class BudgetArguments:
     """How long a model trains and how often it is validated: every trainer's options extend this.
 
-    A budget is counted in optimizer steps; the epochs follow from the train size (`core.training.budget`).
+    A budget is counted in optimizer steps; the epochs follow from the train size (`core.training.budget`). A time
+    budget (`--time-budget`, minutes) ends training sooner when the clock runs out first.
     """
 
     DEFAULT_EPOCHS: ClassVar[int] = 3  # a trainer's epochs when neither --epochs nor --max-steps is given
@@ -278,9 +279,20 @@ class BudgetArguments:
             "steps instead of after every pass over the training data."
         },
     )
+    time_budget: float | None = field(
+        default=None,
+        metadata={
+            "help": "Stop training after this many minutes (fractions allowed: 0.5), validations and the time spent "
+            "before a --resume included; the period under way is validated and the best validation kept."
+        },
+    )
 
     def __post_init__(self) -> None:
         check_budget(self.epochs, self.max_steps)
+        if self.time_budget is not None and not self.time_budget > 0:
+            raise ValueError(
+                f"--time-budget must be a number of minutes above 0, such as 10 or 0.5; got {self.time_budget}."
+            )
         if self.min_steps < 0:
             raise ValueError(f"--min-steps must be 0 or more, got {self.min_steps}.")
         if self.max_steps is not None and self.min_steps > self.max_steps:

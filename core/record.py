@@ -27,7 +27,7 @@ from core.args import RunArguments
 from core.kinds import Kind
 from core.rundir import RUN_JSON, RunError, environment, jsonable, partial_path, write_json
 from core.tasks import CLASSIFICATION, TRANSLATION
-from core.training.budget import TrainingPlan
+from core.training.budget import STOP_REASONS, TrainingPlan
 
 SCHEMA_VERSION = 1
 TASK_KINDS = (CLASSIFICATION, TRANSLATION)
@@ -186,11 +186,17 @@ class RunRecord(Section):
         return record
 
     def check(self, path: Path) -> None:
-        """What the section types cannot say: the side exists, the kind exists, the kind's validation scores."""
+        """What the section types cannot say: the side exists, why training ended is a known reason, the kind exists,
+        the kind's validation scores."""
         try:
             sides.of_run(self)
         except ValueError as error:
             raise RunError(f"{path}: side: {error}") from None
+        if self.training.stop_reason not in (None, *STOP_REASONS):
+            raise RunError(
+                f"{path}: training.stop_reason is {self.training.stop_reason!r}, not one of {', '.join(STOP_REASONS)}; "
+                "the run is damaged or from a newer suite, train it again."
+            )
         if self.task_kind == TRANSLATION:
             needed = ("bleu", "chrf")
         else:

@@ -48,6 +48,13 @@ class FinetuneArguments(ClassifierBudgetArguments):
             "choices": POOLINGS,
         },
     )
+    focal_gamma: float = field(
+        default=0.0,
+        metadata={
+            "help": "Multi-label: train with the focal loss of this gamma (e.g. 2), which weighs down the easy "
+            "negatives that dominate rare labels; 0 is plain binary cross-entropy."
+        },
+    )
     mixed_precision: bool = field(
         default=False, metadata={"help": "Compute in float16 with float32 weights (for GPUs; slow on most CPUs)."}
     )
@@ -78,6 +85,8 @@ class FinetuneArguments(ClassifierBudgetArguments):
             raise ValueError(f"--pooling must be one of {', '.join(POOLINGS)}, got {self.pooling!r}.")
         if self.patience < 1:
             raise ValueError(f"--patience must be at least 1, got {self.patience}.")
+        if not 0 <= self.focal_gamma <= 5:
+            raise ValueError(f"--focal-gamma must be between 0 and 5 (2 is usual), got {self.focal_gamma}.")
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -63,6 +63,8 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     task = load_task(data_args)
     kind = task.kind
     kind.check_class_weight(args.class_weight)  # before the run directory exists
+    if args.focal_gamma:
+        kind.focal_loss(args.focal_gamma)
     strategy = make_strategy(run_args.strategy)
     chief = is_chief(strategy)
     keep = {"data": dict(task.fingerprints), "model": {"model": str(args.model), "pooling": args.pooling}}
@@ -168,7 +170,7 @@ def build_model(
     checkpoint: Checkpoint, labels: list[str], args: FinetuneArguments, total_steps: int, kind: Kind
 ) -> tf.keras.Model:
     """The model for `labels` and `kind`, compiled with AdamW (decoupled weight decay, linear warmup then linear
-    decay) and the kind's loss and metrics on its logits.
+    decay) and the kind's loss (focal with `--focal-gamma`) and metrics on its logits.
 
     Call inside the distribution strategy's scope.
     """
@@ -183,5 +185,6 @@ def build_model(
         weight_decay_rate=args.weight_decay,
     )
     logger.info("AdamW: peak learning rate %g, %d steps, %d of them warmup", args.learning_rate, total_steps, warmup)
-    model.compile(optimizer=optimizer, loss=kind.loss(), metrics=kind.metrics(model.config.num_labels))
+    loss = kind.focal_loss(args.focal_gamma) if args.focal_gamma else kind.loss()
+    model.compile(optimizer=optimizer, loss=loss, metrics=kind.metrics(model.config.num_labels))
     return model

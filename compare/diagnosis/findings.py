@@ -6,16 +6,25 @@
 and in the history as `val_<metric>`. It returns a list of findings `{"code", "message", "evidence"}`, the list
 that `results.json` `models.<name>.diagnosis` holds:
 
-- `stopped_while_improving`: training ended at its step budget or its epoch limit, not by early
-  stopping, while the validation score still rose in the last epoch by at least `MIN_LAST_EPOCH_GAIN`.
-  A run of one epoch has no earlier epoch to compare with; its gain is measured against chance
-  (`chance`: 1 / number of labels for accuracy, 0 for macro-F1 and Spearman), the score of the untrained
-  model it started from. A run.json without `stop_reason` is judged on the rise alone: early stopping never
-  ends on an epoch that improved.
+- `stuck_at_zero`: the watched validation score was 0 at every validation (the model never scored).
+- `stopped_while_improving`: a limit ended training (the step budget, the clock of `--time-budget` or the epoch
+  limit; not early stopping) while the model was still improving (`still_improving`): the last validation is the
+  best so far and above the one before by at least the noise (`MIN_LAST_EPOCH_GAIN`, or one validation example's
+  worth when that is more), and validation loss did not rise at the last validation (a score rising by a hair while
+  the loss rises is noise on a model fitting its training split, not a model short of training). A run of one
+  validation has none before it to compare with; its gain is measured against chance (`chance`: 1 / number of
+  labels for accuracy, 0 for macro-F1 and Spearman), the score of the untrained model it started from. A run.json
+  without `stop_reason` is judged on the rise alone: early stopping never ends on an epoch that improved. The
+  message says how training ended (the clock, the step budget, the epoch limit) and how far it got: "within its
+  first epoch" only for a run of at most one pass.
+- `stopped_by_clock`: the clock (`--time-budget`) ended training, the model no longer improving.
 - `below_baseline`: the test score below the strongest TF-IDF reference row (`compare.scoring.wording.
   TFIDF_REFERENCES`: logistic regression, one-vs-rest, ridge or cosine) by more than `BASELINE_MARGIN`.
 - `overfitting`: over the last `OVERFITTING_EPOCHS` epochs validation loss rose at every epoch while
   training loss fell at every epoch.
+- `not_learning`: a limit ended training while the validation score was flat (within `PLATEAU_RANGE` over the last
+  `OVERFITTING_EPOCHS` + 1 validations) and validation loss rose: longer training would not help (only when
+  `overfitting`, which says more, does not apply).
 - `unstable_across_seeds`: the range (max - min) of the test score over the seeds exceeds
   `SEED_SPREAD_LIMIT`, or exceeds the gap between the compared models.
 
@@ -25,7 +34,7 @@ the message.
 
 Examples:
     >>> from types import SimpleNamespace as record
-    >>> run = record(labels=["a", "b"], hyperparameters={}, training=record(stop_reason="budget", steps=40,
+    >>> run = record(labels=["a", "b"], hyperparameters={}, data=None, training=record(stop_reason="budget", steps=40,
     ...        budget={"min_steps": 0, "max_steps": 40}, history=[
     ...        {"epoch": 1, "loss": 0.7, "val_loss": 0.6, "val_accuracy": 0.70},
     ...        {"epoch": 2, "loss": 0.5, "val_loss": 0.5, "val_accuracy": 0.75}]))
@@ -49,7 +58,18 @@ OVERFITTING_EPOCHS = 2
 # A range of test accuracy across seeds wider than this (2 points) makes one seed's score unreliable.
 SEED_SPREAD_LIMIT = 0.02
 
-CODES = ("stopped_while_improving", "below_baseline", "overfitting", "unstable_across_seeds")
+# A validation score that moves less than this (1 point) over the last validations is flat.
+PLATEAU_RANGE = 0.01
+
+CODES = (
+    "stuck_at_zero",
+    "stopped_while_improving",
+    "stopped_by_clock",
+    "below_baseline",
+    "overfitting",
+    "not_learning",
+    "unstable_across_seeds",
+)
 
 
 def diagnose(
@@ -70,10 +90,14 @@ def diagnose(
         gap: the absolute test-score difference between the compared models, if known.
         metric: the headline score of the task.
     """
+    overfit = overfitting(run.training.history)
     findings = [
+        stuck_at_zero(run, metric),
         stopped_while_improving(run, metric),
+        stopped_by_clock(run, metric),
         below_baseline(model_scores, baselines, metric),
-        overfitting(run.training.history),
+        overfit,
+        not_learning(run, metric) if overfit is None else None,
         unstable_across_seeds(seed_scores, gap, metric),
     ]
     return [finding for finding in findings if finding is not None]
@@ -105,8 +129,8 @@ def diagnose_report(
 
 
 def rising_gain(scores: Sequence[float], min_gain: float) -> float | None:
-    """The last epoch's gain in a validation score when it rose by at least `min_gain` to the best value so far;
-    None when it did not (a run recovering towards an earlier, better epoch, the one kept, is not rising).
+    """The last validation's gain in a score when it rose by more than the noise `min_gain` to the best value so
+    far; None when it did not (a run recovering towards an earlier, better validation, the one kept, is not rising).
 
     >>> round(rising_gain([0.80, 0.85, 0.86], 0.002), 3)
     0.01
@@ -117,6 +141,36 @@ def rising_gain(scores: Sequence[float], min_gain: float) -> float | None:
         return None
     gain = scores[-1] - scores[-2]
     return gain if gain >= min_gain and scores[-1] >= max(scores) else None
+
+
+def noise(run: RunRecord) -> float:
+    """The smallest rise that counts as learning: `MIN_LAST_EPOCH_GAIN`, or one validation example's worth
+    (1 / validation rows) when that is more."""
+    rows = int((getattr(run.data, "splits", None) or {}).get("validation", 0)) if run.data else 0
+    return max(MIN_LAST_EPOCH_GAIN, 1 / rows if rows else 0.0)
+
+
+def loss_rising(history: Sequence[dict]) -> bool:
+    """Whether validation loss rose at the last validation, to above its lowest value: the model fits the training
+    split at the expense of new text, so a last gain in the score is no sign that more training helps."""
+    losses = [row["val_loss"] for row in history if "val_loss" in row]
+    return len(losses) >= 2 and losses[-1] > losses[-2] and losses[-1] > min(losses)
+
+
+def still_improving(run: RunRecord, metric: str = "accuracy") -> float | None:
+    """The gain that shows a run was still improving when its budget ended it, or None.
+
+    Still improving means: training was ended by a limit (step budget, clock or epoch limit; not early stopping),
+    the watched validation score's last value is the best so far and above the one before by at least `noise`
+    (the first validation is compared with `chance`), and validation loss did not rise at the last validation.
+    """
+    training = run.training
+    history, key = training.history, f"val_{metric}"
+    if not history or training.stop_reason == "early_stopping" or any(key not in row for row in history):
+        return None
+    if loss_rising(history):
+        return None
+    return rising_gain([chance(run, metric), *(row[key] for row in history)], noise(run))
 
 
 def last_period(run: RunRecord) -> str:
@@ -131,44 +185,66 @@ def last_period(run: RunRecord) -> str:
     return f"its last {steps} steps" if steps else "its last epoch"
 
 
+def passes(run: RunRecord) -> float | None:
+    """Passes over the train split the run trained for (its history's examples over the train rows); None when the
+    run does not say."""
+    rows = getattr(run, "train_rows", 0)
+    examples = sum(row.get("examples", 0) for row in run.training.history)
+    return examples / rows if rows and examples else None
+
+
+def time_budget(run: RunRecord) -> float | None:
+    """The minutes of `--time-budget` the run was given, if any."""
+    return (run.training.budget or {}).get("time_budget_minutes")
+
+
 def chance(run: RunRecord, metric: str) -> float:
     """The untrained model's score a first epoch rose from: 1 / number of labels for accuracy; 0 for macro-F1
     and Spearman (no label found, no correlation)."""
     return 1 / len(run.labels) if metric == "accuracy" else 0.0
 
 
-def stopped_while_improving(run: RunRecord, metric: str = "accuracy") -> dict | None:
+def how_it_ended(run: RunRecord) -> tuple[str, str]:
+    """(how training ended, the flag that gives it more) for a run its budget, clock or epoch limit ended."""
     training = run.training
-    history, key = training.history, f"val_{metric}"
-    stop_reason = training.stop_reason
-    if not history or stop_reason == "early_stopping" or any(key not in row for row in history):
-        return None
-    gain = rising_gain([chance(run, metric), *(row[key] for row in history)], MIN_LAST_EPOCH_GAIN)
+    steps = f" after {training.steps} optimizer steps" if training.steps else ""
+    if training.stop_reason == "time":
+        minutes = time_budget(run)
+        budget = f" ({minutes:g} minutes)" if minutes else ""
+        return f"The clock ended training: its time budget{budget} ran out{steps}", "a larger --time-budget"
+    if training.stop_reason == "max_epochs":
+        limit = run.hyperparameters.get("epochs", len(training.history))
+        return f"Training ended at its epoch limit ({limit} epochs)", "a larger --epochs"
+    return f"Training ended at its step budget{steps}", "a larger --max-steps"
+
+
+def stopped_while_improving(run: RunRecord, metric: str = "accuracy") -> dict | None:
+    gain = still_improving(run, metric)
     if gain is None:
         return None
+    training = run.training
+    history, key = training.history, f"val_{metric}"
     last = history[-1][key]
     before = last - gain
-    if stop_reason == "max_epochs":
-        limit = run.hyperparameters.get("epochs", len(history))
-        ended, advice = (
-            f"Training ended at its epoch limit ({limit} epochs)",
-            "rerun with --profile full or a larger --epochs",
-        )
-    else:
-        steps = training.steps
-        ended = "Training ended at its step budget" + (f" after {steps} optimizer steps" if steps else "")
-        advice = "rerun with --profile full or a larger --max-steps"
+    ended, more = how_it_ended(run)
+    advice = f"rerun with --profile full or {more}"
     score = f"validation {wording.name(metric)}"
     period = last_period(run)
+    trained = passes(run)
     if len(history) > 1:
         rising = (
             f"{ended} while {score} was still rising: {before:.3f} to {last:.3f}, "
             f"{wording.size(metric, gain, signed=True)} in {period}."
         )
     else:
+        within = (
+            "within its first epoch"
+            if trained is None or trained <= 1
+            else f"after a single validation ({trained:.1f} passes over the train split)"
+        )
         rising = (
-            f"{ended}, within its first epoch: {score} {last:.3f} against chance {before:.3f}, "
-            "and no later epoch to show it had stopped improving."
+            f"{ended}, {within}: {score} {last:.3f} against chance {before:.3f}, "
+            "and no later validation to show it had stopped improving."
         )
     return {
         "code": "stopped_while_improving",
@@ -178,9 +254,73 @@ def stopped_while_improving(run: RunRecord, metric: str = "accuracy") -> dict | 
             key: last,
             "epochs": len(history),
             "period": period,
-            "stop_reason": stop_reason,
+            "stop_reason": training.stop_reason,
+            "passes": trained,
+            "time_budget_minutes": time_budget(run),
             "metric": metric,
         },
+    }
+
+
+def stopped_by_clock(run: RunRecord, metric: str = "accuracy") -> dict | None:
+    """The clock ended training, the run no longer improving (a run still improving has `stopped_while_improving`,
+    which says so)."""
+    training = run.training
+    if training.stop_reason != "time" or still_improving(run, metric) is not None:
+        return None
+    ended, _ = how_it_ended(run)
+    trained = passes(run)
+    over = f", {trained:.2f} passes over the train split" if trained else ""
+    return {
+        "code": "stopped_by_clock",
+        "message": (
+            f"{ended}{over}. Its validation {wording.name(metric)} was no longer rising when it did, so more time is "
+            "unlikely to change its score much."
+        ),
+        "evidence": {"time_budget_minutes": time_budget(run), "steps": training.steps, "passes": trained},
+    }
+
+
+def not_learning(run: RunRecord, metric: str = "accuracy") -> dict | None:
+    """A limit ended a run whose watched validation score was flat (within `PLATEAU_RANGE` over the last
+    `OVERFITTING_EPOCHS` + 1 validations) while validation loss rose: training longer would not help."""
+    training = run.training
+    history, key = list(training.history), f"val_{metric}"
+    window = history[-(OVERFITTING_EPOCHS + 1) :]
+    if training.stop_reason == "early_stopping" or len(window) < OVERFITTING_EPOCHS + 1:
+        return None
+    if any(key not in row or "val_loss" not in row for row in window) or not loss_rising(history):
+        return None
+    scores = [row[key] for row in window]
+    if max(scores) - min(scores) > PLATEAU_RANGE or window[-1]["val_loss"] <= window[0]["val_loss"]:
+        return None
+    first, last = window[0]["val_loss"], window[-1]["val_loss"]
+    return {
+        "code": "not_learning",
+        "message": (
+            f"Validation {wording.name(metric)} stayed between {min(scores):.3f} and {max(scores):.3f} over the last "
+            f"{len(window)} validations while validation loss rose from {first:.3f} to {last:.3f}: the model is no "
+            "longer learning anything that carries over to new text, and training it longer will not help. Raise "
+            "--dropout or --weight-decay, lower --learning-rate, tune it (--tune N), or give it more data."
+        ),
+        "evidence": {"low": min(scores), "high": max(scores), "val_loss": [first, last], "metric": metric},
+    }
+
+
+def stuck_at_zero(run: RunRecord, metric: str = "accuracy") -> dict | None:
+    """The watched validation score was 0 at every validation: the model never scored at all."""
+    history, key = run.training.history, f"val_{metric}"
+    if not history or any(row.get(key, 1.0) != 0 for row in history):
+        return None
+    return {
+        "code": "stuck_at_zero",
+        "message": (
+            f"Validation {wording.name(metric)} was 0 at all {len(history)} validations: the model never got a "
+            "single case right by this score (it predicts no label, or the same output for every text). Its test "
+            "score says nothing about the approach; check --learning-rate (too high collapses it, too low never "
+            "moves it), train it longer or tune it (--tune N)."
+        ),
+        "evidence": {"validations": len(history), "metric": metric},
     }
 
 

@@ -19,10 +19,11 @@ class Table:
 
 
 def verdict(results: dict) -> tuple[str, str]:
-    """The verdict as a heading ("scratch wins" / "No clear winner") and the sentence that explains it."""
+    """The verdict as a heading ("scratch wins" / "No clear winner" / "Unsettled", the model behind still improving)
+    and the sentence that explains it."""
     c = results["comparison"]
-    head = f"{c['winner']} wins" if c["winner"] else "No clear winner"
-    reason = c["verdict"].removeprefix("No clear winner: ")
+    head = f"{c['winner']} wins" if c["winner"] else "Unsettled" if c.get("unsettled") else "No clear winner"
+    reason = c["verdict"].removeprefix("No clear winner: ").removeprefix("Unsettled: ")
     return head, reason[:1].upper() + reason[1:]
 
 

@@ -103,7 +103,7 @@ def build_report(
     )
     if tuning:
         results["tuning"] = tuning
-    qualify(results, models, seed_scores)
+    qualify(results, models, seed_scores, Path(args.output_dir))
     analysis = error_analysis(split, outputs, decisions, args.examples)
     results["comparison"]["disagreements"] = analysis["disagreement_count"]
     figures = draw(results, outputs, split.gold)

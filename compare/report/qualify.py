@@ -8,12 +8,19 @@ score (results.json `headline_metric`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from compare.diagnosis import diagnose_report, equal_time_sentence, training_curves, verdict_clause
+from compare.diagnosis.verdict import settle
 from compare.report.runs import Model
 
 
-def qualify(results: dict, models: list[Model], seed_scores: dict[str, dict[str, list[float]]]) -> None:
-    """Adds `models.<name>.diagnosis` and `training_curves`, and the findings' clause to the verdict, in place."""
+def qualify(
+    results: dict, models: list[Model], seed_scores: dict[str, dict[str, list[float]]], output_dir: Path = Path(".")
+) -> None:
+    """Adds `models.<name>.diagnosis` and `training_curves`, and the findings' clause to the verdict, in place; takes
+    the winner back when the model behind was still improving (`compare.diagnosis.verdict.settle`), with the command
+    that settles it, written to `output_dir` again."""
     runs = {model.name: model.primary.record for model in models}
     headline = results["headline_metric"]
     per_seed = {name: scores[headline] for name, scores in seed_scores.items()}
@@ -26,6 +33,7 @@ def qualify(results: dict, models: list[Model], seed_scores: dict[str, dict[str,
     clause = verdict_clause({name: found.get(name, []) for name in pair})
     if clause:
         comparison["verdict"] = comparison["verdict"].removesuffix(".") + clause + "."
+    settle(comparison, found, runs, output_dir)
     metric = f"val_{headline}"
     curves = training_curves(runs, metric)
     results["training_curves"] = {

@@ -1,11 +1,13 @@
-"""Training profiles of `compare run`: each side's step budget, extra model flags and data overrides (`core.sides`).
+"""Training profiles of `compare run`: each side's budget, extra model flags and data overrides (`core.sides`).
 
-A profile is a budget, not an epoch count: each side trains on the whole train split for at least
-`min_steps` and at most `max_steps` optimizer steps (`--min-steps` / `--max-steps` of the side), early
-stopping on validation acting only between the two; the number of epochs follows from the train size.
-`full` is each side's defaults (the settings that reach its quality targets); `quick` keeps `make report`
-within its 15 minutes. A data option given on the command line wins over a profile's. How the `quick`
-budgets were chosen, from measured runs: docs/results.md, "Step budgets".
+A profile is a budget in optimizer steps, passes over the train split and minutes, not a fixed epoch count: each
+side trains on the whole train split for at least `min_steps` optimizer steps (`--min-steps`), and stops at
+`max_steps` (`--max-steps`), after its passes (`--epochs`) or when its minutes are spent (`--time-budget`),
+whichever comes first; early stopping on validation acts after the minimum. `full` is each side's defaults (the
+settings that reach its quality targets); under `quick` the fine-tuned side trains one pass where the clock allows,
+and each side stops at its time budget, so `make report` ends in minutes. A flag or data option given on the command
+line wins over a profile's. How the `quick` budgets were chosen, from measured runs: docs/results.md, "Step
+budgets" and "Budgets in passes and minutes".
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ BOUNDS = ("--min-steps", "--max-steps")
 def give_way(profile_flags: list[str], user_flags: list[str]) -> list[str]:
     """A profile's flags with its step budget moved to fit the user's own bound, so that the two never conflict:
     a user's `--max-steps` below the profile's `--min-steps` lowers that minimum to it, and a user's `--min-steps`
-    above the profile's `--max-steps` raises that maximum to it. The user's flags come after and win anyway.
+    above the profile's `--max-steps` raises that maximum to it; a user's step bound without `--epochs` drops the
+    profile's passes (`--epochs`), which would otherwise cap it. The user's flags come after and win anyway.
 
     >>> give_way(["--min-steps", "200", "--max-steps", "500"], ["--max-steps", "20"])
     ['--min-steps', '20', '--max-steps', '500']
@@ -40,9 +43,14 @@ def give_way(profile_flags: list[str], user_flags: list[str]) -> list[str]:
     ['--min-steps', '200', '--max-steps', '800']
     >>> give_way(["--preset", "small", "--max-steps", "1500"], ["--epochs", "2"])
     ['--preset', 'small', '--max-steps', '1500']
+    >>> give_way(["--min-steps", "300", "--epochs", "1", "--time-budget", "8"], ["--max-steps", "2000"])
+    ['--min-steps', '300', '--time-budget', '8']
     """
     user = _bounds(user_flags)
     flags = list(profile_flags)
+    if user and "--epochs" in flags and not any(flag.split("=")[0] == "--epochs" for flag in user_flags):
+        at = flags.index("--epochs")
+        del flags[at : at + 2]
     for own, other, keep in (("--min-steps", "--max-steps", min), ("--max-steps", "--min-steps", max)):
         if own in flags and other in user and own not in user:
             at = flags.index(own) + 1

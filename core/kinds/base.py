@@ -324,6 +324,17 @@ class Kind:
         """The card's `model.<call>` line of loading through `core.classifier`, with the shape it gives."""
         return f"predict_proba({inputs})  # (1, {len(labels)}), rows sum to 1"
 
+    # --- rare labels (the fine-tuned side's --focal-gamma) ----------------------------------------------------------
+
+    why_no_focal_loss: ClassVar[str] = "its loss is not a sigmoid per label"
+
+    def focal_loss(self, gamma: float) -> Any:
+        """The focal training loss (Lin et al. 2017) on logits: each example's loss scaled by (1 - p)^gamma, so the
+        many easy negatives of rare labels weigh less. Refused by a kind without a sigmoid per label."""
+        raise UserError(
+            f"--focal-gamma is for multi-label tasks, but {self.name} {self.why_no_focal_loss}; drop --focal-gamma."
+        )
+
 
 def number(value: float) -> str:
     """A value with four significant digits (3.421, 12.35, 1235), as the app shows it; its API gives it in full.

@@ -224,3 +224,11 @@ class MultiLabel(Kind):
 
     def card_example(self, inputs: str, labels: list[str]) -> str:
         return f"predict_proba({inputs})  # (1, {len(labels)}), each label's probability"
+
+    # --- rare labels (the fine-tuned side's --focal-gamma) ----------------------------------------------------------
+
+    def focal_loss(self, gamma: float) -> Any:
+        """Keras' binary focal cross-entropy on the logits, each label's term scaled by (1 - p_t)^gamma."""
+        import tensorflow as tf
+
+        return tf.keras.losses.BinaryFocalCrossentropy(gamma=gamma, from_logits=True)

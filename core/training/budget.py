@@ -2,7 +2,8 @@
 steps trains on, and class weights.
 
 A side is given `--max-steps` (at most this many optimizer steps, resumed steps included) and
-`--min-steps` (early stopping may not end training sooner); the epochs follow from the train size.
+`--min-steps` (early stopping may not end training sooner); the epochs follow from the train size. `--time-budget`
+(minutes of training, resumed time included) may end a plan sooner: the clock is `core.training.callbacks.TimeBudget`.
 Without a budget, `--epochs` (or the side's default) is the plan, as before.
 
 Examples:
@@ -24,6 +25,9 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 CLASS_WEIGHTS = ("none", "balanced")
+# Why training ended, as the training log and run.json `training.stop_reason` record it: the step budget
+# (`--max-steps`), early stopping, the planned epochs, or the clock (`--time-budget`).
+STOP_REASONS = ("budget", "early_stopping", "max_epochs", "time")
 
 
 @dataclass(frozen=True)

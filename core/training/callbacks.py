@@ -1,6 +1,6 @@
 """The Keras callbacks every model trains with (`core.training.loop` puts them in order): progress lines when stdout
-is not a terminal, validation scores Keras' metrics do not compute, the optimizer-step budget, and early stopping
-with the best epoch's weights restored, surviving `--resume`.
+is not a terminal, validation scores Keras' metrics do not compute, the optimizer-step budget, the clock (the time
+budget), and early stopping with the best epoch's weights restored, surviving `--resume`.
 """
 
 from __future__ import annotations
@@ -134,6 +134,68 @@ class StepBudget(tf.keras.callbacks.Callback):
         if self.steps >= self.max_steps:
             self.reached = True
             self.model.stop_training = True
+
+
+class TimeBudget(tf.keras.callbacks.Callback):
+    """The run's clock: the wall seconds `fit` has run, validations included and the sessions before a `--resume`
+    too; with `seconds`, it ends training (mid-epoch if need be, like `StepBudget`) once they are spent.
+
+    The time spent before an interruption comes back from the training log: the `elapsed_seconds` of the last epoch
+    the restored optimizer has reached (its `train_seconds` summed for a log written without them), the epoch the
+    backup resumes after; an epoch cut short by the interruption is redone and its lost time is not counted.
+    `reason` (`time`) is the run's `stop_reason` when the clock ends it.
+
+    Args:
+        seconds: the time budget (None: the clock only runs, for the training log).
+        history_path: the run's training log, which carries the time across `--resume`.
+    """
+
+    _supports_tf_logs = True  # reads the clock, not the step's logs
+    reason = "time"
+
+    def __init__(
+        self, seconds: float | None, history_path: Path | None = None, clock: Callable[[], float] | None = None
+    ) -> None:
+        super().__init__()
+        self.seconds, self.history_path, self.clock = seconds, history_path, clock or time.monotonic
+        self.reached, self._carried, self._start = False, None, None
+
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        self._start, self._carried = self.clock(), None
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        if self._carried is None:  # after BackupAndRestore restored the step count (it runs last)
+            self._carried = spent_seconds(read_history(self.history_path), self._steps()) if self.history_path else 0.0
+
+    def elapsed(self) -> float:
+        """Seconds of training so far, the sessions before a `--resume` included."""
+        now = self.clock()
+        return (self._carried or 0.0) + now - (self._start if self._start is not None else now)
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        if self.seconds is not None and self.elapsed() >= self.seconds:
+            self.reached = True
+            self.model.stop_training = True
+
+    def _steps(self) -> int:
+        return int(self.model.optimizer.iterations.numpy())
+
+
+def spent_seconds(history: list[dict], steps: int) -> float:
+    """The training time a resumed run has already spent: the epochs of `history` the restored optimizer's `steps`
+    have reached, by their last `elapsed_seconds` (else their `train_seconds`, summed).
+
+    >>> rows = [{"steps": 10, "train_seconds": 4.0, "elapsed_seconds": 5.0}, {"steps": 20, "train_seconds": 4.0,
+    ...          "elapsed_seconds": 10.5}, {"steps": 30, "train_seconds": 4.0, "elapsed_seconds": 16.0}]
+    >>> spent_seconds(rows, 20), spent_seconds([{"steps": 10, "train_seconds": 4.0}], 10), spent_seconds(rows, 0)
+    (10.5, 4.0, 0.0)
+    """
+    done = [row for row in history if 0 < row["steps"] <= steps]
+    if not done:
+        return 0.0
+    if "elapsed_seconds" in done[-1]:
+        return float(done[-1]["elapsed_seconds"])
+    return float(sum(row["train_seconds"] for row in done))
 
 
 class EarlyStopping(tf.keras.callbacks.EarlyStopping):

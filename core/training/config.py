@@ -37,6 +37,8 @@ class TrainingConfig:
         kind: the classifier's kind of task, whose `monitored_score` is computed on every validation output after
             each epoch where no Keras metric gives it; None for a model that is no classifier.
         class_weight: per label id, the loss weight of its examples (`--class-weight balanced`); None: all 1.
+        time_budget: seconds of training (validations and resumed time included) after which the clock ends it
+            (`--time-budget`, given in minutes); None: no clock.
     """
 
     plan: TrainingPlan
@@ -50,6 +52,7 @@ class TrainingConfig:
     average_last: int = 1
     kind: Kind | None = None
     class_weight: dict[int, float] | None = None
+    time_budget: float | None = None
 
     @classmethod
     def from_arguments(
@@ -61,7 +64,8 @@ class TrainingConfig:
         mode: str,
         average_last: int = 1,
     ) -> TrainingConfig:
-        """The configuration of a trainer's budget options (`patience` and the step bounds) watching `monitor`."""
+        """The configuration of a trainer's budget options (`patience`, the step bounds, the time budget in seconds)
+        watching `monitor`."""
         return cls(
             plan=plan,
             examples=examples,
@@ -72,6 +76,7 @@ class TrainingConfig:
             max_steps=args.max_steps,
             eval_steps=args.eval_steps,
             average_last=average_last,
+            time_budget=args.time_budget * 60 if args.time_budget is not None else None,
         )
 
     @classmethod

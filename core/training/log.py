@@ -3,7 +3,8 @@
 Training is validated after every pass over the training data, or with `--eval-steps N` every N optimizer steps;
 Keras calls each such period an epoch, and so does the log. A line holds the period's metrics, its training wall
 seconds (validation excluded), the optimizer steps run so far, the examples the period trained on and, on its
-last line, why training ended. The file lives in the unfinished run directory beside the `BackupAndRestore`
+last line, why training ended; and the run's wall seconds of training so far, validations and the time before a
+`--resume` included (`elapsed_seconds`, the clock `--time-budget` reads). The file lives in the unfinished run directory beside the `BackupAndRestore`
 backup, so a resumed run keeps the epochs finished before the interruption; an epoch redone after an
 interruption is written again and counts once (its last line wins). `training_summary` turns the file into
 run.json's `training` section.
@@ -23,7 +24,6 @@ import tensorflow as tf
 HISTORY_FILE = "history.jsonl"
 METRICS = ("loss", "accuracy", "val_loss", "val_accuracy")  # logged first, the losses always, accuracy when compiled
 LOSSES = ("loss", "val_loss")
-STOP_REASONS = ("budget", "early_stopping", "max_epochs")
 
 
 class TrainingLog(tf.keras.callbacks.Callback):
@@ -32,8 +32,10 @@ class TrainingLog(tf.keras.callbacks.Callback):
     Args:
         path: the history file, in the unfinished run directory.
         examples: `examples(first_step, last_step)`, the training examples between two optimizer step counts.
-        stop_reason: why training ends after the epoch that just finished, if it does (`budget` or
+        stop_reason: why training ends after the epoch that just finished, if it does (`budget`, `time` or
             `early_stopping`; the last planned epoch ends with `max_epochs`); read after the callbacks that stop it.
+        elapsed: the run's clock (`TimeBudget.elapsed`), the wall seconds of training so far across `--resume`,
+            recorded as each line's `elapsed_seconds`; None: not recorded.
     """
 
     def __init__(
@@ -41,10 +43,11 @@ class TrainingLog(tf.keras.callbacks.Callback):
         path: str | Path,
         examples: Callable[[int, int], int],
         stop_reason: Callable[[], str | None] = lambda: None,
+        elapsed: Callable[[], float] | None = None,
     ) -> None:
         super().__init__()
         self.path = Path(path)
-        self.examples, self.stop_reason = examples, stop_reason
+        self.examples, self.stop_reason, self.elapsed = examples, stop_reason, elapsed
         self._start, self._steps_before, self._train_seconds = 0.0, 0, None
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
@@ -71,6 +74,7 @@ class TrainingLog(tf.keras.callbacks.Callback):
             "train_seconds": round(seconds, 3),
             "steps": steps,
             "examples": self.examples(self._steps_before, steps),
+            **({"elapsed_seconds": round(self.elapsed(), 3)} if self.elapsed is not None else {}),
             "stop_reason": self.stop_reason() or ("max_epochs" if last else None),
         }
         append_history(self.path, row)

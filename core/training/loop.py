@@ -2,7 +2,8 @@
 
 The callbacks, in order: progress lines when stdout is not a terminal; validation scores Keras' metrics do not
 compute (a classifier kind's `monitored_score` over every validation output, the translator's chrF++), put into the
-epoch's logs before anything reads them; TensorBoard logs; the optimizer-step budget; early stopping on the watched
+epoch's logs before anything reads them; TensorBoard logs; the optimizer-step budget; the clock (`--time-budget`,
+which carries the time spent across `--resume` and may end training mid-epoch); early stopping on the watched
 validation quantity with the best epoch's weights restored (never stopping before the minimum number of steps, and
 restoring an epoch finished before an interruption too); the training log (`core.training.log`), which records why
 training ends; with `--average-last`, the weights of the last epochs, averaged when training ends; and last
@@ -27,7 +28,7 @@ import tensorflow as tf
 
 from core.kinds import Kind
 from core.training.averaging import RECENT_DIR, AverageLast
-from core.training.callbacks import BEST_WEIGHTS, EarlyStopping, ProgressLog, StepBudget, ValidationScore
+from core.training.callbacks import BEST_WEIGHTS, EarlyStopping, ProgressLog, StepBudget, TimeBudget, ValidationScore
 from core.training.config import TrainingConfig
 from core.training.log import HISTORY_FILE, TrainingLog, read_history, training_summary
 
@@ -87,6 +88,7 @@ def fit(
     stopping = EarlyStopping(config.patience, config.monitor, config.mode, config.min_steps, run_dir)
     reason = "budget" if config.max_steps is not None and limit == config.max_steps else "max_epochs"
     budget = StepBudget(limit, reason) if limit is not None else None
+    clock = TimeBudget(config.time_budget, Path(run_dir) / HISTORY_FILE)
     averaging = None
     if config.average_last > 1:
         scores = [c for c in callbacks if isinstance(c, ValidationScore)]
@@ -94,10 +96,10 @@ def fit(
     model.fit(
         train,
         validation_data=validation,
-        epochs=min(epochs, resumed_end(Path(run_dir) / HISTORY_FILE, limit) or epochs),
+        epochs=min(epochs, resumed_end(Path(run_dir) / HISTORY_FILE, limit, config.time_budget) or epochs),
         steps_per_epoch=steps_per_epoch,
         callbacks=[  # the progress last: it reads the restored step count and the epoch's finished logs
-            *make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging),
+            *make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging, clock),
             ProgressLog(limit or epochs * (steps_per_epoch or plan.steps_per_epoch), config.monitor),
         ],
         class_weight=config.class_weight,
@@ -107,10 +109,12 @@ def fit(
     logger.info(
         "Training ended after %s steps: %s; keeping the weights of validation %s",
         summary.get("steps"),
-        STOP_REASONS.get(summary.get("stop_reason"), "it was stopped"),
+        ended(summary.get("stop_reason"), config.time_budget),
         summary.get("best_epoch"),
     )
     summary["budget"] = {"min_steps": config.min_steps, "max_steps": config.max_steps}
+    if config.time_budget is not None:
+        summary["budget"]["time_budget_minutes"] = config.time_budget / 60
     summary["early_stopping"] = {"monitor": config.monitor, "mode": config.mode}
     summary["averaged"] = averaging.record if averaging else None
     if config.class_weight is not None:
@@ -143,7 +147,19 @@ STOP_REASONS = {
     "budget": "the step budget was spent",
     "early_stopping": "early stopping (the watched score stopped improving)",
     "max_epochs": "the planned epochs ran out",
+    "time": "the clock ran out (the time budget was spent)",
 }
+
+
+def ended(stop_reason: str | None, time_budget: float | None = None) -> str:
+    """Why training ended, for the progress log's last line; a clock stop names the budget in minutes.
+
+    >>> ended("time", 90.0), ended("budget")
+    ('the clock ran out (the time budget, 1.5 min, was spent)', 'the step budget was spent')
+    """
+    if stop_reason == "time" and time_budget is not None:
+        return f"the clock ran out (the time budget, {time_budget / 60:g} min, was spent)"
+    return STOP_REASONS.get(stop_reason, "it was stopped")
 
 
 def monitored_score(model: tf.keras.Model, validation: tf.data.Dataset, kind: Kind) -> ValidationScore:
@@ -165,7 +181,7 @@ def stop_reason(callbacks: Sequence[tf.keras.callbacks.Callback]) -> str | None:
     """Why training ends after the epoch that just finished, read from the callbacks that can end it (None: it goes
     on, unless that was the last epoch)."""
     for callback in callbacks:
-        if isinstance(callback, StepBudget) and callback.reached:
+        if isinstance(callback, (StepBudget, TimeBudget)) and callback.reached:
             return callback.reason
     if any(isinstance(c, EarlyStopping) and c.stopped_epoch > 0 for c in callbacks):
         return "early_stopping"
@@ -179,30 +195,32 @@ def make_callbacks(
     budget: StepBudget | None = None,
     first: Sequence[tf.keras.callbacks.Callback] = (),
     averaging: AverageLast | None = None,
+    clock: TimeBudget | None = None,
 ) -> list[tf.keras.callbacks.Callback]:
     """The callbacks of a `fit`, in the order the module docstring gives, writing into the unfinished run directory
     `run_dir`: `first` (validation scores, the training stream) before the others; `examples` counts a period's
-    training examples for the training log."""
+    training examples for the training log; `clock` times the run (and with a time budget may end it)."""
     run_dir = Path(run_dir)
-    stoppers = [c for c in (budget, stopping) if c is not None]
+    stoppers = [c for c in (budget, clock, stopping) if c is not None]
     return [
         *first,
         tf.keras.callbacks.TensorBoard(log_dir=str(run_dir / LOG_DIR), write_graph=False, profile_batch=0),
         *stoppers,
-        TrainingLog(run_dir / HISTORY_FILE, examples, lambda: stop_reason(stoppers)),
+        TrainingLog(run_dir / HISTORY_FILE, examples, lambda: stop_reason(stoppers), clock.elapsed if clock else None),
         *([averaging] if averaging else []),
         # kept after training ends: a run interrupted before it is finished resumes with nothing left to train
         tf.keras.callbacks.BackupAndRestore(backup_dir=str(run_dir / BACKUP_DIR), delete_checkpoint=False),
     ]
 
 
-def resumed_end(history_path: Path, max_steps: int | None) -> int | None:
+def resumed_end(history_path: Path, max_steps: int | None, time_budget: float | None = None) -> int | None:
     """The epoch after which a resumed run has nothing left to train: the first its training log records as stopped
-    by early stopping or the step budget, or that reached the step budget it is given now. (A run that ran out of
-    epochs continues when given more.)"""
+    by early stopping or the step budget, or that reached the step budget or spent the time budget (seconds) it is
+    given now. (A run that ran out of epochs or of time continues when given more.)"""
     for row in read_history(history_path):
         stopped = row.get("stop_reason") in ("budget", "early_stopping")
-        if stopped or (max_steps is not None and row["steps"] >= max_steps):
+        out_of_time = time_budget is not None and row.get("elapsed_seconds", 0.0) >= time_budget
+        if stopped or out_of_time or (max_steps is not None and row["steps"] >= max_steps):
             return row["epoch"]
     return None
 

@@ -78,8 +78,11 @@ def test_results_hold_each_models_findings_and_the_verdict_carries_them(diagnose
     assert all(set(f) >= {"code", "message"} for m in results["models"].values() for f in m["diagnosis"])
     clause = verdict_clause({name: m["diagnosis"] for name, m in results["models"].items()})
     assert "the from-scratch model stopped within its first epoch" in clause
-    verdict = results["comparison"]["verdict"]
-    assert verdict.startswith("finetune beats scratch by") and verdict.endswith(clause + ".")
+    # scratch, behind, stopped while still improving: no winner, and the command that gives it twice the steps
+    comparison = results["comparison"]
+    assert comparison["winner"] is None and comparison["unsettled"]["behind"] == "scratch"
+    assert comparison["verdict"].startswith("Unsettled: finetune leads scratch by") and clause in comparison["verdict"]
+    assert comparison["verdict"].endswith("--side-args 'scratch=--max-steps 106'")
 
 
 def test_report_md_html_and_app_show_a_section_per_model(diagnosed) -> None:

@@ -11,11 +11,14 @@ from core.args import DataArguments
 from core.sides import Budget
 
 
-def test_profiles_are_step_budgets_on_the_whole_train_split() -> None:
+def test_profiles_are_budgets_in_steps_passes_and_minutes_on_the_whole_train_split() -> None:
     args = {name: CompareRunArguments(output_dir="x", profile=name) for name in PROFILES}
-    assert args["quick"].side_flags("finetune") == ["--min-steps", "200", "--max-steps", "500", "--eval-steps", "100"]
+    assert args["quick"].side_flags("finetune") == [
+        *("--min-steps", "300", "--epochs", "1", "--time-budget", "8"),
+        *("--eval-steps", "300"),
+    ]
     assert args["quick"].side_flags("scratch") == [
-        *("--min-steps", "800", "--max-steps", "2000"),
+        *("--min-steps", "800", "--max-steps", "2000", "--time-budget", "4"),
         *("--patience", "3", "--eval-steps", "250"),
     ]
     assert args["full"].side_flags("finetune") == [] and args["full"].side_flags("scratch") == []
@@ -33,7 +36,7 @@ def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
         *("--patience", "3", "--eval-steps", "250"),
         *("--class-weight", "balanced", "--preset", "tiny"),
     ]
-    assert args.side_flags("finetune", budget=False) == ["--eval-steps", "100", "--class-weight", "balanced"]
+    assert args.side_flags("finetune", budget=False) == ["--eval-steps", "300", "--class-weight", "balanced"]
     budget = get_profile("quick")["scratch"].budget
     assert args.side_flags("scratch")[:4] == [
         "--min-steps",
@@ -55,6 +58,22 @@ def test_the_side_parses_the_quick_profile_into_its_budget(side: str) -> None:
     *_, parsed = parse_args((DataArguments, RunArguments, arguments), ["--task", "sst2", "--output-dir", "u", *flags])
     budget = get_profile("quick")[side].budget
     assert (parsed.min_steps, parsed.max_steps) == (budget.min_steps, budget.max_steps)
+    assert (parsed.time_budget, parsed.epochs) == (budget.minutes, budget.passes)
+
+
+def test_a_user_s_step_bound_lifts_the_profile_s_pass_cap_and_a_user_s_clock_wins() -> None:
+    from core.args import RunArguments
+    from core.parsing import parse_args
+
+    args = CompareRunArguments(output_dir="x", finetune_args="--max-steps 2000 --time-budget 20")
+    flags = args.side_flags("finetune")
+    *_, parsed = parse_args(
+        (DataArguments, RunArguments, sides.get("finetune").options()), ["--task", "sst2", "--output-dir", "u", *flags]
+    )
+    assert (parsed.max_steps, parsed.epochs, parsed.time_budget) == (2000, None, 20.0)
+    assert parsed.plan(steps_per_epoch=1357).total_steps == 2000  # more than the profile's one pass
+    kept = CompareRunArguments(output_dir="x", finetune_args="--max-steps 2000 --epochs 1").side_flags("finetune")
+    assert kept.count("--epochs") == 2  # the user's own pass cap stays, after the profile's
 
 
 def test_extra_flags_follow_the_profile() -> None:
@@ -121,8 +140,8 @@ def test_bad_side_args_are_refused_naming_the_option(flags, message) -> None:
         ),
         (
             ["--finetune-args", "--learning-rate 1"],
-            "python -m finetune would refuse --min-steps 200 --max-steps 500 --eval-steps 100 --learning-rate 1 (the "
-            "quick profile's --min-steps 200 --max-steps 500 --eval-steps 100, then --finetune-args): --learning-rate "
+            "python -m finetune would refuse --min-steps 300 --epochs 1 --time-budget 8 --eval-steps 300 --learning-rate 1 (the "
+            "quick profile's --min-steps 300 --epochs 1 --time-budget 8 --eval-steps 300, then --finetune-args): --learning-rate "
             "must be in (0, 0.01], got 1.0",
         ),
         (["--scratch-args", "--epochs 2 --no-such-flag"], "unrecognized arguments: --no-such-flag"),
@@ -179,13 +198,13 @@ def test_a_step_bound_of_the_user_moves_the_profile_budget_to_fit_it() -> None:
 
     shorter = CompareRunArguments(output_dir="x", profile="quick", finetune_args="--max-steps 20")
     flags = shorter.side_flags("finetune")
-    assert flags == ["--min-steps", "20", "--max-steps", "500", "--eval-steps", "100", "--max-steps", "20"]
+    assert flags == ["--min-steps", "20", "--time-budget", "8", "--eval-steps", "300", "--max-steps", "20"]
     *_, parsed = TRAIN.parse(["--task", "sst2", "--output-dir", "u", *flags])[1]
     assert (parsed.min_steps, parsed.max_steps) == (20, 20)
     longer = CompareRunArguments(output_dir="x", profile="quick", scratch_args="--min-steps=3000")
     assert longer.side_flags("scratch")[:4] == ["--min-steps", "800", "--max-steps", "3000"]
-    within = CompareRunArguments(output_dir="x", profile="quick", finetune_args="--max-steps 300")
-    assert within.side_flags("finetune")[:4] == ["--min-steps", "200", "--max-steps", "500"]
+    within = CompareRunArguments(output_dir="x", profile="quick", scratch_args="--max-steps 1000")
+    assert within.side_flags("scratch")[:4] == ["--min-steps", "800", "--max-steps", "2000"]
 
 
 def test_a_profile_setting_a_side_refuses_is_named_with_where_it_came_from(tmp_path, capsys) -> None:
@@ -196,8 +215,9 @@ def test_a_profile_setting_a_side_refuses_is_named_with_where_it_came_from(tmp_p
         command.main(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags])
     assert exit_.value.code == 2
     assert capsys.readouterr().err == (
-        "error: python -m finetune would refuse --min-steps 200 --max-steps 500 --eval-steps 100 --min-steps 50 "
-        "--max-steps 20 (the quick profile's --min-steps 200 --max-steps 500 --eval-steps 100, then --finetune-args): "
+        "error: python -m finetune would refuse --min-steps 300 --time-budget 8 --eval-steps 300 --min-steps 50 "
+        "--max-steps 20 (the quick profile's --min-steps 300 --epochs 1 --time-budget 8 --eval-steps 300, then "
+        "--finetune-args): "
         "--min-steps 50 is more than --max-steps 20; the minimum must fit in the budget.\n"
     )
     assert not (tmp_path / "out").exists()

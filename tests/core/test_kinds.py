@@ -128,7 +128,9 @@ def _fit(tmp_path: Path, problem: str, outputs: int, x: np.ndarray, y: np.ndarra
     model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(outputs)])
     model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss=kind.loss(), metrics=kind.metrics(2))
     data = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
-    args = SimpleNamespace(patience=1, min_steps=0, max_steps=None, eval_steps=None, class_weight="none", batch_size=16)
+    args = SimpleNamespace(
+        patience=1, min_steps=0, max_steps=None, eval_steps=None, time_budget=None, class_weight="none", batch_size=16
+    )
     config = TrainingConfig.for_classifier(args, TrainingPlan(3, 6, 18), kind, y, 2)
     summary = fit(model, data, data, tmp_path, config)
     assert summary["early_stopping"] == {"monitor": kind.monitor, "mode": "max"}
@@ -297,3 +299,23 @@ def test_the_teacher_term_is_zero_when_the_student_matches_the_teacher():
         np.testing.assert_allclose(kind.teacher_loss(logits, logits, 2.0), [0.0, 0.0], atol=1e-6)
     far = SINGLE.teacher_loss(logits, tf.reverse(logits, [1]), 2.0)
     assert float(tf.reduce_min(far)) > 0
+
+
+# --- rare labels (the fine-tuned side's --focal-gamma) ------------------------------------------------------------
+
+
+def test_the_multi_label_focal_loss_is_the_hand_worked_focal_cross_entropy():
+    logits = np.array([[2.0, -1.0, 0.5], [-3.0, 0.0, 1.5]], np.float32)
+    targets = np.array([[1, 0, 0], [0, 0, 1]], np.float32)
+    p = 1 / (1 + np.exp(-logits.astype(np.float64)))
+    p_t = np.where(targets == 1, p, 1 - p)
+    by_hand = np.mean((1 - p_t) ** 2 * -np.log(p_t))  # Lin et al. 2017, alpha left out
+    focal = kinds.get("multi_label_classification").focal_loss(2.0)
+    assert float(focal(tf.constant(targets), tf.constant(logits))) == pytest.approx(by_hand, rel=1e-5)
+    plain = kinds.get("multi_label_classification").loss()(tf.constant(targets), tf.constant(logits))
+    assert float(kinds.get("multi_label_classification").focal_loss(0.0)(targets, logits)) == pytest.approx(
+        float(plain)
+    )
+    for name in ("single_label_classification", "regression"):
+        with pytest.raises(UserError, match="--focal-gamma is for multi-label tasks"):
+            kinds.get(name).focal_loss(2.0)

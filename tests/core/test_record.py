@@ -117,6 +117,7 @@ def test_a_classification_record_without_a_task_kind_still_reads(tmp_path):
         (lambda body: body["validation"].pop("macro_f1"), "lacks validation.macro_f1"),
         (lambda body: body.update(schema_version=7), "schema_version is 7; this suite reads version 1"),
         (lambda body: body["data"].update(problem_type="ordinal"), "data.problem_type: problem_type must be one of"),
+        (lambda body: body["training"].update(stop_reason="bored"), "training.stop_reason is 'bored', not one of"),
     ],
 )
 def test_a_damaged_or_newer_run_json_is_one_error_line_naming_the_file_and_the_field(tmp_path, capsys, change, field):

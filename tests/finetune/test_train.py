@@ -253,3 +253,30 @@ def test_a_step_budget_sets_the_epochs_the_schedule_and_the_stop(runs_dir: Path,
     assert training.budget == {"min_steps": 0, "max_steps": 30}
     assert hyperparameters["class_weight"] == "balanced"
     assert training.class_weights == pytest.approx([1.0, 1.0])  # the fixture's train split is balanced
+
+
+@pytest.mark.slow
+def test_a_time_budget_ends_training_at_the_clock_and_run_json_and_the_diagnosis_say_so(
+    runs_dir: Path, train_file: Path, monkeypatch, caplog
+) -> None:
+    from compare.diagnosis import diagnose
+    from core.training import callbacks
+    from tests.core.training.test_callbacks import ticking_time
+
+    monkeypatch.setattr(callbacks, "time", ticking_time())  # one second a reading: the stop does not race the load
+    caplog.set_level("INFO", logger="core.training.loop")
+    # 3 seconds (0.05 minutes): read at the start (1), after steps 1 and 2 (2, 3), by the log's line after the
+    # validation at step 2 (4) and after step 3 (5): 4 seconds spent, training ends after the third step
+    output = train_tiny_run(runs_dir / "clock", train_file, time_budget=0.05, eval_steps=2, no_onnx=True)
+    run = read_run(output)
+    training = run.training
+    assert (training.stop_reason, training.steps) == ("time", 3)
+    assert training.budget["time_budget_minutes"] == pytest.approx(0.05)
+    assert training.history[-1]["stop_reason"] == "time" and training.history[-1]["elapsed_seconds"] >= 3
+    assert "Training ended after 3 steps: the clock ran out (the time budget, 0.05 min, was spent)" in caplog.text
+    found = [
+        f for f in diagnose(run, run.validation, {}) if f["code"] in ("stopped_while_improving", "stopped_by_clock")
+    ]
+    assert len(found) == 1 and found[0]["message"].startswith(
+        "The clock ended training: its time budget (0.05 minutes)"
+    )

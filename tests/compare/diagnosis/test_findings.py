@@ -27,12 +27,15 @@ def history(val_accuracy, val_loss=None, loss=None):
     ]
 
 
-def run(rows, stop_reason="budget", labels=("a", "b", "c", "d"), steps=53, epochs=3):
+def run(rows, stop_reason="budget", labels=("a", "b", "c", "d"), steps=53, epochs=3, splits=None, minutes=None):
     training = {"seconds": 9.0, "epochs_run": len(rows), "best_epoch": len(rows), "steps": steps, "history": rows}
     training["budget"] = {"min_steps": 0, "max_steps": steps}
+    if minutes is not None:
+        training["budget"]["time_budget_minutes"] = minutes
     if stop_reason is not None:
         training["stop_reason"] = stop_reason
-    return partial({"data": {"labels": list(labels)}, "hyperparameters": {"epochs": epochs}, "training": training})
+    data = {"labels": list(labels), "splits": splits or {}}
+    return partial({"data": data, "hyperparameters": {"epochs": epochs}, "training": training})
 
 
 def codes(found):
@@ -87,6 +90,69 @@ def test_a_single_budget_epoch_is_measured_against_chance():
     assert found["message"].startswith("Training ended at its step budget after 53 optimizer steps, within its first")
     assert "0.467 against chance 0.250" in found["message"] and "--max-steps" in found["message"]
     assert findings.stopped_while_improving(run(history([0.25]), labels=("w", "s", "b", "t"))) is None
+
+
+def test_a_single_validation_after_more_than_a_pass_is_not_called_the_first_epoch():
+    # 2,000 steps validated once, on 43,410 train rows in batches of 32: 1.5 passes.
+    rows = history([0.447])
+    rows[0]["examples"] = 64_000
+    long = run(rows, steps=2000, splits={"train": 43_410, "validation": 5_426})
+    found = findings.stopped_while_improving(long)
+    assert "first epoch" not in found["message"]
+    assert "after a single validation (1.5 passes over the train split)" in found["message"]
+    assert verdict.finding_phrase(found) == "stopped after 1.5 passes with nothing to show it had converged"
+    rows[0]["examples"] = 40_000  # within the first pass: the words stay
+    assert "within its first epoch" in findings.stopped_while_improving(long)["message"]
+
+
+def test_the_clock_ending_a_rising_run_is_said_with_its_minutes_and_the_flag_that_gives_more():
+    rows = history([0.17, 0.40, 0.44])
+    found = findings.stopped_while_improving(run(rows, stop_reason="time", steps=900, minutes=8))
+    assert found["message"].startswith("The clock ended training: its time budget (8 minutes) ran out after 900")
+    assert "--time-budget" in found["message"] and found["evidence"]["time_budget_minutes"] == 8
+    assert verdict.finding_phrase(found).startswith("stopped at its time budget while still improving (+4.0 points")
+
+
+def test_the_clock_ending_a_run_no_longer_improving_is_its_own_finding():
+    rows = history([0.40, 0.44, 0.43])
+    rows[-1]["examples"] = 43_410
+    ended = run(rows, stop_reason="time", steps=1200, minutes=8, splits={"train": 43_410})
+    assert codes(diagnose(ended, {"accuracy": 0.9}, TFIDF)) == ["stopped_by_clock"]
+    found = findings.stopped_by_clock(ended)
+    assert found["message"].startswith("The clock ended training: its time budget (8 minutes) ran out after 1200")
+    assert "1.00 passes" in found["message"]
+    assert findings.stopped_by_clock(run(rows, stop_reason="budget")) is None
+
+
+def test_a_flat_noisy_curve_with_rising_validation_loss_is_not_advised_to_train_longer():
+    # From scratch, the last validation a hair above the others while validation loss climbs.
+    rows = history([0.612, 0.608, 0.611, 0.615], val_loss=[0.80, 0.82, 0.85, 0.90], loss=[0.7, 0.7, 0.71, 0.7])
+    flat = run(rows, splits={"validation": 5_426})
+    found = diagnose(flat, {"accuracy": 0.9}, TFIDF)
+    assert codes(found) == ["not_learning"]
+    assert "training it longer will not help" in found[0]["message"]
+    assert "0.608 and 0.615" in found[0]["message"] and "0.820 to 0.900" in found[0]["message"]
+    assert not any(flag in f["message"] for f in found for flag in ("--max-steps", "--time-budget", "--profile full"))
+    falling = history([0.612, 0.608, 0.611, 0.615], val_loss=[0.90, 0.85, 0.82, 0.80])
+    assert codes(diagnose(run(falling), {"accuracy": 0.9}, TFIDF)) == ["stopped_while_improving"]
+
+
+def test_a_rise_of_less_than_one_validation_example_is_noise():
+    # 200 validation rows: one example is half a point, more than the 0.2-point minimum.
+    assert findings.stopped_while_improving(run(history([0.5, 0.504]), splits={"validation": 200})) is None
+    assert findings.stopped_while_improving(run(history([0.5, 0.505]), splits={"validation": 200})) is not None
+
+
+def test_a_validation_score_stuck_at_zero_is_named():
+    stuck = run(history([0.0, 0.0, 0.0]), labels=("a", "b"))
+    rows = [{**row, "val_macro_f1": 0.0} for row in history([0.0, 0.0, 0.0])]
+    found = diagnose(run(rows), {"macro_f1": 0.0}, TFIDF, metric="macro_f1")
+    assert codes(found)[0] == "stuck_at_zero"
+    assert "was 0 at all 3 validations" in found[0]["message"]
+    assert verdict.finding_phrase(found[0]) == "scored 0 at every one of its 3 validations"
+    rows[1]["val_macro_f1"] = 0.01
+    assert findings.stuck_at_zero(run(rows), "macro_f1") is None
+    assert findings.stuck_at_zero(stuck) is not None
 
 
 def test_without_stop_reason_the_rise_alone_decides():
@@ -174,9 +240,16 @@ def test_diagnose_reports_the_news_case_and_nothing_for_a_healthy_model():
 
 
 def test_every_finding_has_a_code_from_the_documented_list_and_a_sentence():
-    rows = history([0.3, 0.5, 0.6], val_loss=[0.9, 1.0, 1.1], loss=[1.0, 0.8, 0.6])
-    found = diagnose(run(rows), {"accuracy": 0.5}, TFIDF, seed_scores=[0.4, 0.5])
-    assert codes(found) == list(findings.CODES)
+    overfit = history([0.3, 0.5, 0.6], val_loss=[0.9, 1.0, 1.1], loss=[1.0, 0.8, 0.6])
+    flat = history([0.61, 0.615, 0.612, 0.618], val_loss=[0.9, 0.92, 0.95, 0.99], loss=[1.0, 1.0, 1.0, 1.0])
+    cases = [
+        (run(overfit), [0.4, 0.5]),
+        (run(history([0.3, 0.5, 0.6])), None),
+        (run(flat, stop_reason="time"), None),
+        (run(history([0.0, 0.0])), None),
+    ]
+    found = [f for case, seeds in cases for f in diagnose(case, {"accuracy": 0.5}, TFIDF, seed_scores=seeds)]
+    assert set(codes(found)) == set(findings.CODES)
     assert all(finding["message"].endswith(".") for finding in found)
 
 

@@ -1,11 +1,15 @@
-"""The verdict's clause names each qualified model and quotes its findings' numbers."""
+"""The verdict's clause names each qualified model and quotes its findings' numbers; the verdict names no winner
+while the model behind was still improving, and says the command that settles it."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from compare.diagnosis.findings import diagnose
-from compare.diagnosis.verdict import finding_phrase, verdict_clause
+from compare.diagnosis.verdict import finding_phrase, settle, verdict_clause
+from compare.scoring.statistics import verdict
 from tests.compare.records import partial
 
 
@@ -51,3 +55,107 @@ def test_no_findings_leave_the_verdict_as_it_is():
 def test_an_unknown_code_is_refused_by_name():
     with pytest.raises(ValueError, match="'mystery'"):
         finding_phrase({"code": "mystery", "evidence": {}})
+
+
+# --- settle: no winner while the model behind was still improving ------------------------------------------
+
+
+def rising_run(scores, stop_reason, **training):
+    """A run.json whose watched validation accuracy went through `scores`, ended by `stop_reason`."""
+    history = [
+        {"epoch": i + 1, "loss": 1.0 - 0.1 * i, "val_loss": 1.0 - 0.1 * i, "val_accuracy": v, "examples": 9600}
+        for i, v in enumerate(scores)
+    ]
+    return partial(
+        {
+            "data": {
+                "labels": ["a", "b", "c", "d"],
+                "splits": {"train": 43_410, "validation": 5_426},
+                "options": {
+                    "task": "goemotions_ekman",
+                    "problem": "multi_label_classification",
+                    "data_dir": "/data",
+                    "seed": 42,
+                    "max_length": 128,
+                },
+            },
+            "training": {"stop_reason": stop_reason, "history": history, **training},
+        }
+    )
+
+
+def compared(a_score: float, b_score: float) -> dict:
+    """results.json `comparison` of finetune against scratch, its winner decided by `statistics.verdict`."""
+    diff = a_score - b_score
+    comparison = {
+        "a": "finetune",
+        "b": "scratch",
+        "accuracy_diff": diff,
+        "accuracy_diff_ci": [diff - 0.01, diff + 0.01],
+    }
+    comparison["bootstrap_p"] = 0.001
+    comparison["winner"], comparison["verdict"] = verdict(comparison["a"], comparison["b"], comparison)
+    return comparison
+
+
+def settled(comparison: dict, runs: dict) -> dict:
+    found = {name: diagnose(run, {"accuracy": 0.9}, {}) for name, run in runs.items()}
+    clause = verdict_clause(found)
+    comparison["verdict"] = comparison["verdict"].removesuffix(".") + clause + "."
+    settle(comparison, found, runs, Path("/tmp/goemo-report"))
+    return comparison
+
+
+def test_the_model_behind_stopped_by_the_clock_while_improving_leaves_the_contest_unsettled():
+    runs = {
+        "finetune": rising_run([0.17, 0.40, 0.44], "time", steps=900, budget={"time_budget_minutes": 8}),
+        "scratch": rising_run([0.50, 0.56, 0.55], "budget", steps=2000),
+    }
+    comparison = settled(compared(0.44, 0.57), runs)
+    assert comparison["winner"] is None
+    assert comparison["unsettled"]["behind"] == "finetune" and comparison["unsettled"]["stop_reason"] == "time"
+    command = (
+        "python -m compare run --task goemotions_ekman --output-dir /tmp/goemo-report "
+        "--side-args 'finetune=--time-budget 16'"
+    )
+    assert comparison["unsettled"]["command"] == command
+    text = comparison["verdict"]
+    assert text.startswith("Unsettled: scratch leads finetune by 13.0 points")
+    assert "the fine-tuned model stopped at its time budget while still improving (+4.0 points" in text
+    assert "not settled, because finetune, the model behind, stopped early while still improving" in text
+    assert text.endswith(f"To settle it, give finetune more room: {command}")
+    assert verdict_table_head(comparison) == ("Unsettled", "S" + text.removeprefix("Unsettled: s"))
+
+
+def test_a_step_budget_stop_is_settled_with_twice_the_steps():
+    runs = {
+        "finetune": rising_run([0.80, 0.85], "budget", steps=500),
+        "scratch": rising_run([0.90, 0.91, 0.90], "budget", steps=2000),
+    }
+    comparison = settled(compared(0.85, 0.90), runs)
+    assert comparison["winner"] is None and comparison["unsettled"]["command"].endswith("'finetune=--max-steps 1000'")
+
+
+def test_a_winner_that_was_itself_still_improving_stays_the_winner():
+    runs = {
+        "finetune": rising_run([0.17, 0.40, 0.60], "time", steps=1357, budget={"time_budget_minutes": 8}),
+        "scratch": rising_run([0.50, 0.56, 0.55], "budget", steps=2000),  # behind, no longer improving
+    }
+    comparison = settled(compared(0.60, 0.55), runs)
+    assert comparison["winner"] == "finetune" and "unsettled" not in comparison
+    assert comparison["verdict"].startswith("finetune beats scratch by 5.0 points")
+    assert "the fine-tuned model stopped at its time budget while still improving" in comparison["verdict"]
+
+
+def test_no_winner_stays_no_winner():
+    runs = {"finetune": rising_run([0.4, 0.5], "budget", steps=10), "scratch": rising_run([0.4, 0.5], "budget")}
+    comparison = compared(0.5, 0.5)
+    before = dict(comparison)
+    settle(comparison, {name: diagnose(r, {"accuracy": 0.5}, {}) for name, r in runs.items()}, runs, Path("x"))
+    assert comparison == before
+
+
+def verdict_table_head(comparison: dict) -> tuple[str, str]:
+    from compare.render.tables import verdict as table_verdict
+
+    return table_verdict({"comparison": comparison})

@@ -1,10 +1,12 @@
 """The shared training loop's callbacks: early stopping across an interruption (the best epoch's weights survive a
 crash between a new best epoch's end and its backup, and a resumed run restores them, also with nothing left to
-train), weight averaging of the last epochs, and `fit`'s evaluation periods with `--eval-steps`."""
+train), weight averaging of the last epochs, `fit`'s evaluation periods with `--eval-steps`, and the clock of
+`--time-budget`, across a resume too."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,10 +14,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from core.training import TrainingConfig, fit, remove_training_state
+from core.training import TrainingConfig, callbacks, fit, remove_training_state
 from core.training.averaging import AverageLast
 from core.training.budget import TrainingPlan, pass_examples
-from core.training.callbacks import EarlyStopping
+from core.training.callbacks import EarlyStopping, TimeBudget
 from core.training.log import HISTORY_FILE, read_history
 from core.training.loop import resumed_end
 
@@ -161,7 +163,9 @@ def _tiny_fit(tmp_path: Path, **budget) -> list[dict]:
     model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="softmax")])
     model.compile(optimizer="sgd", loss="categorical_crossentropy", metrics=["accuracy"])
     train = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
-    args = SimpleNamespace(patience=10, min_steps=0, **{"max_steps": None, "eval_steps": None, **budget})
+    args = SimpleNamespace(
+        patience=10, min_steps=0, **{"max_steps": None, "eval_steps": None, "time_budget": None, **budget}
+    )
     plan = TrainingPlan(3, 3, min(9, args.max_steps or 9))
     config = TrainingConfig.from_arguments(args, plan, pass_examples(40, 3, 16), "val_accuracy", "max")
     summary = fit(model, train, train, tmp_path, config)
@@ -224,3 +228,50 @@ def test_a_resumed_run_trains_on_the_data_order_of_the_uninterrupted_run(tmp_pat
     resumed = run(tmp_path / "cut")
     for got, want in zip(resumed, expected, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+class Ticking:
+    """A clock that moves one second each time it is read, whatever the machine's load."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def ticking_time() -> SimpleNamespace:
+    """`core.training.callbacks`' `time` with the run's clock (`monotonic`) ticking; the progress lines' own."""
+    return SimpleNamespace(monotonic=Ticking(), perf_counter=time.perf_counter)
+
+
+def test_the_clock_ends_training_mid_epoch_and_the_log_says_so(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(callbacks, "time", ticking_time())
+    # 4 seconds: read at the start (1), after steps 1, 2, 3 (2, 3, 4), so training ends after step 3; the log's
+    # line reads it once more (5) after the period's validation
+    rows = _tiny_fit(tmp_path, time_budget=4 / 60, eval_steps=2)
+    assert [row["steps"] for row in rows] == [2, 3]
+    assert [row["stop_reason"] for row in rows] == [None, "time"]
+    assert rows[-1]["elapsed_seconds"] >= 4
+
+
+def test_a_resumed_run_carries_the_time_it_has_spent(tmp_path: Path) -> None:
+    history = tmp_path / HISTORY_FILE
+    rows = [
+        {"epoch": 1, "steps": 5, "train_seconds": 3.0, "elapsed_seconds": 4.0},
+        {"epoch": 2, "steps": 10, "train_seconds": 3.0, "elapsed_seconds": 8.0},
+    ]
+    history.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    clock = Ticking()
+    budget = TimeBudget(10.0, history, clock=clock)
+    budget.set_model(net())
+    budget.model.optimizer.iterations.assign(10)  # as BackupAndRestore restored it: after epoch 2
+    budget.on_train_begin()  # clock 1
+    budget.on_epoch_begin(2)
+    budget.on_train_batch_end(0)  # clock 2: 8 s before and 1 s now
+    assert not budget.reached
+    budget.on_train_batch_end(1)  # clock 3: 10 s in all
+    assert budget.reached and budget.model.stop_training
+    assert resumed_end(history, None, time_budget=8.0) == 2  # resumed with a budget it has already spent
+    assert resumed_end(history, None, time_budget=9.0) is None  # given more time, it trains on
