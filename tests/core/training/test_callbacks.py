@@ -214,7 +214,7 @@ def test_a_resumed_run_trains_on_the_data_order_of_the_uninterrupted_run(tmp_pat
         model.compile(optimizer="sgd", loss="categorical_crossentropy")
         data = tf.data.Dataset.from_tensor_slices((x, y))
         train = data.shuffle(40, seed=7, reshuffle_each_iteration=True).batch(16)  # 3 steps a pass
-        args = SimpleNamespace(patience=10, min_steps=0, max_steps=None, eval_steps=eval_steps)
+        args = SimpleNamespace(patience=10, min_steps=0, max_steps=None, eval_steps=eval_steps, time_budget=None)
         config = TrainingConfig.from_arguments(
             args, TrainingPlan(4, 3, 12), pass_examples(40, 3, 16), "val_loss", "min"
         )
