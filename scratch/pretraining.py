@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING
 
 from core.tables import DataError, check_file, read_table, read_text
 from core.tasks import TASKS
+from scratch.args import ScratchArguments
 
 if TYPE_CHECKING:
     from core.args import DataArguments
-    from scratch.args import ScratchArguments
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +99,16 @@ class PretrainingArguments:
                 f"give fewer, or a larger --max-steps."
             )
         return steps, dataclasses.replace(args, max_steps=rest, min_steps=min(args.min_steps, rest))
+
+
+@dataclass
+class SelfPretrainedArguments(ScratchArguments, PretrainingArguments):
+    """The model options of the self-pretrained side (`core.sides`, `scratch-pretrained`) in one class, as compare
+    checks and records a side's flags: the from-scratch model's and self-pretraining's."""
+
+    def __post_init__(self) -> None:
+        ScratchArguments.__post_init__(self)
+        PretrainingArguments.__post_init__(self)
 
 
 def check_pretraining(args: ScratchArguments, options: PretrainingArguments) -> None:
