@@ -2,7 +2,8 @@
 the loss and accuracy on the hidden positions only.
 
     token ids (B, T) ──mask_tokens──► (inputs (B, T), targets (B, T), 0 where nothing is asked)
-    inputs ──the classifier's embedding and encoder blocks──► (B, T, C) ──MaskedLanguageModelHead──► logits (B, T, V)
+    inputs ──the classifier's embedding and encoder blocks──► (B, T, C)
+        ──MaskedLanguageModelHead at the N picked positions──► logits (N, V)
 
 `mask_tokens` picks each real token with probability `rate` (never padding, never the pair separator); a picked
 token is replaced by the mask id 80% of the time, by a random token 10%, and left as it is 10%, and is a target in
@@ -77,34 +78,41 @@ def mask_tokens(
     return inputs, targets
 
 
-def masked_lm_loss(targets: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
-    """Mean cross-entropy over the picked positions (targets > 0) of a batch: targets (B, T), logits (B, T, V)."""
+def picked_targets(targets: tf.Tensor) -> tf.Tensor:
+    """The ids asked for, (N,), in the order of `MaskedLanguageModelHead`'s logits: targets (B, T) > 0, row-major."""
     targets = tf.cast(targets, tf.int64)
-    asked = tf.cast(targets > 0, tf.float32)  # (B, T)
-    losses = tf.keras.losses.sparse_categorical_crossentropy(targets, logits, from_logits=True)  # (B, T)
-    return tf.reduce_sum(losses * asked) / tf.maximum(tf.reduce_sum(asked), 1.0)
+    return tf.boolean_mask(targets, targets > 0)
+
+
+def masked_lm_loss(targets: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
+    """Mean cross-entropy over the picked positions of a batch: targets (B, T), 0 where nothing is asked; logits
+    (N, V) of the N picked positions (`MaskedLanguageModelHead`)."""
+    losses = tf.keras.losses.sparse_categorical_crossentropy(picked_targets(targets), logits, from_logits=True)  # (N,)
+    return tf.reduce_sum(losses) / tf.maximum(tf.cast(tf.size(losses), tf.float32), 1.0)
 
 
 def masked_accuracy(targets: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
-    """The share of picked positions (targets > 0) whose token the head ranks first."""
-    targets = tf.cast(targets, tf.int64)
-    asked = tf.cast(targets > 0, tf.float32)  # (B, T)
-    right = tf.cast(tf.argmax(logits, axis=-1) == targets, tf.float32)  # (B, T)
-    return tf.reduce_sum(right * asked) / tf.maximum(tf.reduce_sum(asked), 1.0)
+    """The share of picked positions whose token the head ranks first (arguments as `masked_lm_loss`)."""
+    right = tf.cast(tf.argmax(logits, axis=-1) == picked_targets(targets), tf.float32)  # (N,)
+    return tf.reduce_sum(right) / tf.maximum(tf.cast(tf.size(right), tf.float32), 1.0)
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
 class MaskedLanguageModelHead(tf.keras.layers.Layer):
-    """BERT's prediction head: a dense transform with GELU, LayerNorm, then logits over the vocabulary (its own
-    output projection, not tied to the token embedding).
+    """BERT's prediction head at the picked positions only: a dense transform with GELU, LayerNorm, then logits over
+    the vocabulary (its own output projection, not tied to the token embedding). Projecting the picked positions
+    alone (15%) rather than every position spares most of the pretraining's largest matrix product.
 
     Args:
         vocab_size: the logits per position (the tokenizer's vocabulary; the mask id is never a target).
         layer_norm_epsilon: epsilon of the LayerNorm.
 
     Call args:
-        inputs: the encoder's output (B, T, C). The padding mask is consumed here: the loss reads which positions
-            count from the targets.
+        inputs: the encoder's output (B, T, C).
+        targets: (B, T) ids, 0 where nothing is asked (`mask_tokens`); the logits are those of the other positions,
+            in row-major order.
+    Returns:
+        logits (N, V) for the N picked positions of the batch.
     """
 
     def __init__(self, vocab_size: int, layer_norm_epsilon: float = 1e-5, **kwargs):
@@ -115,38 +123,42 @@ class MaskedLanguageModelHead(tf.keras.layers.Layer):
 
     def build(self, input_shape):
         d_model = input_shape[-1]
+        hidden = tf.TensorShape([None, d_model])
         self.transform = tf.keras.layers.Dense(d_model, activation="gelu", name="transform")
-        self.transform.build(input_shape)
+        self.transform.build(hidden)
         self.norm = tf.keras.layers.LayerNormalization(epsilon=self.layer_norm_epsilon, name="norm")
-        self.norm.build(input_shape)
+        self.norm.build(hidden)
         self.output_projection = tf.keras.layers.Dense(self.vocab_size, dtype="float32", name="output_projection")
-        self.output_projection.build(input_shape)
+        self.output_projection.build(hidden)
         super().build(input_shape)
 
-    def call(self, inputs: tf.Tensor, mask: tf.Tensor | None = None) -> tf.Tensor:
-        return self.output_projection(self.norm(self.transform(inputs)))  # (B, T, V)
+    def call(self, inputs: tf.Tensor, targets: tf.Tensor, mask: tf.Tensor | None = None) -> tf.Tensor:
+        picked = tf.boolean_mask(inputs, targets > 0)  # (N, C)
+        return self.output_projection(self.norm(self.transform(picked)))  # (N, V)
 
     def compute_mask(self, inputs, mask=None):
-        return None  # Keras would otherwise weigh the loss by the padding mask too
+        return None  # the padding mask has no meaning for the picked positions
 
     def compute_output_shape(self, input_shape):
-        return tf.TensorShape(input_shape)[:-1].concatenate([self.vocab_size])
+        return tf.TensorShape([None, self.vocab_size])
 
     def get_config(self):
         return {**super().get_config(), "vocab_size": self.vocab_size, "layer_norm_epsilon": self.layer_norm_epsilon}
 
 
 def build_masked_lm(classifier: tf.keras.Model, config: ModelConfig, vocabulary_size: int) -> tf.keras.Model:
-    """Token ids (B, T) -> logits (B, T, vocabulary_size) through the classifier's own embedding and encoder blocks
-    (the same layers, so what pretraining learns is the classifier's) and a `MaskedLanguageModelHead`."""
+    """[masked token ids (B, T), targets (B, T)] -> logits (N, vocabulary_size) at the N picked positions, through
+    the classifier's own embedding and encoder blocks (the same layers, so what pretraining learns is the
+    classifier's) and a `MaskedLanguageModelHead`."""
     token_ids = tf.keras.Input(shape=(None,), dtype=tf.int64, name="token_ids")  # (B, T)
+    targets = tf.keras.Input(shape=(None,), dtype=tf.int64, name="targets")  # (B, T)
     x = classifier.get_layer("embedding")(token_ids)  # (B, T, C), with the padding mask
     for i in range(config.num_layers):
         x = classifier.get_layer(f"encoder_{i}")(x)  # (B, T, C)
     if config.norm == "pre":
         x = classifier.get_layer("final_norm")(x)  # (B, T, C)
-    logits = MaskedLanguageModelHead(vocabulary_size, name="masked_lm_head")(x)  # (B, T, V)
-    return tf.keras.Model(token_ids, logits, name="masked_lm")
+    logits = MaskedLanguageModelHead(vocabulary_size, name="masked_lm_head")(x, targets)  # (N, V)
+    return tf.keras.Model([token_ids, targets], logits, name="masked_lm")
 
 
 def masked_batches(
@@ -157,13 +169,17 @@ def masked_batches(
     rate: float,
     seed: int,
 ) -> tf.data.Dataset:
-    """An endless stream of length-grouped batches of (masked inputs (B, T), targets (B, T)), masked anew each
-    pass (RoBERTa's dynamic masking)."""
+    """An endless stream of length-grouped batches of ((masked inputs (B, T), targets (B, T)), targets), masked
+    anew each pass (RoBERTa's dynamic masking): the head reads the targets to pick its positions, the loss to score
+    them."""
     vocabulary = len(tokenizer.vocabulary)
     batches = grouped_batches(ids, np.zeros(len(ids), np.float32), batch_size, max_length, seed).repeat()
-    return batches.map(
-        lambda batch, _: mask_tokens(batch, rate, vocabulary, tokenizer.unknown_id, tokenizer.separator_id, seed)
-    )
+
+    def masked(batch: tf.Tensor, _) -> tuple[tuple[tf.Tensor, tf.Tensor], tf.Tensor]:
+        inputs, targets = mask_tokens(batch, rate, vocabulary, tokenizer.unknown_id, tokenizer.separator_id, seed)
+        return (inputs, targets), targets
+
+    return batches.map(masked)
 
 
 class PretrainingLog(tf.keras.callbacks.Callback):

@@ -24,7 +24,7 @@ from compare.report.command import Loader, build_report
 from compare.report.publish import check_output_dir
 from compare.run.arguments import CompareRunArguments
 from compare.run.distill import TEACHER, distilled_runs
-from compare.run.launch import train_side
+from compare.run.launch import data_flags, train_side
 from compare.run.profiles import side_data
 from compare.run.tuning import check_trials, tune_side
 from compare.scoring.statistics import StatisticsArguments
@@ -87,6 +87,22 @@ def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
     if args.tune:
         for side in names:
             check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains
+    if args.self_pretrain:
+        check_unlabeled_file(data, args.side_flags(sides.SELF_PRETRAINED))
+
+
+def check_unlabeled_file(data: DataArguments, flags: list[str]) -> None:
+    """Reads the `--unlabeled-file` among the self-pretrained side's flags as its command will, so that a missing,
+    empty or text-column-less file is refused before any side trains."""
+    from core.args import RunArguments
+    from core.parsing import CommandParser
+    from scratch.pretraining import read_unlabeled, text_columns
+
+    side = sides.get(sides.SELF_PRETRAINED)
+    parser = CommandParser((DataArguments, RunArguments, side.options()), prog=f"python -m {side.command}")
+    *_, options = parser.parse([*data_flags(data), "--output-dir", "_", *flags])
+    if options.unlabeled_file:
+        read_unlabeled(options.unlabeled_file, text_columns(data))
 
 
 def train_and_report(

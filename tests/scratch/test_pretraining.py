@@ -17,7 +17,7 @@ from scratch import masked_lm
 from scratch.__main__ import main
 from scratch.args import ScratchArguments
 from scratch.config import config_from_preset
-from scratch.masked_lm import mask_id, mask_tokens, masked_accuracy, masked_lm_loss
+from scratch.masked_lm import MaskedLanguageModelHead, mask_id, mask_tokens, masked_accuracy, masked_lm_loss
 from scratch.model import build_classifier
 from scratch.pipeline import tokenize
 from scratch.pretraining import PretrainingArguments, read_unlabeled
@@ -46,14 +46,18 @@ def test_masking_picks_real_tokens_at_the_rate_and_hides_them_80_10_10() -> None
     assert (hidden < vocabulary + 1).all() and (hidden != separator).all() and (hidden != 0).all()
 
 
-def test_the_loss_and_accuracy_count_the_hidden_positions_only() -> None:
-    logits = np.random.default_rng(1).normal(size=(2, 3, 5)).astype(np.float32)
+def test_the_head_loss_and_accuracy_count_the_hidden_positions_only() -> None:
+    hidden = np.random.default_rng(1).normal(size=(2, 3, 4)).astype(np.float32)
     targets = np.array([[0, 3, 0], [4, 0, 1]])
-    log_probs = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+    head = MaskedLanguageModelHead(5)
+    logits = head(tf.constant(hidden), tf.constant(targets)).numpy()  # (3, 5): the picked positions, row-major
+    everywhere = head(tf.constant(hidden), tf.ones([2, 3], tf.int64)).numpy().reshape(2, 3, 5)
     asked = [(0, 1), (1, 0), (1, 2)]
-    expected = -np.mean([log_probs[b, t, targets[b, t]] for b, t in asked])
+    np.testing.assert_allclose(logits, [everywhere[b, t] for b, t in asked], rtol=1e-5)
+    log_probs = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+    expected = -np.mean([log_probs[i, targets[b, t]] for i, (b, t) in enumerate(asked)])
     assert float(masked_lm_loss(tf.constant(targets), tf.constant(logits))) == pytest.approx(expected, rel=1e-5)
-    right = np.mean([logits[b, t].argmax() == targets[b, t] for b, t in asked])
+    right = np.mean([logits[i].argmax() == targets[b, t] for i, (b, t) in enumerate(asked)])
     assert float(masked_accuracy(tf.constant(targets), tf.constant(logits))) == pytest.approx(right)
 
 
