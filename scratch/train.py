@@ -66,7 +66,9 @@ def train(
     config = args.model_config(num_labels=data.num_outputs, problem_type=kind.name, pairs=data.has_pairs)
     if pretraining:
         check_pretraining(args, pretraining)
-    unlabeled = read_unlabeled(pretraining.unlabeled_file, text_columns(data_args)) if pretraining else []
+    unlabeled = []
+    if pretraining and pretraining.unlabeled_file:
+        unlabeled = read_unlabeled(pretraining.unlabeled_file, text_columns(data_args))
     distillation = Distillation.check(args, data) if args.teacher else None
     strategy = make_strategy(run_args.strategy)
     chief = is_chief(strategy)
