@@ -56,6 +56,8 @@ def test_compare_run_self_pretrain_writes_a_three_model_report(tiny_runs: dict, 
     names = ["finetune", "scratch", "scratch-pretrained"]
     assert list(results["models"]) == names
     assert results["models"]["scratch-pretrained"]["title"] == "From-scratch Transformer, self-pretrained"
+    assert results["models"]["scratch-pretrained"]["pretrain_steps"] == 30
+    assert results["models"]["scratch"]["pretrain_steps"] is None
     rows = [json.loads(line) for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
     gold = [row["gold"] for row in rows]
     accuracy = {name: accuracy_score(gold, [row["predictions"][name]["label"] for row in rows]) for name in names}
