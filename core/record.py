@@ -142,6 +142,22 @@ class TrainingSection(Section):
 
 
 @dataclass(frozen=True)
+class PretrainingSection(Section):
+    """run.json `pretraining`: a from-scratch run's self-pretraining (`python -m scratch --self-pretrain`), absent
+    from other runs."""
+
+    objective: str
+    steps: int  # optimizer steps pretraining took (resumed ones included)
+    history: list  # one row per logging period: masked-LM `loss`, `masked_accuracy`, `steps`, ...
+    texts: int  # the texts it pretrained on: train's inputs and the unlabelled file's
+    planned_steps: int | None = None
+    mask_rate: float | None = None
+    seconds: float | None = None
+    unlabeled_file: str | None = None  # --unlabeled-file as given; null without one
+    unlabeled_rows: int | None = None  # the texts read from it
+
+
+@dataclass(frozen=True)
 class RunRecord(Section):
     """A whole run.json. `path` is the file it was read from (None for a record not yet written)."""
 
@@ -159,6 +175,7 @@ class RunRecord(Section):
     serving: dict | None = None
     distillation: dict | None = None
     tokenizer: dict | None = None
+    pretraining: PretrainingSection | None = None
     path: Path | None = field(default=None, repr=False, compare=False, kw_only=True)
 
     @classmethod

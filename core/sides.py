@@ -19,15 +19,19 @@ side, `python -m scratch` on a translation task, records `side: scratch` and `ta
     'translation'
     >>> get("finetune").profiles["quick"].side_flags()
     ['--min-steps', '300', '--epochs', '1', '--time-budget', '8', '--eval-steps', '300']
-    >>> PRETRAINED, FROM_SCRATCH, STUDENT
-    ('finetune', 'scratch', 'scratch-distilled')
+    >>> PRETRAINED, FROM_SCRATCH, STUDENT, SELF_PRETRAINED
+    ('finetune', 'scratch', 'scratch-distilled', 'scratch-pretrained')
+    >>> [side.name for side in classifiers(["--self-pretrain"])]
+    ['finetune', 'scratch', 'scratch-pretrained']
+    >>> of_run(record(side="scratch", task_kind="classification", pretraining={"steps": 10})).name
+    'scratch-pretrained'
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -147,6 +151,9 @@ class Side:
         profiles: per `compare run` profile (`PROFILES`), its budget, flags and data overrides.
         search_space: `compare run --tune`'s distributions, by option name (empty: the side is not tuned).
         bench: how `compare bench` times its training (None: not benchmarked).
+        opt_in: the `compare run` flag that adds it to the comparison (`--self-pretrain`); None: always compared.
+        marked_by: the run.json section only its runs have, telling them from the runs of another side with the same
+            command (`pretraining`); None: a run without another side's mark is its.
     """
 
     name: str
@@ -160,6 +167,8 @@ class Side:
     search_space: Mapping[str, Distribution] = field(default_factory=dict)
     bench: Benchmark | None = None
     role: str | None = None
+    opt_in: str | None = None
+    marked_by: str | None = None
 
     def __post_init__(self) -> None:
         if set(self.profiles) != set(PROFILES):
@@ -303,6 +312,25 @@ SIDES: dict[str, Side] = {
 }
 
 
+# The from-scratch side's code, self-pretrained (`python -m scratch --self-pretrain`): the same profiles, budgets
+# included, so that it trains as many optimizer steps as the plain model, half of them pretraining.
+SELF_PRETRAINED = "scratch-pretrained"
+SIDES[SELF_PRETRAINED] = Side(
+    name=SELF_PRETRAINED,
+    title="From-scratch Transformer, self-pretrained",
+    phrase="the self-pretrained from-scratch model",
+    command=SIDES["scratch"].command,
+    arguments="scratch.pretraining:SelfPretrainedArguments",
+    predict=SIDES["scratch"].predict,
+    profiles={
+        name: replace(profile, flags=(*profile.flags, "--self-pretrain"))
+        for name, profile in SIDES["scratch"].profiles.items()
+    },
+    opt_in="--self-pretrain",
+    marked_by="pretraining",
+)
+
+
 def get(name: str) -> Side:
     """The side called `name`; ValueError naming the known ones otherwise."""
     try:
@@ -311,9 +339,15 @@ def get(name: str) -> Side:
         raise ValueError(f"unknown side {name!r}; the sides are {', '.join(SIDES)}") from None
 
 
-def classifiers() -> list[Side]:
-    """The classification sides, in declaration order: those `compare run`, `compare curve` and the app compare."""
-    return [side for side in SIDES.values() if side.task_kind == CLASSIFICATION]
+def classifiers(opted_in: Collection[str] | None = ()) -> list[Side]:
+    """The classification sides, in declaration order: those `compare run`, `compare curve` and the app compare,
+    and of the sides with an `opt_in` flag those whose flag is among `opted_in` (None: all of them, as the options
+    and profiles that name every side need)."""
+    return [
+        side
+        for side in SIDES.values()
+        if side.task_kind == CLASSIFICATION and (opted_in is None or side.opt_in is None or side.opt_in in opted_in)
+    ]
 
 
 def by_role(role: str) -> Side:
@@ -329,9 +363,9 @@ FROM_SCRATCH = by_role("from scratch").name  # the side trained from scratch: th
 STUDENT = f"{FROM_SCRATCH}-distilled"  # the model a pretrained run teaches (`compare run --distill`)
 
 
-def classifier_names() -> list[str]:
-    """The names of `classifiers()`: the models `compare run` trains, in its report's order."""
-    return [side.name for side in classifiers()]
+def classifier_names(opted_in: Collection[str] | None = ()) -> list[str]:
+    """The names of `classifiers(opted_in)`: the models `compare run` trains, in its report's order."""
+    return [side.name for side in classifiers(opted_in)]
 
 
 def of_run(record: Any) -> Side:
@@ -341,9 +375,11 @@ def of_run(record: Any) -> Side:
         ValueError: no side of that task kind records that name; the message lists those that do.
     """
     found = [side for side in SIDES.values() if side.task_kind == record.task_kind]
-    for side in found:
-        if side.command == record.side:
-            return side
+    same = [side for side in found if side.command == record.side]
+    marked = [side for side in same if side.marked_by and getattr(record, side.marked_by, None)]
+    unmarked = [side for side in same if not side.marked_by]
+    if marked or unmarked:
+        return (marked or unmarked)[0]
     known = ", ".join(dict.fromkeys(side.command for side in found))
     raise ValueError(f"side {record.side!r} is not one of {known}.")
 

@@ -15,6 +15,7 @@ from core.args import DataArguments, ExportArguments, PairDataArguments, RunArgu
 from core.cli import Command
 from core.tasks import CLASSIFICATION, TRANSLATION
 from scratch.args import ScratchArguments
+from scratch.pretraining import PretrainingArguments
 from scratch.translation.args import TranslationArguments
 
 TRAIN = Command(
@@ -22,7 +23,7 @@ TRAIN = Command(
     description="Trains a Transformer from scratch into a run directory (--output-dir): a text classifier, or "
     "with a translation task a translator.",
     arguments={
-        CLASSIFICATION: (DataArguments, RunArguments, ScratchArguments),
+        CLASSIFICATION: (DataArguments, RunArguments, ScratchArguments, PretrainingArguments),
         TRANSLATION: (PairDataArguments, RunArguments, TranslationArguments),
     },
     work={CLASSIFICATION: "scratch.train:train", TRANSLATION: "scratch.translation.train:train"},

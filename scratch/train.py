@@ -32,12 +32,14 @@ from core.record import RunContext, run_record, write_run
 from core.rundir import finish_run, start_run
 from core.runtime import is_chief, make_strategy, set_seed
 from core.training import TrainingConfig, fit, remove_training_state
+from scratch import masked_lm
 from scratch.args import ScratchArguments
 from scratch.card import write_card
 from scratch.distill.distillation import Distillation
 from scratch.model import ModelConfig, build_classifier, build_end_to_end
 from scratch.onnx import write_checked
 from scratch.pipeline import grouped_batches, mean_length, predict_logits, steps_per_epoch, tokenize
+from scratch.pretraining import PretrainingArguments, check_pretraining, read_unlabeled, text_columns
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
 from scratch.tokenizer import make_tokenizer
 
@@ -46,23 +48,42 @@ logger = logging.getLogger(__name__)
 MODEL_FILE = "model.keras"
 
 
-def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArguments) -> Path:
-    """Trains the from-scratch Transformer on the task and returns the finished run directory."""
+def train(
+    data_args: DataArguments,
+    run_args: RunArguments,
+    args: ScratchArguments,
+    pretraining: PretrainingArguments | None = None,
+) -> Path:
+    """Trains the from-scratch Transformer on the task (with `--self-pretrain`, pretrains its encoder first:
+    `scratch.pretraining`) and returns the finished run directory."""
     set_seed(data_args.seed)
+    pretraining = pretraining if pretraining is not None and pretraining.self_pretrain else None
 
     # data, and the options checked against it before the run directory exists
     data = load_task(data_args)
     kind = data.kind
     kind.check_class_weight(args.class_weight)
     config = args.model_config(num_labels=data.num_outputs, problem_type=kind.name, pairs=data.has_pairs)
+    if pretraining:
+        check_pretraining(args, pretraining)
+    unlabeled = []
+    if pretraining and pretraining.unlabeled_file:
+        unlabeled = read_unlabeled(pretraining.unlabeled_file, text_columns(data_args))
     distillation = Distillation.check(args, data) if args.teacher else None
     strategy = make_strategy(run_args.strategy)
     chief = is_chief(strategy)
     keep = {"data": dict(data.fingerprints), "model": dataclasses.asdict(config)}
+    if pretraining:
+        keep["pretraining"] = dataclasses.asdict(pretraining)
     partial = start_run(run_args.output_dir, run_args.overwrite, run_args.resume, chief, keep)
 
+    # the tokenizer is built on every text the run learns from, the unlabelled ones included
     tokenizer = make_tokenizer(
-        config.tokenizer, train_vocabulary_texts(data), config.vocab_size, data_args.max_length, pairs=data.has_pairs
+        config.tokenizer,
+        train_vocabulary_texts(data) + unlabeled,
+        config.vocab_size,
+        data_args.max_length,
+        pairs=data.has_pairs,
     )
     if distillation:
         distillation.label(partial, data_args.seed)
@@ -79,11 +100,26 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
         validation_ids, data.targets("validation"), args.batch_size, data_args.max_length
     )
     plan = args.plan(steps_per_epoch(train_ids, args.batch_size, data_args.max_length))
+    if pretraining:  # the run's steps shared: pretraining first, fine-tuning the rest
+        pretrain_steps, args = pretraining.split_budget(args, plan.total_steps)
+        plan = args.plan(steps_per_epoch(train_ids, args.batch_size, data_args.max_length))
     warmup_steps = args.warmup(plan.total_steps)
 
-    # model and compile
+    # model (pretrained first with --self-pretrain; its table has a row for the mask id) and compile
     with strategy.scope():
-        classifier = build_classifier(config, len(tokenizer.vocabulary), tokenizer.separator_id)
+        classifier = build_classifier(
+            config, len(tokenizer.vocabulary) + (1 if pretraining else 0), tokenizer.separator_id
+        )
+        if pretraining:
+            corpus = train_ids + tokenize(tokenizer, unlabeled)
+            pretrained = masked_lm.pretrain(
+                classifier, config, tokenizer, corpus, partial, args, pretraining, pretrain_steps, data_args.seed
+            )
+            pretrained.update(
+                texts=len(corpus),
+                unlabeled_file=pretraining.unlabeled_file,
+                unlabeled_rows=len(unlabeled) if pretraining.unlabeled_file else None,
+            )
         compiled = distillation.compiled() if distillation else {}
         compile_classifier(classifier, args, warmup_steps, kind, **compiled)
 
@@ -110,7 +146,9 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     context = RunContext(
         side="scratch",
         model=classifier,
-        model_fields=model_fields(config, len(tokenizer.vocabulary), data_args.max_length),
+        model_fields=model_fields(
+            config, len(tokenizer.vocabulary), data_args.max_length, pretrained=bool(pretraining)
+        ),
         data=data.describe(data_args),
         options={  # with the warmup the ratio gave
             **dataclasses.replace(args, warmup_steps=warmup_steps).to_dict(),
@@ -125,10 +163,15 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
         training=training,
         validation=validation,
         thresholds=thresholds,
-        sections={"serving": serving, **({"distillation": distillation.record()} if distillation else {})},
+        sections={
+            "serving": serving,
+            **({"distillation": distillation.record()} if distillation else {}),
+            **({"pretraining": pretrained} if pretraining else {}),
+        },
     )
     write_card(partial, write_run(partial, run_record(context)))
     remove_training_state(partial)
+    masked_lm.remove_pretraining_state(partial)
     return finish_run(partial, run_args.output_dir, chief=chief)
 
 
@@ -160,14 +203,18 @@ def train_vocabulary_texts(data: TaskData) -> list[str]:
     return data.texts("train") + (data.text_pairs("train") or [])
 
 
-def model_fields(config: ModelConfig, vocab_size: int, max_length: int) -> dict:
-    """run.json `model`'s description of the network: its name, source, file and configuration."""
+def model_fields(config: ModelConfig, vocab_size: int, max_length: int, pretrained: bool = False) -> dict:
+    """run.json `model`'s description of the network: its name, source, file and configuration (`pretrained`: the
+    encoder was self-pretrained first)."""
     norm = "pre-LN" if config.norm == "pre" else "post-LN"
     network = "causal decoder" if config.causal else "encoder"
+    source = "random initialisation (trained from scratch)"
+    if pretrained:
+        source = "random initialisation, self-pretrained with masked language modelling on the run's own texts"
     return {
         "name": f"Transformer {network}, {config.num_layers} layers, d_model {config.d_model}, "
         f"{config.num_heads} heads, {norm}, {config.tokenizer} tokens",
-        "source": "random initialisation (trained from scratch)",
+        "source": source,
         "file": MODEL_FILE,
         "config": {**config.to_dict(), "tokenizer_vocab_size": vocab_size, "max_length": max_length},
     }

@@ -60,9 +60,11 @@ def size(value: float | None) -> str:
 
 
 def training_time(model: dict) -> str:
-    """A model's training time, and its teacher's beside it when it learnt from one: "4.6 min + 5.2 min teacher"."""
-    teacher = model.get("teacher_seconds")
-    return seconds(model.get("train_seconds")) + (f" + {seconds(teacher)} teacher" if teacher is not None else "")
+    """A model's training time, and its teacher's beside it when it learnt from one: "4.6 min + 5.2 min teacher";
+    a self-pretrained model's pretraining first: "3.1 min pretraining + 2.5 min"."""
+    teacher, pretraining = model.get("teacher_seconds"), model.get("pretrain_seconds")
+    shown = seconds(model.get("train_seconds")) + (f" + {seconds(teacher)} teacher" if teacher is not None else "")
+    return f"{seconds(pretraining)} pretraining + {shown}" if pretraining is not None else shown
 
 
 def seconds(value: float | None) -> str:

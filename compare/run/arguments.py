@@ -98,7 +98,7 @@ class _SideTrainingArguments:
             refuse_data_flags(self.spelling[side], flags, DataArguments)
         refuse_data_flags("--distill-args", split_flags("--distill-args", self.distill_args), DataArguments)
         budget = not getattr(self, "tune", 0)  # a tuning trial brings its own training length
-        for side in sides.classifier_names():
+        for side in sides.classifier_names(None):
             check_command_flags(side, self.side_flags(side, budget), self.origin(side, budget))
         if self.distill:  # the teacher's path is checked when the student starts: it does not exist yet
             student = [
@@ -116,11 +116,11 @@ class _SideTrainingArguments:
         """The user's extra flags per side, from `--side-args NAME="FLAGS"` and each side's `--NAME-args`, split as
         a shell would; and how each was spelled (`--finetune-args`, `--side-args finetune=`), for messages."""
         given = [(f"--side-args {name}=", name, flags) for name, _, flags in map(_name_and_flags, self.side_args)]
-        for side in sides.classifiers():
+        for side in sides.classifiers(None):
             flags = getattr(self, _alias(side), "")  # the field generated for the side's own spelling
             if flags:
                 given.append((side.options_flag, side.name, flags))
-        known = sides.classifier_names()
+        known = sides.classifier_names(None)
         extra, spelling = {}, {}
         for spelled, name, flags in given:
             if name not in known:
@@ -206,7 +206,7 @@ SideTrainingArguments = dataclasses.make_dataclass(
     "SideTrainingArguments",
     [
         (_alias(side), str, field(default="", metadata={"help": f'The same as --side-args {side.name}="FLAGS".'}))
-        for side in sides.classifiers()
+        for side in sides.classifiers(None)
     ],
     bases=(_SideTrainingArguments,),
 )
@@ -218,6 +218,11 @@ SideTrainingArguments.__doc__ = _SideTrainingArguments.__doc__
 class CompareRunArguments(SideTrainingArguments):
     """Where the runs and the report go (the report in output_dir), and how the sides are trained."""
 
+    def opted_in(self) -> list[str]:
+        """The `compare run` flags given that add a side to the comparison (`core.sides.Side.opt_in`)."""
+        flags = [side.opt_in for side in sides.classifiers(None) if side.opt_in]
+        return [flag for flag in flags if getattr(self, flag.removeprefix("--").replace("-", "_"), False)]
+
     tune: int | None = field(
         default=None,
         metadata={
@@ -227,8 +232,25 @@ class CompareRunArguments(SideTrainingArguments):
         },
     )
 
+    self_pretrain: bool = field(
+        default=False,
+        metadata={
+            "help": "Also train the from-scratch model self-pretrained (python -m scratch --self-pretrain: masked "
+            "language modelling on the train split's texts first, within the same step budget), the model "
+            "scratch-pretrained; the report says how much of the fine-tuned model's lead the pretraining objective "
+            'explains. Its own flags: --scratch-pretrained-args (e.g. "--unlabeled-file more.txt").'
+        },
+    )
+
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.tune and self.self_pretrain:
+            raise ValueError("--self-pretrain does not combine with --tune yet; leave one of them out.")
+        if self.extra.get(sides.SELF_PRETRAINED) and not self.self_pretrain:
+            raise ValueError(
+                f"{self.spelling[sides.SELF_PRETRAINED]} gives flags to the self-pretrained model; add "
+                "--self-pretrain, or leave them out."
+            )
         if self.tune and self.distill:
             raise ValueError(
                 "--distill does not combine with --tune yet; distil the sides' profile runs without --tune."

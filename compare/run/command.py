@@ -8,7 +8,8 @@ goes to both.
 With `--tune N` each side's model is instead the best of N seeded random trials on validation, by the task's
 headline score (`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`. With `--distill` each fine-tuned
 run also teaches a from-scratch student, `DIR/runs/scratch-distilled` (`compare.run.distill`), the report's third
-model.
+model. With `--self-pretrain` the from-scratch side is also trained self-pretrained (`python -m scratch
+--self-pretrain`, the side `scratch-pretrained` of `core.sides`, same profile and budget), `DIR/runs/scratch-pretrained`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from compare.report.command import Loader, build_report
 from compare.report.publish import check_output_dir
 from compare.run.arguments import CompareRunArguments
 from compare.run.distill import TEACHER, distilled_runs
-from compare.run.launch import train_side
+from compare.run.launch import data_flags, train_side
 from compare.run.profiles import side_data
 from compare.run.tuning import check_trials, tune_side
 from compare.scoring.statistics import StatisticsArguments
@@ -43,9 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     return RUN.main(argv)
 
 
-def run_dirs(output_dir: Path, seeds: list[int]) -> dict[tuple[str, int], Path]:
-    """Where each (side, seed) run lives."""
-    runs, names = output_dir / "runs", sides.classifier_names()
+def run_dirs(output_dir: Path, seeds: list[int], names: list[str] | None = None) -> dict[tuple[str, int], Path]:
+    """Where each (side, seed) run of the sides `names` (default: those always compared) lives."""
+    runs, names = output_dir / "runs", sides.classifier_names() if names is None else names
     if len(seeds) == 1:
         return {(side, seeds[0]): runs / side for side in names}
     return {(side, seed): runs / f"{side}-seed{seed}" for seed in seeds for side in names}
@@ -75,7 +76,7 @@ def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
     options themselves): the output directory, the data (files there and readable, columns present), a class weight
     the kind of task has no classes for, every tuning trial's flags. Creates nothing."""
     check_output_dir(Path(args.output_dir))
-    checked, names = [], sides.classifier_names()
+    checked, names = [], sides.classifier_names(args.opted_in())
     for side in names:  # each side's data, as the profile cuts it
         options = side_data(data, side, args.profile, data.seed)
         if options not in checked:
@@ -86,6 +87,22 @@ def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
     if args.tune:
         for side in names:
             check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains
+    if args.self_pretrain:
+        check_unlabeled_file(data, args.side_flags(sides.SELF_PRETRAINED))
+
+
+def check_unlabeled_file(data: DataArguments, flags: list[str]) -> None:
+    """Reads the `--unlabeled-file` among the self-pretrained side's flags as its command will, so that a missing,
+    empty or text-column-less file is refused before any side trains."""
+    from core.args import RunArguments
+    from core.parsing import CommandParser
+    from scratch.pretraining import read_unlabeled, text_columns
+
+    side = sides.get(sides.SELF_PRETRAINED)
+    parser = CommandParser((DataArguments, RunArguments, side.options()), prog=f"python -m {side.command}")
+    *_, options = parser.parse([*data_flags(data), "--output-dir", "_", *flags])
+    if options.unlabeled_file:
+        read_unlabeled(options.unlabeled_file, text_columns(data))
 
 
 def train_and_report(
@@ -94,14 +111,14 @@ def train_and_report(
     """The work of `run_comparison`, once its input is checked."""
     output_dir = Path(args.output_dir)
     seeds = [data.seed + i for i in range(args.seeds)]
-    tuning, names = None, sides.classifier_names()
+    tuning, names = None, sides.classifier_names(args.opted_in())
     if args.tune:
         tuning, ordered = {}, []
         for side in names:
             tuning[side], paths = tune_side(side, data, args, args.tune, progress)
             ordered += [(side, path) for path in paths]
     else:
-        paths = run_dirs(output_dir, seeds)
+        paths = run_dirs(output_dir, seeds, names)
         for (side, seed), path in paths.items():
             run_dir, reused = train_side(
                 side, side_data(data, side, args.profile, seed), args.side_flags(side), path, args.retrain

@@ -25,7 +25,7 @@ def get_profile(name: str) -> dict[str, SideProfile]:
     """The classification sides' settings under the profile `name`, by side."""
     if name not in PROFILES:
         raise ValueError(f"Unknown profile {name!r}; choose one of {', '.join(PROFILES)}.")
-    return {side.name: side.profiles[name] for side in sides.classifiers()}
+    return {side.name: side.profiles[name] for side in sides.classifiers(None)}
 
 
 BOUNDS = ("--min-steps", "--max-steps")

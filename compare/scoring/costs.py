@@ -14,8 +14,11 @@ def run_costs(record: RunRecord, run_dir: Path) -> dict:
 
     `teacher_seconds` is run.json's `distillation.seconds`: the time a distilled run's teacher spent labelling
     (classification) or translating (translation) the train texts before training, null without a teacher.
+    `pretrain_seconds` and `pretrain_steps` are a self-pretrained run's `pretraining.seconds` and `.steps`, before
+    the fine-tuning `train_seconds` and `steps` count; null for other runs.
     """
     distillation = record.distillation or {}
+    pretraining = record.pretraining
     return {
         "params": record.model.params,
         "disk_bytes": dir_size(run_dir),
@@ -25,6 +28,8 @@ def run_costs(record: RunRecord, run_dir: Path) -> dict:
         "passes": passes(record),
         "train_rows": record.data.splits.get("train"),
         "teacher_seconds": distillation.get("seconds", distillation.get("labelling_seconds")),  # older runs
+        "pretrain_seconds": pretraining.seconds if pretraining else None,
+        "pretrain_steps": pretraining.steps if pretraining else None,
     }
 
 

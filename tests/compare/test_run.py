@@ -112,7 +112,10 @@ def test_side_args_give_each_side_its_flags_as_its_own_option_does() -> None:
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--side-args", "bert=--epochs 2"], "--side-args names the side 'bert'; the sides are finetune, scratch."),
+        (
+            ["--side-args", "bert=--epochs 2"],
+            "--side-args names the side 'bert'; the sides are finetune, scratch, scratch-pretrained.",
+        ),
         (["--side-args", "--epochs 2"], 'takes NAME="FLAGS", e.g. finetune="--epochs 2"; got \'--epochs 2\''),
         (
             ["--side-args", "scratch=--preset tiny", "--scratch-args", "--epochs 2"],
