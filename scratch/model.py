@@ -3,6 +3,12 @@
     token ids (B, T) ──embedding (+ segments) + sinusoids──► (B, T, C) ──N encoder blocks──► (B, T, C)
         ──masked mean pooling (or last real token with causal)──► (B, C) ──dense──► logits (B, K)
 
+A pair task's ids `text [SEP] text_pair` are read by `--pair-reading` (`READINGS`): `joint` as above, one sequence
+with segment embeddings; `siamese` cuts the embedded pair into its two texts, each encoded alone by the same blocks
+and pooled to u and v, which meet in [u, v, |u - v|, u * v] (InferSent; `scratch.pair_features`) and a hidden layer
+before the head; `cross` lets the two encoded texts attend to each other first (`scratch.cross_attention`), then
+pools and meets them the same way.
+
 The end-to-end model puts the tokenizer in front and the problem type's output behind, so the saved `.keras`
 file maps raw strings (B,) (for a pair task, two inputs `text` and `text_pair`, joined as `text [SEP] text_pair`)
 to class probabilities (B, K) (softmax; a sigmoid per label for multi-label) or, for regression, values (B,). With
@@ -12,47 +18,92 @@ to class probabilities (B, K) (softmax; a sigmoid per label for multi-label) or,
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
 import tensorflow as tf
 
 from core import kinds
 from core.kinds import Kind
 from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
+from scratch.cross_attention import CrossAttention
 from scratch.embedding import TokenAndPositionEmbedding, minilm_vectors
 from scratch.encoder import TransformerEncoderBlock
+from scratch.pair_features import PairFeatures
 from scratch.pooling import LastTokenPooling, MaskedMeanPooling
 
 __all__ = ["DEFAULT_PRESET", "PRESETS", "ModelConfig", "build_classifier", "build_end_to_end", "config_from_preset"]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the network reads its input (`ModelConfig.pair_reading`; a single text is read as `joint`).
+
+    Attributes:
+        splits: the embedding returns each text of a pair as a sequence of its own.
+        read: (embedded sequence(s), the shared encoder, the config) -> the vector the head reads (B, F).
+    """
+
+    splits: bool
+    read: Callable[[Any, Callable[[tf.Tensor], tf.Tensor], ModelConfig], tf.Tensor]
+
+
+def _pooling(config: ModelConfig) -> tf.keras.layers.Layer:
+    return (LastTokenPooling if config.causal else MaskedMeanPooling)(name="pooling")
+
+
+def _read_joint(x: tf.Tensor, encode: Callable, config: ModelConfig) -> tf.Tensor:
+    return _pooling(config)(encode(x))  # (B, C)
+
+
+def _read_siamese(texts: list[tf.Tensor], encode: Callable, config: ModelConfig) -> tf.Tensor:
+    pooling = _pooling(config)
+    u, v = (pooling(encode(text)) for text in texts)  # (B, C) each, by the same weights
+    return _pair_head(PairFeatures(name="pair_features")([u, v]), config)  # (B, C)
+
+
+def _read_cross(texts: list[tf.Tensor], encode: Callable, config: ModelConfig) -> tf.Tensor:
+    a, b = (encode(text) for text in texts)  # (B, T1, C), (B, T2, C)
+    a, b = CrossAttention(config.activation, config.dropout, name="cross_attention")([a, b])
+    pooling = _pooling(config)
+    return _pair_head(PairFeatures(name="pair_features")([pooling(a), pooling(b)]), config)  # (B, C)
+
+
+def _pair_head(features: tf.Tensor, config: ModelConfig) -> tf.Tensor:
+    """InferSent's classifier input (B, 4C) through one hidden layer (B, C), as its MLP."""
+    x = tf.keras.layers.Dropout(config.dropout, name="pair_dropout")(features)
+    return tf.keras.layers.Dense(config.d_model, activation=config.activation, name="pair_hidden")(x)
+
+
+READINGS: dict[str, Reading] = {
+    "joint": Reading(splits=False, read=_read_joint),
+    "siamese": Reading(splits=True, read=_read_siamese),
+    "cross": Reading(splits=True, read=_read_cross),
+}
 
 
 def build_classifier(
     config: ModelConfig, vocab_size: int | None = None, separator_id: int | None = None, name: str = "classifier"
 ) -> tf.keras.Model:
     """Token ids (B, T) -> logits (B, num_labels). `vocab_size` is the tokenizer's actual vocabulary size;
-    `separator_id` its separator's id, which a pair task's model needs (`config.pairs`)."""
+    `separator_id` its separator's id, which a pair task's model needs (`config.pairs`).
+
+    Every reading goes through the one `embedding` layer, which looks the token vectors up once over the ids as
+    the tokenizer gives them (`text [SEP] text_pair` for pairs), and through the same encoder blocks."""
     if config.pairs and separator_id is None:
         raise ValueError("A pair task's model needs the tokenizer's separator id to tell the two texts apart.")
+    reading = READINGS[config.pair_reading or "joint"]
     token_ids = tf.keras.Input(shape=(None,), dtype=tf.int64, name="token_ids")  # (B, T)
-    x = TokenAndPositionEmbedding(
+    embedded = TokenAndPositionEmbedding(
         vocab_size or config.vocab_size,
         config.d_model,
         config.dropout,
         separator_id=separator_id if config.pairs else None,
+        split_pairs=reading.splits,
         name="embedding",
-    )(token_ids)  # (B, T, C), with the padding mask attached
-    for i in range(config.num_layers):
-        x = TransformerEncoderBlock(
-            config.num_heads,
-            config.d_ff,
-            dropout=config.dropout,
-            activation=config.activation,
-            norm=config.norm,
-            causal=config.causal,
-            name=f"encoder_{i}",
-        )(x)  # (B, T, C)
-    if config.norm == "pre":
-        x = tf.keras.layers.LayerNormalization(epsilon=1e-5, name="final_norm")(x)  # (B, T, C)
-    pooling = LastTokenPooling if config.causal else MaskedMeanPooling
-    x = pooling(name="pooling")(x)  # (B, C)
+    )(token_ids)  # (B, T, C), or each text's (B, T_i, C); with the padding mask(s) attached
+    x = reading.read(embedded, encoder(config), config)  # (B, F)
     x = tf.keras.layers.Dropout(config.dropout, name="head_dropout")(x)
     logits = tf.keras.layers.Dense(config.num_labels, dtype="float32", name="logits")(x)  # (B, K)
     classifier = tf.keras.Model(token_ids, logits, name=name)
@@ -61,10 +112,36 @@ def build_classifier(
         tokens, segments = minilm_vectors(config.d_model)
         embedding.token_embedding.set_weights([tokens])
         embedding.token_embedding.trainable = False
-        if config.pairs:
+        if config.pairs and not reading.splits:
             embedding.segment_embedding.set_weights([segments])
             embedding.segment_embedding.trainable = False
     return classifier
+
+
+def encoder(config: ModelConfig) -> Callable[[tf.Tensor], tf.Tensor]:
+    """The encoder blocks (and a pre-LN stack's final LayerNorm) as one function (B, T, C) -> (B, T, C); each call
+    reuses the same layers, so the two texts of a pair are read by the same weights."""
+    blocks = [
+        TransformerEncoderBlock(
+            config.num_heads,
+            config.d_ff,
+            dropout=config.dropout,
+            activation=config.activation,
+            norm=config.norm,
+            causal=config.causal,
+            name=f"encoder_{i}",
+        )
+        for i in range(config.num_layers)
+    ]
+    if config.norm == "pre":
+        blocks.append(tf.keras.layers.LayerNormalization(epsilon=1e-5, name="final_norm"))
+
+    def encode(x: tf.Tensor) -> tf.Tensor:
+        for block in blocks:
+            x = block(x)  # (B, T, C)
+        return x
+
+    return encode
 
 
 def build_end_to_end(
