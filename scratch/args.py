@@ -12,8 +12,8 @@ from core.errors import UserError
 from core.tasks import SINGLE_LABEL
 from scratch.config import (
     ACTIVATIONS,
-    DEFAULT_PRESET,
     DEFAULT_PAIR_READING,
+    DEFAULT_PRESET,
     EMBEDDINGS,
     NORMS,
     PAIR_READINGS,
