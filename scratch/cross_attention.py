@@ -16,11 +16,14 @@ from scratch.attention import masked_fill_value
 
 def aligned(scores: tf.Tensor, values: tf.Tensor, value_mask: tf.Tensor | None) -> tf.Tensor:
     """For each query row of `scores` (B, Tq, Tv), the average of `values` (B, Tv, C) under softmax(scores) over the
-    real values only (`value_mask` (B, Tv)): (B, Tq, C)."""
-    if value_mask is not None:
-        keep = tf.cast(value_mask, tf.bool)[:, None, :]  # (B, 1, Tv)
-        scores = tf.where(keep, scores, tf.cast(masked_fill_value(scores.dtype), scores.dtype))
-    return tf.matmul(tf.nn.softmax(scores, axis=-1), values)  # (B, Tq, C)
+    real values only (`value_mask` (B, Tv)): (B, Tq, C); zeros when the other text has no real token, so that
+    however much padding it has changes nothing."""
+    if value_mask is None:
+        return tf.matmul(tf.nn.softmax(scores, axis=-1), values)  # (B, Tq, C)
+    keep = tf.cast(value_mask, tf.bool)[:, None, :]  # (B, 1, Tv)
+    scores = tf.where(keep, scores, tf.cast(masked_fill_value(scores.dtype), scores.dtype))
+    weights = tf.nn.softmax(scores, axis=-1) * tf.cast(keep, scores.dtype)  # (B, Tq, Tv), 0 at padding
+    return tf.matmul(weights, values)  # (B, Tq, C)
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")

@@ -26,7 +26,9 @@ def segment_ids(token_ids: tf.Tensor, separator_id: int) -> tf.Tensor:
     return tf.minimum(tf.math.cumsum(separators, axis=1, exclusive=True), 1)  # (B, T)
 
 
-def pair_parts(token_ids: tf.Tensor, separator_id: int) -> tuple[tuple[tf.Tensor, tf.Tensor], tuple[tf.Tensor, tf.Tensor]]:
+def pair_parts(
+    token_ids: tf.Tensor, separator_id: int
+) -> tuple[tuple[tf.Tensor, tf.Tensor], tuple[tf.Tensor, tf.Tensor]]:
     """Where the two texts of pairs `text [SEP] text_pair` stand: for each text, the (B, T_i) indices into the
     (B, T) ids of its tokens in order, and the bool (B, T_i) mask of the real ones (T_i: the batch's longest text,
     at least 1). The separator belongs to neither; ids without one are all the first text.

@@ -28,7 +28,7 @@ from core import kinds
 from core.kinds import Kind
 from scratch.config import DEFAULT_PRESET, PRESETS, ModelConfig, config_from_preset
 from scratch.cross_attention import CrossAttention
-from scratch.embedding import TokenAndPositionEmbedding, minilm_vectors
+from scratch.embedding import PAD_ID, TokenAndPositionEmbedding, minilm_vectors, pair_parts
 from scratch.encoder import TransformerEncoderBlock
 from scratch.pair_features import PairFeatures
 from scratch.pooling import LastTokenPooling, MaskedMeanPooling
@@ -142,6 +142,33 @@ def encoder(config: ModelConfig) -> Callable[[tf.Tensor], tf.Tensor]:
         return x
 
     return encode
+
+
+def attention_maps(embedding: tf.keras.layers.Layer, blocks: list, token_ids: tf.Tensor) -> tf.Tensor:
+    """The encoder's self-attention weights over one input's ids (1, T) as the tokenizer gives them: (L, H, T, T),
+    row i how token i spread its attention (rows sum to 1). A pair read as two texts has each text's maps in its
+    own block (a text never attends to the other one) and its separator, which neither text reads, on itself."""
+    padding_mask = tf.not_equal(token_ids, PAD_ID)  # (1, T)
+    if not embedding.split_pairs:
+        return tf.stack(_self_attention(embedding(token_ids, training=False), padding_mask, blocks))  # (L, H, T, T)
+    length = tf.shape(token_ids)[1]
+    separator = tf.cast(tf.equal(token_ids[0], embedding.separator_id), tf.float32)  # (T,)
+    maps = tf.zeros([len(blocks), blocks[0].num_heads, length, length]) + tf.linalg.diag(separator)  # (L, H, T, T)
+    for x, (indices, real) in zip(embedding(token_ids, training=False), pair_parts(token_ids, embedding.separator_id)):
+        weights = tf.stack(_self_attention(x, real, blocks))  # (L, H, T_i, T_i)
+        weights *= tf.cast(real[0][:, None] & real[0][None, :], weights.dtype)  # padding rows and columns out
+        at = tf.stack(tf.meshgrid(indices[0], indices[0], indexing="ij"), axis=-1)  # (T_i, T_i, 2) joint positions
+        grid = tf.transpose(maps, [2, 3, 0, 1])  # (T, T, L, H)
+        maps = tf.transpose(tf.tensor_scatter_nd_add(grid, at, tf.transpose(weights, [2, 3, 0, 1])), [2, 3, 0, 1])
+    return maps
+
+
+def _self_attention(x: tf.Tensor, padding_mask: tf.Tensor, blocks: list) -> list[tf.Tensor]:
+    maps = []
+    for block in blocks:
+        x, weights = block(x, padding_mask=padding_mask, training=False, return_attention_scores=True)
+        maps.append(weights[0])  # (H, T, T)
+    return maps
 
 
 def build_end_to_end(
