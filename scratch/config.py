@@ -20,6 +20,15 @@ EMBEDDINGS = ("random", "minilm")
 # encoded text attending to the other before pooling (decomposable attention, ESIM).
 PAIR_READINGS = ("joint", "siamese", "cross")
 DEFAULT_PAIR_READING = "joint"  # what validation preferred on SICK and STS-B (docs/results.md)
+# How each reading reads a pair, in the words of the model card.
+PAIR_READING_NOTES = {
+    "joint": "as one sequence `text [SEP] text_pair`, the longer text cut first to fit, and adds to each token the "
+    "vector of its text (segment embeddings, as BERT's token types)",
+    "siamese": "as two texts (the longer cut first to fit), each encoded alone by the same encoder and pooled to u "
+    "and v, which meet in [u, v, |u - v|, u * v] (InferSent) before the head",
+    "cross": "as two texts (the longer cut first to fit), each encoded by the same encoder, then attending to the "
+    "other (soft alignment and comparison, as ESIM) before both are pooled and meet in [u, v, |u - v|, u * v]",
+}
 MINILM_WIDTH = 384  # the packaged checkpoint's token vectors: its WordPiece vocabulary x 384
 PAD = ""
 WORD_UNKNOWN = "[UNK]"

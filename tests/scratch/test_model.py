@@ -227,7 +227,9 @@ def test_a_pair_model_needs_the_separator():
 def test_minilm_segment_vectors_of_a_pair_model_start_from_the_checkpoint_and_stay_frozen():
     from scratch.embedding import minilm_vectors
 
-    config = ModelConfig(**{**TINY, "d_model": 32}, tokenizer="wordpiece", embeddings="minilm", pairs=True)
+    config = ModelConfig(
+        **{**TINY, "d_model": 32}, tokenizer="wordpiece", embeddings="minilm", pairs=True, pair_reading="joint"
+    )
     classifier = build_classifier(config, vocab_size=30522, separator_id=102)
     embedding = classifier.get_layer("embedding")
     tokens, segments = minilm_vectors(32)

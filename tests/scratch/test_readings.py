@@ -12,6 +12,7 @@ from core.record import read_run
 from core.tasks import REGRESSION, SINGLE_LABEL
 from scratch import predict
 from scratch.__main__ import main
+from scratch.config import PAIR_READING_NOTES
 from tests.scratch.kinds import kind_argv, write_kind_file
 from tests.scratch.test_export import served_in_a_fresh_process
 from tests.scratch.tiny import refuse, tiny_argv, train_tiny_run
@@ -31,7 +32,8 @@ def test_each_reading_trains_records_itself_and_serves_what_the_saved_model_comp
     run_dir = reading_run(tmp_path, reading, no_onnx=True)
     run = read_run(run_dir)
     assert run.model.config["pair_reading"] == reading
-    assert run.extra["hyperparameters"]["pair_reading"] == reading
+    assert run.hyperparameters["pair_reading"] == reading
+    assert PAIR_READING_NOTES[reading] in " ".join((run_dir / "README.md").read_text().split())  # the model card
     model = load(run_dir)
     keras = model.model(dict(zip(("text", "text_pair"), map(np.array, PAIRS))), training=False).numpy()
     np.testing.assert_allclose(model.predict_proba(*PAIRS), keras, atol=1e-6)
@@ -43,7 +45,7 @@ def test_each_reading_trains_records_itself_and_serves_what_the_saved_model_comp
 def test_a_cross_regression_run_keeps_its_onnx_model_and_exports_raw_strings(tmp_path):
     run_dir = reading_run(tmp_path, "cross", REGRESSION)
     run = read_run(run_dir)
-    assert run.extra["serving"]["runtime"] == "onnxruntime"  # model.onnx reproduced the model on validation
+    assert run.serving["runtime"] == "onnxruntime"  # model.onnx reproduced the model on validation
     served_onnx = predict.load(run_dir, run).predict_values(*PAIRS)
     served_keras = predict.load(run_dir, run, runtime="tensorflow").predict_values(*PAIRS)
     np.testing.assert_allclose(served_onnx, served_keras, atol=1e-5)
