@@ -17,7 +17,9 @@ different data. What `load_task` returns, a `TaskData`, is what both sides, comp
   its `(text, text_pair)`, the unit of leakage.
 - `targets(split)`: the labels as an array: int64 `(n,)` class ids, float32 `(n, len(labels))` multi-hot, or
   float32 `(n,)` values. `label_ids(split)`: the int64 class ids of a single-label task (an error for the others).
-- `fingerprints`, `leakage`, `carved`, `source`, and `describe(args)`: the `data` section of run.json
+- `fingerprints`, `leakage`, `carved`, `official_splits` (our split -> the official split it is, where the names
+  differ: `--task stsb`'s test split is GLUE's validation split, whose scores are published, and its validation is
+  carved from train), `source`, and `describe(args)`: the `data` section of run.json
   (`docs/formats.md`; for regression with `value_range`, the train split's smallest and largest value).
 
 `core.reading` reads the rows, `core.labels` maps their labels by kind; this module fingerprints the splits, carves
@@ -44,7 +46,7 @@ from core.kinds import Kind
 from core.labels import map_labels
 from core.reading import read_files, read_task
 from core.tables import DataError
-from core.tasks import MIRROR_LABEL_SEPARATOR, PAIR, SPLITS
+from core.tasks import MIRROR_LABEL_SEPARATOR, PAIR, SPLITS, TaskSpec, get_task
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +64,7 @@ class TaskData:
     carved: list[str] = field(default_factory=list)
     kind: Kind = field(default_factory=lambda: kinds.get(None))
     pair_column: str | None = None  # the column the second texts came from, for a pair task
+    official_splits: dict[str, str] = field(default_factory=dict)  # our split -> the official one, where they differ
 
     @property
     def problem_type(self) -> str:
@@ -125,6 +128,7 @@ class TaskData:
             "labels": list(self.labels),
             "splits": {name: len(split) for name, split in self.splits.items()},
             "carved_from_train": list(self.carved),
+            **({"official_splits": dict(self.official_splits)} if self.official_splits else {}),
             "fingerprints": self.fingerprints,
             "leakage": self.leakage,
         }
@@ -189,9 +193,11 @@ def load_task(args: DataArguments) -> TaskData:
     Raises:
         DataError: with the file, column, row or value at fault and what to do instead.
     """
+    official: dict[str, str] = {}
     if args.task is not None:
         raw, labels, source = read_task(args)
         separator = MIRROR_LABEL_SEPARATOR
+        raw, official = take_official_splits(raw, get_task(args.task))
     else:
         raw, labels, source = read_files(args)
         separator = args.label_separator
@@ -205,7 +211,7 @@ def load_task(args: DataArguments) -> TaskData:
     splits, carved = carve_missing_splits(splits, args.seed, hold_out, unit)
     if args.max_train_samples is not None and args.max_train_samples < len(splits["train"]):
         splits["train"] = stratified_subset(splits["train"], args.max_train_samples, args.seed, kind.stratify())
-    data = TaskData(datasets.DatasetDict(splits), labels, source, carved, kind, pair_column)
+    data = TaskData(datasets.DatasetDict(splits), labels, source, carved, kind, pair_column, official)
     _check_train(data)
     sizes = {name: len(split) for name, split in data.splits.items()}
     log_leakage(data.leakage, sizes, "text pairs" if data.has_pairs else "texts")
@@ -219,6 +225,28 @@ def load_task(args: DataArguments) -> TaskData:
 
 
 # --- splitting -------------------------------------------------------------------------------------------
+
+
+def take_official_splits(raw: dict[str, Any], spec: TaskSpec) -> tuple[dict[str, Any], dict[str, str]]:
+    """A named task's raw splits with each taken from the official split it is (`TaskSpec.test_from`): where the
+    labelled test split is hidden, the official validation split becomes the test split (the source's own test
+    split, unlabelled, is dropped) and validation is left to be carved from train. Returns the splits and
+    `spec.official_splits`."""
+    official = spec.official_splits
+    if not official:
+        return raw, official
+    if spec.test_from not in raw:
+        raise DataError(
+            f"Task {spec.name!r} takes its test split from the official {spec.test_from} split (its test labels are "
+            f"hidden), and {raw['train'].origin} has no {spec.test_from} split beside it; give the mirror its "
+            f"{spec.test_from}.csv."
+        )
+    kept = {name: split for name, split in raw.items() if name not in ("test", spec.test_from)}
+    kept["test"] = raw[spec.test_from]
+    logger.info(
+        "%s: the official %s split is the test split; validation is carved from train.", spec.name, spec.test_from
+    )
+    return kept, official
 
 
 def carve_missing_splits(

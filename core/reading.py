@@ -49,7 +49,7 @@ def read_task(args: DataArguments) -> tuple[dict[str, RawSplit], list[str] | Non
     except ValueError as error:
         raise DataError(str(error)) from None
     if args.data_dir:
-        folder = Path(args.data_dir) / spec.name
+        folder = Path(args.data_dir) / spec.folder
         if (folder / "train.csv").is_file():
             raw = {
                 split: _read_split(folder / f"{split}.csv", spec.mirror_columns)
@@ -57,7 +57,7 @@ def read_task(args: DataArguments) -> tuple[dict[str, RawSplit], list[str] | Non
                 if (folder / f"{split}.csv").is_file()
             }
             labels_path = folder / "labels.txt"
-            labels = read_labels_file(labels_path) if labels_path.is_file() else list(spec.labels)
+            labels = read_labels_file(labels_path) if labels_path.is_file() and spec.labels else list(spec.labels)
             return raw, labels, f"{spec.name} (local mirror {folder})"
         if spec.hub_id is not None:
             logger.info("No local mirror of %s under %s; loading it from the hub.", spec.name, args.data_dir)
@@ -97,7 +97,7 @@ def _mirror_hint(spec: TaskSpec) -> str:
     names = [*spec.mirror_columns.text, *filter(None, [spec.mirror_columns.text_pair]), spec.mirror_columns.label]
     labels = " and labels.txt" if spec.labels else ""
     return (
-        f"point --data-dir (or {DATA_DIR_ENV}) at a folder holding {spec.name}/train.csv, validation.csv, test.csv "
+        f"point --data-dir (or {DATA_DIR_ENV}) at a folder holding {spec.folder}/train.csv, validation.csv, test.csv "
         f"(columns {','.join(names)}){labels}, or pass your files with --train-file"
     )
 

@@ -111,6 +111,7 @@ class DataSection(Section):
     text_pair_column: str | None = None
     labels: list | None = None
     carved_from_train: list = field(default_factory=list)
+    official_splits: dict = field(default_factory=dict)  # our split -> the official split it is, where they differ
     leakage: dict = field(default_factory=dict)
     value_range: list | None = None  # regression only
     columns: dict | None = None  # translation only

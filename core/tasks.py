@@ -77,8 +77,12 @@ class TaskSpec:
         hub_columns: the hub dataset's columns.
         labels: class names in label-id order (empty for regression).
         problem: the name of its kind (`core.kinds`).
-        mirror_columns: the columns of `<data dir>/<name>/*.csv`.
+        mirror_columns: the columns of `<data dir>/<mirror folder>/*.csv`.
         no_hub: why there is no `hub_id`, for the message when the mirror is missing.
+        mirror: the mirror's folder under the data dir when it is not `name` (two tasks on the same pairs).
+        test_from: the official split our test split is, when it is not `test`: `validation` where the labelled test
+            split is hidden (GLUE's STS-B), so that a test score compares with published dev-set figures;
+            validation is then carved from train.
     """
 
     name: str
@@ -89,12 +93,30 @@ class TaskSpec:
     problem: str = SINGLE_LABEL
     mirror_columns: Columns = MIRROR_COLUMNS
     no_hub: str = ""
+    mirror: str | None = None
+    test_from: str = "test"
+
+    @property
+    def folder(self) -> str:
+        """The mirror's folder under the data dir."""
+        return self.mirror or self.name
+
+    @property
+    def official_splits(self) -> dict[str, str]:
+        """Our split -> the official split it is, where the names differ (run.json `data.official_splits`).
+
+        >>> get_task("stsb").official_splits, get_task("sst2").official_splits
+        ({'test': 'validation'}, {})
+        """
+        return {} if self.test_from == "test" else {"test": self.test_from}
 
 
 def _single(name: str, hub_id: str, config: str | None, text: str, label: str, labels: tuple[str, ...]) -> TaskSpec:
     return TaskSpec(name, hub_id, config, Columns((text,), label), labels)
 
 
+SICK_NO_HUB = "the hub's copies of SICK number its entailment labels in their own order"
+SICK_COLUMNS = Columns(("sentence1",), "label", text_pair="sentence2")  # the mirror's; `relatedness` beside them
 EKMAN = ("anger", "disgust", "fear", "joy", "neutral", "sadness", "surprise")
 
 TASKS: dict[str, TaskSpec] = {
@@ -131,6 +153,28 @@ TASKS: dict[str, TaskSpec] = {
             (),
             REGRESSION,
             mirror_columns=Columns(("sentence1",), "score", text_pair="sentence2"),
+            test_from="validation",  # GLUE withholds the test scores
+        ),
+        TaskSpec(
+            "sick",
+            None,
+            None,
+            SICK_COLUMNS,
+            ("contradiction", "entailment", "neutral"),
+            SINGLE_LABEL,
+            mirror_columns=SICK_COLUMNS,
+            no_hub=SICK_NO_HUB,
+        ),
+        TaskSpec(
+            "sick_relatedness",
+            None,
+            None,
+            Columns(("sentence1",), "relatedness", text_pair="sentence2"),
+            (),
+            REGRESSION,
+            mirror_columns=Columns(("sentence1",), "relatedness", text_pair="sentence2"),
+            mirror="sick",
+            no_hub=SICK_NO_HUB,
         ),
     )
 }
@@ -154,7 +198,7 @@ def get_task(name: str) -> TaskSpec:
 
     >>> get_task("pt_es")
     Traceback (most recent call last):
-    ValueError: Unknown task 'pt_es'. Known tasks: ag_news, ..., trec (classification); goemotions_ekman (multi-label); stsb (regression); pt_en (translation). ...
+    ValueError: Unknown task 'pt_es'. Known tasks: ag_news, ..., trec (classification); goemotions_ekman (multi-label); sick_relatedness, stsb (regression); pt_en (translation). ...
     """
     try:
         return TASKS[name]

@@ -8,12 +8,15 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from core.args import ClassifierBudgetArguments
+from core.errors import UserError
 from core.tasks import SINGLE_LABEL
 from scratch.config import (
     ACTIVATIONS,
+    DEFAULT_PAIR_READING,
     DEFAULT_PRESET,
     EMBEDDINGS,
     NORMS,
+    PAIR_READINGS,
     PRESETS,
     TOKENIZERS,
     ModelConfig,
@@ -87,6 +90,15 @@ class ScratchArguments(ClassifierBudgetArguments, ShapeArguments):
     causal: bool = field(
         default=False, metadata={"help": "GPT-style decoder: causal attention, class read from the last real token."}
     )
+    pair_reading: str | None = field(
+        default=None,
+        metadata={
+            "help": "How a pair task's model reads its two texts: joint, one sequence text [SEP] text_pair; siamese, "
+            "each text alone through the same encoder, meeting in [u, v, |u - v|, u * v]; cross, each encoded text "
+            f"attending to the other before pooling. Default: {DEFAULT_PAIR_READING}.",
+            "choices": PAIR_READINGS,
+        },
+    )
     batch_size: int = field(default=128, metadata={"help": "Examples per step (global, over all replicas)."})
     learning_rate: float = field(default=1e-3, metadata={"help": "Peak learning rate, reached after the warmup."})
     warmup_ratio: float = field(
@@ -141,7 +153,9 @@ class ScratchArguments(ClassifierBudgetArguments, ShapeArguments):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self.model_config()  # fails now, with the bad value named, rather than after loading data
+        # fails now, with the bad value named, rather than after loading data (a single-text task's refusal of
+        # --pair-reading waits for the data)
+        self.model_config(pairs=self.pair_reading is not None)
         for name in ("batch_size", "patience"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
@@ -174,12 +188,23 @@ class ScratchArguments(ClassifierBudgetArguments, ShapeArguments):
 
     def model_config(self, num_labels: int = 2, problem_type: str = SINGLE_LABEL, pairs: bool = False) -> ModelConfig:
         """The preset's configuration with this command line's overrides, for a task of `problem_type` whose model
-        gives `num_labels` numbers per example (`core.data.TaskData.num_outputs`), on text pairs with `pairs`."""
+        gives `num_labels` numbers per example (`core.data.TaskData.num_outputs`), on text pairs with `pairs`.
+
+        Raises:
+            UserError: an option the task refuses (`--pair-reading` for single texts), named with what to do.
+        """
+        try:
+            return self._model_config(num_labels, problem_type, pairs)
+        except ValueError as error:
+            raise UserError(str(error)) from None
+
+    def _model_config(self, num_labels: int, problem_type: str, pairs: bool) -> ModelConfig:
         return config_from_preset(
             self.preset,
             num_labels=num_labels,
             problem_type=problem_type,
             pairs=pairs,
+            pair_reading=self.pair_reading,
             vocab_size=self.vocab_size,
             activation=self.activation,
             **self.shape_overrides(),

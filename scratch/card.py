@@ -6,6 +6,7 @@ from pathlib import Path
 
 from core import card
 from core.record import RunRecord
+from scratch.config import PAIR_READING_NOTES
 
 
 def render_card(record: RunRecord) -> str:
@@ -23,10 +24,7 @@ def render_card(record: RunRecord) -> str:
     else:
         intro = f"{what} trained from random initialisation (no pretraining) by `python -m scratch`."
     if config.get("pairs"):
-        intro += (
-            " It reads each text pair as one sequence `text [SEP] text_pair`, the longer text cut first to fit, and "
-            "adds to each token the vector of its text (segment embeddings, as BERT's token types)."
-        )
+        intro += f" It reads each text pair {PAIR_READING_NOTES[config.get('pair_reading') or 'joint']}."
     distilled = record.distillation
     if distilled:
         intro += (

@@ -15,6 +15,22 @@ NORMS = ("post", "pre")
 ACTIVATIONS = ("gelu", "relu")
 TOKENIZERS = ("words", "wordpiece")
 EMBEDDINGS = ("random", "minilm")
+# How a pair task's model reads its two texts (`scratch.model`): as one sequence `text [SEP] text_pair`; each text
+# alone through the same encoder, the two pooled vectors meeting in [u, v, |u - v|, u * v] (InferSent); or each
+# encoded text attending to the other before pooling (decomposable attention, ESIM).
+PAIR_READINGS = ("joint", "siamese", "cross")
+# What validation preferred on SICK and STS-B (docs/results.md, "Pair readings from scratch"): first on STS-B by
+# 5 points of Spearman, within 1.2 points of accuracy of `siamese` on SICK, both far above `joint`.
+DEFAULT_PAIR_READING = "cross"
+# How each reading reads a pair, in the words of the model card.
+PAIR_READING_NOTES = {
+    "joint": "as one sequence `text [SEP] text_pair`, the longer text cut first to fit, and adds to each token the "
+    "vector of its text (segment embeddings, as BERT's token types)",
+    "siamese": "as two texts (the longer cut first to fit), each encoded alone by the same encoder and pooled to u "
+    "and v, which meet in [u, v, |u - v|, u * v] (InferSent) before the head",
+    "cross": "as two texts (the longer cut first to fit), each encoded by the same encoder, then attending to the "
+    "other (soft alignment and comparison, as ESIM) before both are pooled and meet in [u, v, |u - v|, u * v]",
+}
 MINILM_WIDTH = 384  # the packaged checkpoint's token vectors: its WordPiece vocabulary x 384
 PAD = ""
 WORD_UNKNOWN = "[UNK]"
@@ -27,11 +43,13 @@ class ModelConfig:
     """Shape of the network. `vocab_size` is the requested word vocabulary (WordPiece brings its own). The defaults
     are the default preset, `small`. `num_labels` is the numbers the head gives per example and `problem_type` how
     they are read (transformers' names): softmax over classes, a sigmoid per label, or one value for regression;
-    `pairs`: the input is two texts `text [SEP] text_pair`, told apart by segment embeddings."""
+    `pairs`: the input is two texts `text [SEP] text_pair`; `pair_reading` how the network reads them (`PAIR_READINGS`;
+    None for single texts, and for pairs it becomes `DEFAULT_PAIR_READING`)."""
 
     num_labels: int = 2
     problem_type: str = SINGLE_LABEL
     pairs: bool = False
+    pair_reading: str | None = None
     vocab_size: int = 20000
     num_layers: int = 2
     d_model: int = 128
@@ -51,6 +69,7 @@ class ModelConfig:
         if kind.has_labels and self.num_labels < 2:
             raise ValueError(f"A classifier needs at least 2 labels, got num_labels={self.num_labels}.")
         check_shape(self)
+        check_pair_reading(self)
         if self.vocab_size <= len(WORD_RESERVED):
             raise ValueError(
                 f"--vocab-size {self.vocab_size} is not larger than the {len(WORD_RESERVED)} reserved tokens "
@@ -78,6 +97,19 @@ class ModelConfig:
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+def check_pair_reading(config: ModelConfig) -> None:
+    """A pair task's reading becomes the default when unset; a reading given for single texts is refused."""
+    if config.pair_reading is not None and config.pair_reading not in PAIR_READINGS:
+        raise ValueError(f"--pair-reading must be one of {', '.join(PAIR_READINGS)}, got {config.pair_reading!r}.")
+    if config.pairs and config.pair_reading is None:
+        config.pair_reading = DEFAULT_PAIR_READING
+    if not config.pairs and config.pair_reading is not None:
+        raise ValueError(
+            f"--pair-reading {config.pair_reading} says how to read the two texts of a pair task, and this task has "
+            "single texts; drop --pair-reading, or give the second texts' column with --text-pair-column."
+        )
 
 
 def check_shape(config) -> None:

@@ -20,11 +20,10 @@ from core.onnx import onnx_path, serving_runtime
 from core.record import RunRecord
 from core.rundir import RunError
 from core.runtime import STRINGS
-from scratch.embedding import PAD_ID
 from scratch.encoder import TransformerEncoderBlock
 
 # Imported for what they register: every layer class a saved end-to-end model names.
-from scratch.model import build_end_to_end  # noqa: F401
+from scratch.model import attention_maps, build_end_to_end  # noqa: F401
 from scratch.schedule import WarmupInverseSqrt  # noqa: F401
 from scratch.tokenizer import WordPieceTokenizer, WordTokenizer  # noqa: F401
 
@@ -112,13 +111,7 @@ class ScratchClassifier(BaseClassifier):
 
     def _attention_maps(self, *strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         token_ids = self.tokenizer(*strings)  # (1, T)
-        padding_mask = tf.not_equal(token_ids, PAD_ID)  # (1, T)
-        x = self.embedding(token_ids, training=False)  # (1, T, C)
-        maps = []
-        for block in self.blocks:
-            x, weights = block(x, padding_mask=padding_mask, training=False, return_attention_scores=True)
-            maps.append(weights[0])  # (H, T, T)
-        return token_ids[0], tf.stack(maps)  # (T,), (L, H, T, T)
+        return token_ids[0], attention_maps(self.embedding, self.blocks, token_ids)  # (T,), (L, H, T, T)
 
     def explain(self, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:
         """The text's (or pair's) tokens as the model saw them and its attention weights, (layers, heads, T, T).

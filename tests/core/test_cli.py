@@ -304,7 +304,7 @@ def test_help_shows_each_default_once_the_flags_and_the_choices() -> None:
     )  # a default the help states is not repeated
     assert "--overwrite Replace an existing run directory." in text
     assert "--no-onnx Do not write model.onnx" in text and "--onnx " not in text
-    assert "--task {sst2,emotion,ag_news,trec,imdb,rotten_tomatoes,goemotions_ekman,stsb}" in text
+    assert "--task {sst2,emotion,ag_news,trec,imdb,rotten_tomatoes,goemotions_ekman,stsb,sick,sick_relatedness}" in text
     assert "--strategy {default,mirrored,multiworker}" in text and "--pooling {cls,mean}" in text
     assert (
         "usage: python -m finetune [-h] (--task TASK | --train-file TRAIN_FILE) --output-dir OUTPUT_DIR [options]"
@@ -372,7 +372,7 @@ def test_compare_lists_its_commands_and_refuses_none() -> None:
         (
             ["-m", "compare", "run", "--task", "sst", "--output-dir", "x"],
             "error: argument --task: invalid choice: 'sst' (choose from 'sst2', 'emotion', 'ag_news', 'trec', 'imdb', "
-            "'rotten_tomatoes', 'goemotions_ekman', 'stsb', 'pt_en') (see python -m compare run --help)",
+            "'rotten_tomatoes', 'goemotions_ekman', 'stsb', 'sick', 'sick_relatedness', 'pt_en') (see python -m compare run --help)",
         ),
     ],
 )

@@ -367,8 +367,9 @@ def test_goemotions_ekman_has_no_hub_copy(tmp_path: Path) -> None:
     )
 
 
-def test_stsb_from_the_hub_carves_its_unlabelled_test_split(tmp_path: Path, monkeypatch) -> None:
-    """The hub's GLUE STS-B, as `datasets` gives it (test scores withheld as -1), read through the hub path."""
+def test_stsb_from_the_hub_tests_on_its_validation_split(tmp_path: Path, monkeypatch) -> None:
+    """The hub's GLUE STS-B, as `datasets` gives it (test scores withheld as -1), read through the hub path: the
+    official validation split is the test split, and validation is carved from train."""
     rows = pair_rows(60)
 
     def split(part: list, withheld: bool = False) -> datasets.Dataset:
@@ -389,10 +390,14 @@ def test_stsb_from_the_hub_carves_its_unlabelled_test_split(tmp_path: Path, monk
         datasets, "load_dataset", lambda hub_id, config: hub if (hub_id, config) == ("nyu-mll/glue", "stsb") else None
     )
     data = load_task(DataArguments(task="stsb", data_dir=str(tmp_path)))
-    assert data.source == "stsb (hub nyu-mll/glue)" and data.carved == ["test"]
-    assert data.texts("validation") == [a for a, _, _ in rows[40:50]]
-    assert data.text_pairs("validation") == [b for _, b, _ in rows[40:50]]
-    assert sorted(data.texts("train") + data.texts("test")) == sorted(a for a, _, _ in rows[:40])
+    assert data.source == "stsb (hub nyu-mll/glue)" and data.carved == ["validation"]
+    assert data.official_splits == {"test": "validation"}
+    assert data.texts("test") == [a for a, _, _ in rows[40:50]]
+    assert data.text_pairs("test") == [b for _, b, _ in rows[40:50]]
+    np.testing.assert_allclose(data.targets("test"), [score for _, _, score in rows[40:50]])
+    train, validation = train_test_split(np.arange(40), test_size=4, random_state=42)  # the seed rule of any carve
+    assert data.texts("validation") == [rows[i][0] for i in np.sort(validation)]
+    assert data.texts("train") == [rows[i][0] for i in np.sort(train)]
 
 
 @pytest.fixture
@@ -422,12 +427,13 @@ def test_goemotions_ekman_from_the_mirror(kinds_mirror: Path) -> None:
 def test_stsb_from_the_mirror(kinds_mirror: Path) -> None:
     data = load_task(DataArguments(task="stsb", data_dir=str(kinds_mirror)))
     assert data.problem_type == "regression" and data.pair_column == "sentence2" and data.labels == []
-    assert data.carved == ["test"]  # the mirror has train and validation only
+    # GLUE's test scores are hidden: the official validation split is the test split, validation comes from train
+    assert data.carved == ["validation"] and data.official_splits == {"test": "validation"}
     sizes = {name: len(split) for name, split in data.splits.items()}
-    assert sizes == {"train": 5749 - 575, "validation": 1500, "test": 575}
-    scores = np.concatenate([data.targets("train"), data.targets("test")])
+    assert sizes == {"train": 5749 - 575, "validation": 575, "test": 1500}
+    scores = np.concatenate([data.targets("train"), data.targets("validation")])
     assert scores.min() >= 0 and scores.max() <= 5
-    assert round(float(scores.mean()), 3) == 2.701 and round(float(data.targets("validation").mean()), 3) == 2.364
-    assert data.texts("validation")[0] == pd.read_csv(kinds_mirror / "stsb" / "validation.csv").sentence1[0]
+    assert round(float(scores.mean()), 3) == 2.701 and round(float(data.targets("test").mean()), 3) == 2.364
+    assert data.texts("test") == pd.read_csv(kinds_mirror / "stsb" / "validation.csv").sentence1.tolist()
     again = load_task(DataArguments(task="stsb", data_dir=str(kinds_mirror)))
     assert again.fingerprints == data.fingerprints

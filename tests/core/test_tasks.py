@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from core.args import DataArguments
-from core.tasks import find_data_dir
+from core.data import load_task
+from core.tables import DataError
+from core.tasks import find_data_dir, get_task
+from tests.conftest import mirror_dir
 
 
 @pytest.fixture
@@ -41,3 +46,74 @@ def test_the_options_take_what_is_found_unless_given(project: Path) -> None:
     (project / "data").mkdir()
     assert DataArguments(task="sst2").data_dir == str(project / "data")
     assert DataArguments(task="sst2", data_dir="/other").data_dir == "/other"
+
+
+# --- SICK: one mirror, two named tasks (entailment and relatedness) -----------------------------------------------
+
+SICK_ROWS = [
+    ("A man is playing a guitar", "A person plays an instrument", "entailment", 4.1),
+    ("A dog runs in the park", "No dog is running", "contradiction", 3.2),
+    ("Two kids are eating", "A woman is cooking", "neutral", 1.5),
+    ("A cat sleeps on the sofa", "A cat is sleeping", "entailment", 4.8),
+    ("Nobody is swimming", "A boy is swimming in a pool", "contradiction", 3.6),
+    ("A girl reads a book", "The sky is blue", "neutral", 1.0),
+] * 3
+
+
+def sick_mirror(folder: Path) -> Path:
+    """`folder/sick/` laid out as the staged mirror: three CSV splits with both targets, and labels.txt."""
+    sick = folder / "sick"
+    sick.mkdir(parents=True)
+    frame = pd.DataFrame(SICK_ROWS, columns=["sentence1", "sentence2", "label", "relatedness"])
+    for split, rows in (("train", frame), ("validation", frame[:6]), ("test", frame[6:12])):
+        rows.to_csv(sick / f"{split}.csv", index=False)
+    (sick / "labels.txt").write_text("contradiction\nentailment\nneutral\n")
+    return folder
+
+
+def test_sick_reads_entailment_classes_of_pairs(tmp_path: Path) -> None:
+    data = load_task(DataArguments(task="sick", data_dir=str(sick_mirror(tmp_path))))
+    assert data.problem_type == "single_label_classification" and data.pair_column == "sentence2"
+    assert data.labels == ["contradiction", "entailment", "neutral"] and data.carved == []
+    assert data.texts("train") == [a for a, _, _, _ in SICK_ROWS]
+    assert data.text_pairs("train") == [b for _, b, _, _ in SICK_ROWS]
+    assert [data.labels[i] for i in data.label_ids("train")] == [label for _, _, label, _ in SICK_ROWS]
+
+
+def test_sick_relatedness_reads_the_same_pairs_as_regression(tmp_path: Path) -> None:
+    data = load_task(DataArguments(task="sick_relatedness", data_dir=str(sick_mirror(tmp_path))))
+    assert data.problem_type == "regression" and data.labels == []  # labels.txt names the other task's classes
+    assert data.text_pairs("test") == [b for _, b, _, _ in SICK_ROWS[6:12]]
+    np.testing.assert_allclose(data.targets("train"), [score for _, _, _, score in SICK_ROWS])
+    value_range = data.describe(DataArguments(task="sick_relatedness", data_dir=str(tmp_path)))["value_range"]
+    np.testing.assert_allclose(value_range, [1.0, 4.8], rtol=1e-6)
+
+
+def test_sick_relatedness_without_a_mirror_names_the_sick_folder(tmp_path: Path) -> None:
+    with pytest.raises(
+        DataError,
+        match=r"holding sick/train\.csv, validation\.csv, test\.csv \(columns "
+        r"sentence1,sentence2,relatedness\)",
+    ):
+        load_task(DataArguments(task="sick_relatedness", data_dir=str(tmp_path)))
+
+
+def test_sick_from_the_staged_mirror() -> None:
+    found = mirror_dir("sick/train.csv")
+    if found is None:
+        pytest.skip("no local mirror of sick/: set TEXTCLS_DATA_DIR to a folder holding it")
+    data = load_task(DataArguments(task="sick", data_dir=str(found)))
+    sizes = {name: len(split) for name, split in data.splits.items()}
+    assert sizes == {"train": 4439, "validation": 495, "test": 4906}  # SOURCE.md's counts
+    test = pd.read_csv(found / "sick" / "test.csv")
+    majority = test.label.value_counts(normalize=True)
+    assert majority.idxmax() == "neutral" and round(float(majority.max()), 2) == 0.57  # SOURCE.md's majority class
+    assert np.mean(data.label_ids("test") == data.labels.index("neutral")) == majority.max()
+    relatedness = load_task(DataArguments(task="sick_relatedness", data_dir=str(found)))
+    assert relatedness.fingerprints["test"] != data.fingerprints["test"]  # the same pairs, other targets
+    np.testing.assert_allclose(relatedness.targets("test"), test.relatedness.to_numpy(), rtol=1e-6)
+
+
+def test_stsb_takes_its_test_split_from_the_official_validation_split() -> None:
+    assert get_task("stsb").official_splits == {"test": "validation"}
+    assert get_task("sick").official_splits == {} and get_task("sick_relatedness").folder == "sick"

@@ -14,6 +14,7 @@ COMMAND_LINE_DEFAULT = {
     "num_labels": 2, "vocab_size": 20000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 512,
     "dropout": 0.2, "activation": "gelu", "norm": "post", "causal": False, "tokenizer": "words", "embeddings": "random",
     "problem_type": "single_label_classification", "pairs": False,  # what the task's kind sets
+    "pair_reading": None,  # single texts; a pair task's default reading is DEFAULT_PAIR_READING
 }  # fmt: skip
 
 
@@ -23,6 +24,7 @@ def test_defaults_are_the_small_preset():
     assert args.model_config().to_dict() == COMMAND_LINE_DEFAULT
     assert args.model_config(num_labels=6).num_labels == 6
     regression = args.model_config(num_labels=1, problem_type="regression", pairs=True)
+    assert regression.pair_reading == "cross"  # what validation preferred (docs/results.md)
     assert (regression.num_labels, regression.problem_type, regression.pairs) == (1, "regression", True)
 
 

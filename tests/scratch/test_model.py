@@ -14,10 +14,11 @@ def expected_params(config: ModelConfig, vocab_size: int) -> int:
     c, f = config.d_model, config.d_ff
     block = 4 * (c * c + c) + (c * f + f) + (f * c + c) + 2 * 2 * c
     final_norm = 2 * c if config.norm == "pre" else 0
-    segments = 2 * c if config.pairs else 0
-    return (
-        vocab_size * c + segments + config.num_layers * block + final_norm + c * config.num_labels + config.num_labels
-    )
+    segments = 2 * c if config.pair_reading == "joint" else 0  # the two texts apart need no segment vectors
+    pair_hidden = (4 * c * c + c) if config.pair_reading in ("siamese", "cross") else 0  # [u, v, |u-v|, u*v] -> C
+    compare = (4 * c * c + c) if config.pair_reading == "cross" else 0  # [a, ã, a-ã, a*ã] -> C
+    head = c * config.num_labels + config.num_labels
+    return vocab_size * c + segments + config.num_layers * block + final_norm + pair_hidden + compare + head
 
 
 # The shapes the README gives: (layers, d_model, heads, d_ff, dropout, vocabulary).
@@ -226,7 +227,9 @@ def test_a_pair_model_needs_the_separator():
 def test_minilm_segment_vectors_of_a_pair_model_start_from_the_checkpoint_and_stay_frozen():
     from scratch.embedding import minilm_vectors
 
-    config = ModelConfig(**{**TINY, "d_model": 32}, tokenizer="wordpiece", embeddings="minilm", pairs=True)
+    config = ModelConfig(
+        **{**TINY, "d_model": 32}, tokenizer="wordpiece", embeddings="minilm", pairs=True, pair_reading="joint"
+    )
     classifier = build_classifier(config, vocab_size=30522, separator_id=102)
     embedding = classifier.get_layer("embedding")
     tokens, segments = minilm_vectors(32)
@@ -235,3 +238,96 @@ def test_minilm_segment_vectors_of_a_pair_model_start_from_the_checkpoint_and_st
     frozen = {id(w) for w in (embedding.token_embedding.embeddings, embedding.segment_embedding.embeddings)}
     assert not frozen & {id(w) for w in classifier.trainable_weights}
     assert classifier.count_params() == expected_params(config, 30522)
+
+
+# --- pair readings: one sequence, two texts through one encoder (siamese), or two texts attending to each other ---
+
+READINGS = ["joint", "siamese", "cross"]
+SHORT, LONG_PAIR = ("a great film", "truly great"), ("the plot was thin", "a dull film and the acting wooden truly")
+
+
+def reading_model(reading: str, num_labels: int = 3, problem_type: str = "single_label_classification"):
+    tokenizer_layer = make_tokenizer("words", PAIR_TRAIN, vocab_size=30, max_length=12, pairs=True)
+    config = ModelConfig(**TINY, num_labels=num_labels, problem_type=problem_type, pairs=True, pair_reading=reading)
+    classifier = build_classifier(config, len(tokenizer_layer.vocabulary), tokenizer_layer.separator_id)
+    assert classifier.count_params() == expected_params(config, len(tokenizer_layer.vocabulary))
+    return build_end_to_end(tokenizer_layer, classifier, kinds.get(problem_type), pairs=True)
+
+
+@pytest.mark.parametrize("reading", READINGS)
+def test_a_pair_alone_and_batched_beside_a_longer_pair_give_the_same_output(reading):
+    model = reading_model(reading)
+    alone = model(pair_inputs([SHORT])).numpy()
+    for batch in ([SHORT, LONG_PAIR], [SHORT, LONG_PAIR[::-1]], [SHORT, ("", "great")]):
+        np.testing.assert_allclose(model(pair_inputs(batch)).numpy()[:1], alone, atol=1e-5)
+
+
+@pytest.mark.parametrize("reading", ["siamese", "cross"])
+def test_swapping_the_two_texts_swaps_u_and_v_and_nothing_else(reading):
+    """[u, v, |u - v|, u * v] of (b, a) is that of (a, b) with u and v swapped (cross: u and v pooled after the
+    alignment, which reads the texts alike in either order)."""
+    model = reading_model(reading)
+    classifier, tokenizer = model.get_layer("classifier"), model.get_layer("tokenizer")
+    features = tf.keras.Model(classifier.input, classifier.get_layer("pair_features").output)
+    pairs = [SHORT, LONG_PAIR, ("dull", "a great film, truly great, the plot was thin")]
+    forward = features(tokenizer(*pair_inputs(pairs).values())).numpy()  # (B, 4C)
+    backward = features(tokenizer(*pair_inputs([p[::-1] for p in pairs]).values())).numpy()
+    c = TINY["d_model"]
+    u, v = forward[:, :c], forward[:, c : 2 * c]
+    np.testing.assert_allclose(backward[:, :c], v, atol=1e-5)
+    np.testing.assert_allclose(backward[:, c : 2 * c], u, atol=1e-5)
+    np.testing.assert_allclose(backward[:, 2 * c :], forward[:, 2 * c :], atol=1e-5)
+    np.testing.assert_allclose(forward[:, 2 * c :], np.concatenate([np.abs(u - v), u * v], axis=1), atol=1e-6)
+    assert not np.allclose(u, v, atol=1e-3)  # the two texts were read apart
+
+
+@pytest.mark.parametrize("reading", ["siamese", "cross"])
+def test_a_reading_s_saved_model_reloads_in_safe_mode_and_gives_the_same_numbers(reading, tmp_path):
+    model = reading_model(reading, num_labels=1, problem_type="regression")
+    inputs = pair_inputs([SHORT, LONG_PAIR, ("", "great")])
+    model.save(tmp_path / "model.keras")
+    reloaded = tf.keras.models.load_model(tmp_path / "model.keras", compile=False, safe_mode=True)
+    np.testing.assert_allclose(reloaded(inputs).numpy(), model(inputs).numpy(), atol=1e-6)
+    embedding = reloaded.get_layer("classifier").get_layer("embedding")
+    assert embedding.split_pairs and not hasattr(embedding, "segment_embedding")
+
+
+def test_the_reading_is_a_pair_task_s_and_is_refused_for_single_texts():
+    from scratch.config import DEFAULT_PAIR_READING
+
+    assert ModelConfig(**TINY, pairs=True).pair_reading == DEFAULT_PAIR_READING
+    assert ModelConfig(**TINY).pair_reading is None
+    config = ModelConfig(**TINY, pairs=True, pair_reading="cross")
+    assert ModelConfig(**config.to_dict()) == config
+    with pytest.raises(ValueError, match="--pair-reading siamese says how to read the two texts of a pair task"):
+        ModelConfig(**TINY, pair_reading="siamese")
+    with pytest.raises(ValueError, match=r"--pair-reading must be one of joint, siamese, cross, got 'both'"):
+        ModelConfig(**TINY, pairs=True, pair_reading="both")
+
+
+def test_every_reading_looks_its_token_vectors_up_once_through_the_embedding_layer():
+    """The one token-embedding call over the ids as the tokenizer gives them: what attributions over it need."""
+    for reading in READINGS:
+        classifier = reading_model(reading).get_layer("classifier")
+        embedding = classifier.get_layer("embedding")
+        assert len(embedding.inbound_nodes) == 1 and embedding.input is classifier.input
+
+
+def test_a_siamese_pair_s_attention_maps_keep_each_text_to_itself():
+    from scratch.model import attention_maps
+
+    model = reading_model("siamese")
+    classifier, tokenizer = model.get_layer("classifier"), model.get_layer("tokenizer")
+    blocks = [classifier.get_layer(f"encoder_{i}") for i in range(TINY["num_layers"])]
+    ids = tokenizer(*pair_inputs([SHORT]).values())  # "a great film [SEP] truly great": 3 + 1 + 2 tokens
+    maps = attention_maps(classifier.get_layer("embedding"), blocks, ids).numpy()  # (L, H, 6, 6)
+    assert maps.shape == (TINY["num_layers"], TINY["num_heads"], 6, 6)
+    np.testing.assert_allclose(maps.sum(axis=-1), 1.0, atol=1e-5)
+    assert not maps[..., :3, 3:].any() and not maps[..., 4:, :4].any()  # no attention across the separator
+    np.testing.assert_array_equal(maps[..., 3, :], np.eye(6)[3] + np.zeros_like(maps[..., 3, :]))
+    other = tokenizer(*pair_inputs([(SHORT[0], "the plot was thin and wooden")]).values())
+    np.testing.assert_allclose(
+        attention_maps(classifier.get_layer("embedding"), blocks, other).numpy()[..., :3, :3],
+        maps[..., :3, :3],
+        atol=1e-6,
+    )  # the first text's maps owe nothing to the second
