@@ -94,8 +94,10 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
     # the kept weights on validation: the thresholds a multi-label run decides by, and the scores
     gold = data.targets("validation")
     outputs = kind.activate(predict_logits(classifier, validation_ids, args.batch_size)).numpy()
-    thresholds = kind.choose_thresholds(outputs, gold)
-    validation = kind.validation_scores(gold, outputs, thresholds)
+    calibration = kind.fit_calibration(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
+    calibrated = kind.calibrate(outputs, calibration and calibration["temperatures"])
+    thresholds = kind.choose_thresholds(calibrated, gold)
+    validation = kind.validation_scores(gold, calibrated, thresholds)
     logger.info("Validation %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))
 
     # save
@@ -125,6 +127,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: ScratchArgumen
         training=training,
         validation=validation,
         thresholds=thresholds,
+        calibration=calibration,
         sections={"serving": serving, **({"distillation": distillation.record()} if distillation else {})},
     )
     write_card(partial, write_run(partial, run_record(context)))

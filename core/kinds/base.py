@@ -7,6 +7,7 @@ Everything here is numpy; TensorFlow is imported only by the methods that build 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -323,6 +324,26 @@ class Kind:
     def card_example(self, inputs: str, labels: list[str]) -> str:
         """The card's `model.<call>` line of loading through `core.classifier`, with the shape it gives."""
         return f"predict_proba({inputs})  # (1, {len(labels)}), rows sum to 1"
+
+    # --- calibration (core.calibration) -------------------------------------------------------------------------------
+    # Temperature scaling, fitted on validation after training (run.json `calibration`) and applied by
+    # `predict_proba` and by every export. A kind that gives values has nothing to calibrate: its methods here give
+    # None and leave outputs as they are.
+
+    def fit_calibration(self, outputs: np.ndarray, targets: np.ndarray) -> dict[str, Any] | None:
+        """run.json `calibration` fitted on validation outputs and targets (`core.calibration.record`), or None."""
+        return None
+
+    def calibrate(self, outputs: np.ndarray, temperatures: list[float] | None) -> np.ndarray:
+        """The outputs (n, K) at the recorded temperatures (None: as they are)."""
+        return outputs
+
+    def calibrate_tensor(self, outputs: Any, temperatures: list[float] | None) -> Any:
+        """`calibrate` on a float32 tensor, inside an exported graph."""
+        return outputs
+
+    def calibrate_onnx(self, path: Path, temperatures: list[float] | None) -> None:
+        """Rewrites the ONNX model at `path` so that its outputs come out as `calibrate` gives them."""
 
 
 def number(value: float) -> str:

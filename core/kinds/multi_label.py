@@ -3,6 +3,7 @@ chosen on validation (`core.multilabel`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -224,3 +225,27 @@ class MultiLabel(Kind):
 
     def card_example(self, inputs: str, labels: list[str]) -> str:
         return f"predict_proba({inputs})  # (1, {len(labels)}), each label's probability"
+
+    # --- calibration (core.calibration) -------------------------------------------------------------------------------
+
+    def fit_calibration(self, outputs: np.ndarray, targets: np.ndarray) -> dict[str, Any] | None:
+        """One temperature per label, each fitted on that label's validation log loss."""
+        from core.calibration import fit_sigmoid
+
+        return fit_sigmoid(outputs, targets)
+
+    def calibrate(self, outputs: np.ndarray, temperatures: list[float] | None) -> np.ndarray:
+        from core.calibration import sigmoid_calibrated
+
+        return outputs if temperatures is None else sigmoid_calibrated(outputs, temperatures)
+
+    def calibrate_tensor(self, outputs: Any, temperatures: list[float] | None) -> Any:
+        from core.calibration import sigmoid_calibrated_tensor
+
+        return outputs if temperatures is None else sigmoid_calibrated_tensor(outputs, temperatures)
+
+    def calibrate_onnx(self, path: Path, temperatures: list[float] | None) -> None:
+        from core.calibration import append_to_onnx
+
+        if temperatures is not None:
+            append_to_onnx(path, "Sigmoid", temperatures)
