@@ -345,6 +345,21 @@ class Kind:
     def calibrate_onnx(self, path: Path, temperatures: list[float] | None) -> None:
         """Rewrites the ONNX model at `path` so that its outputs come out as `calibrate` gives them."""
 
+    # --- label doubts (compare.scoring.label_issues) ------------------------------------------------------------------
+
+    def label_doubts(
+        self, gold: np.ndarray, outputs: list[np.ndarray], thresholds: list[float] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """cleanlab's audit of a split's gold labels under several models' out-of-sample probabilities: (label
+        quality (n,), lower more doubted; whether each is flagged as a likely error (n,); the suggested answer).
+        Only kinds with labels (`has_labels`) are audited."""
+        raise NotImplementedError
+
+    def confidences(self, outputs: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How sure each decision the calibration error counts is, and whether it was right: two arrays (n, m), one
+        column per decision an example holds (`compare.scoring.calibration`)."""
+        raise NotImplementedError
+
 
 def number(value: float) -> str:
     """A value with four significant digits (3.421, 12.35, 1235), as the app shows it; its API gives it in full.

@@ -249,3 +249,19 @@ class MultiLabel(Kind):
 
         if temperatures is not None:
             append_to_onnx(path, "Sigmoid", temperatures)
+
+    def confidences(self, outputs: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each label as a yes/no decision: the probability of its more likely answer, and whether that answer is the
+        gold one (n, L) each (`compare.scoring.calibration.label_calibration`)."""
+        outputs = np.asarray(outputs, np.float64)
+        return np.maximum(outputs, 1 - outputs), (outputs > 0.5) == (np.asarray(gold) > 0)
+
+    # --- label doubts (compare.scoring.label_issues) ------------------------------------------------------------------
+
+    def label_doubts(
+        self, gold: np.ndarray, outputs: list[np.ndarray], thresholds: list[float] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """cleanlab's multi-label quality and issues on the models' mean probabilities, suggested at `thresholds`."""
+        from compare.scoring.label_issues import multilabel_doubts
+
+        return multilabel_doubts(gold, outputs, thresholds)

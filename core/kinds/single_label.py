@@ -235,3 +235,17 @@ class SingleLabel(Kind):
 
         if temperatures is not None:
             append_to_onnx(path, "Softmax", temperatures)
+
+    def confidences(self, outputs: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The probability of the predicted class, and whether it is the gold one: (n, 1) each."""
+        return outputs.max(axis=1)[:, None], (outputs.argmax(axis=1) == gold)[:, None]
+
+    # --- label doubts (compare.scoring.label_issues) ------------------------------------------------------------------
+
+    def label_doubts(
+        self, gold: np.ndarray, outputs: list[np.ndarray], thresholds: list[float] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """cleanlab's ensemble label quality over the models and confident learning on their mean probabilities."""
+        from compare.scoring.label_issues import single_label_doubts
+
+        return single_label_doubts(gold, outputs)
