@@ -8,7 +8,8 @@ goes to both.
 With `--tune N` each side's model is instead the best of N seeded random trials on validation, by the task's
 headline score (`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`. With `--distill` each fine-tuned
 run also teaches a from-scratch student, `DIR/runs/scratch-distilled` (`compare.run.distill`), the report's third
-model.
+model. With `--audit-train K` K small from-scratch models cross-validate the train split, so that the report doubts
+its gold labels too (`compare.run.audit`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from compare.report.arguments import ReportArguments
 from compare.report.command import Loader, build_report
 from compare.report.publish import check_output_dir
 from compare.run.arguments import CompareRunArguments
+from compare.run.audit import audit_train, check_audit
 from compare.run.distill import TEACHER, distilled_runs
 from compare.run.launch import train_side
 from compare.run.profiles import side_data
@@ -83,6 +85,8 @@ def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
             checked.append(options)
     if args.class_weight:
         kinds.get(task.problem_type).check_class_weight(args.class_weight)
+    if args.audit_train:
+        check_audit(task, args.audit_train)
     if args.tune:
         for side in names:
             check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains
@@ -113,7 +117,8 @@ def train_and_report(
     report_args = ReportArguments(
         runs=[str(path) for _, path in ordered], output_dir=str(output_dir), names=[side for side, _ in ordered]
     )
-    return build_report(report_args, stats, progress, loader=loader, tuning=tuning)
+    train_audit = audit_train(data, args, args.audit_train, progress) if args.audit_train else None
+    return build_report(report_args, stats, progress, loader=loader, tuning=tuning, train_audit=train_audit)
 
 
 if __name__ == "__main__":
