@@ -114,15 +114,17 @@ def ece_samples(confidence: np.ndarray, correct: np.ndarray, bins: int, idx: np.
 def ece_with_interval(confidence: np.ndarray, correct: np.ndarray, bins: int, args: Any) -> tuple[float, list]:
     """The ECE of decisions (n, m) and its 95% bootstrap interval over the examples (`args`:
     `compare.scoring.statistics.StatisticsArguments`)."""
-    from compare.scoring.statistics import interval
+    from compare.scoring.statistics import CHUNK, interval
 
     n = len(correct)
     rng = np.random.default_rng(args.bootstrap_seed)
     point = ece_samples(confidence, correct, bins, np.arange(n)[None, :])[0]
     samples = np.concatenate(
         [
-            ece_samples(confidence, correct, bins, rng.integers(0, n, size=(min(64, args.bootstrap_resamples - s), n)))
-            for s in range(0, args.bootstrap_resamples, 64)
+            ece_samples(
+                confidence, correct, bins, rng.integers(0, n, size=(min(CHUNK, args.bootstrap_resamples - s), n))
+            )
+            for s in range(0, args.bootstrap_resamples, CHUNK)
         ]
     )
     return float(point), interval(samples)

@@ -145,7 +145,6 @@ def label_audit(
     thresholds: dict[str, list[float] | None],
     stats: StatisticsArguments,
     others: dict[str, tuple[np.ndarray, list[np.ndarray]]],
-    seconds: float = 0.0,
 ) -> tuple[dict, list[dict], np.ndarray | None]:
     """The report's label audit of the evaluated split (`split`, a `compare.report.runs.EvalSplit`) and of the
     `others` (split name -> (gold, each model's out-of-sample probabilities)).
@@ -168,10 +167,8 @@ def label_audit(
         "audited": True,
         "method": "cleanlab confident learning (find_label_issues) over the models' mean probabilities; label "
         "quality from cleanlab.rank (ensemble over the models)",
-        "models": {split.name: list(outputs), **{name: len(probs) for name, (_, probs) in others.items()}},
         "splits": {a.split: {"n": len(a.gold), "doubted": int(a.flagged.sum())} for a in audits},
         "without_doubted": without_doubted(evaluated, decisions, kind, len(labels), stats),
         "examples": doubted_examples(evaluated, split.texts, split.pairs, outputs, decisions, kind, labels),
-        "seconds": seconds,
     }
     return section, issues(audits, kind, labels), evaluated.quality
