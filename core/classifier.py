@@ -76,7 +76,8 @@ class Classifier(Protocol):
 
 
 class BaseClassifier(ABC):
-    """The `Classifier` protocol over one method a side supplies, `outputs` (its forward pass).
+    """The `Classifier` protocol over one method a side supplies, `outputs` (its forward pass), calibrated by the
+    temperatures its run.json `calibration` records (`temperatures`; None: T = 1) for `predict_proba` and `predict`.
 
     Args:
         record: the run's record, from which the kind, the labels, the pairs and the thresholds are read.
@@ -103,6 +104,7 @@ class BaseClassifier(ABC):
         if thresholds is None and record is not None:
             thresholds = record.thresholds
         self.thresholds = list(thresholds) if thresholds else None
+        self.temperatures = record.temperatures if record is not None else None  # calibration; None: T = 1
 
     @property
     def problem_type(self) -> str:
@@ -147,7 +149,8 @@ class BaseClassifier(ABC):
         text_pairs = None if text_pairs is None else [str(text) for text in text_pairs]
         if not texts:
             return self.kind.empty_outputs(len(self.labels))
-        return self.kind.tidy_outputs(np.asarray(self.outputs(texts, text_pairs), np.float32))
+        outputs = self.kind.tidy_outputs(np.asarray(self.outputs(texts, text_pairs), np.float32))
+        return self.kind.calibrate(outputs, self.temperatures)  # run.json `calibration`, fitted on validation
 
 
 def predict_in_batches(

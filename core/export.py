@@ -189,6 +189,7 @@ def _write(args: ExportArguments, run: RunRecord, module: Any, test: TestSplit |
         "output": kind.outputs,
         "labels": labels,
         "thresholds": run.thresholds and list(run.thresholds),
+        "calibration": run.calibration and run.calibration.to_json(),  # baked into every variant's outputs
         "max_length": run.data.options["max_length"],
         "tokenizer": getattr(module, "tokenizer_note", ""),
         "float": {"path": SAVED_MODEL_DIR, "bytes": _size(partial / SAVED_MODEL_DIR)},

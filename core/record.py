@@ -158,6 +158,17 @@ class PretrainingSection(Section):
     unlabeled_rows: int | None = None  # the texts read from it
 
 
+class CalibrationSection(Section):
+    """run.json `calibration`: the temperature scaling fitted on validation after training (`core.calibration`),
+    which `predict_proba` and every export apply. Absent from a regression run, and from runs written before there
+    was calibration, which predict at T = 1."""
+
+    method: str
+    temperatures: list
+    validation_nll_before: float
+    validation_nll_after: float
+
+
 @dataclass(frozen=True)
 class RunRecord(Section):
     """A whole run.json. `path` is the file it was read from (None for a record not yet written)."""
@@ -177,6 +188,8 @@ class RunRecord(Section):
     distillation: dict | None = None
     tokenizer: dict | None = None
     pretraining: PretrainingSection | None = None
+
+    calibration: CalibrationSection | None = None
     path: Path | None = field(default=None, repr=False, compare=False, kw_only=True)
 
     @classmethod
@@ -236,6 +249,11 @@ class RunRecord(Section):
     @property
     def has_pairs(self) -> bool:
         return self.data.has_pairs
+
+    @property
+    def temperatures(self) -> list[float] | None:
+        """The calibration's temperatures (one, or one per label); None where the run has none (T = 1)."""
+        return None if self.calibration is None else [float(t) for t in self.calibration.temperatures]
 
     @property
     def labels(self) -> list[str]:
@@ -380,6 +398,7 @@ class RunContext:
         training: `core.training.fit`'s summary, with what the side adds.
         validation: the kept weights' validation scores (`Kind.validation_scores`).
         thresholds: a multi-label run's decision threshold per label, chosen on validation; None for the other kinds.
+        calibration: the temperature scaling fitted on validation (`Kind.fit_calibration`); None where none.
         task_kind: `classification` or `translation`.
         sections: other top-level sections (`serving`, `tokenizer`, `distillation`).
     """
@@ -395,6 +414,7 @@ class RunContext:
     training: dict[str, Any]
     validation: dict[str, float]
     thresholds: list[float] | None = None
+    calibration: dict[str, Any] | None = None
     task_kind: str = CLASSIFICATION
     sections: dict[str, Any] = field(default_factory=dict)
 
@@ -402,7 +422,7 @@ class RunContext:
 def run_record(context: RunContext) -> dict[str, Any]:
     """run.json's body: `side`, `task_kind`, `model` (with the parameter counts), `data`, `hyperparameters` (the
     options with `strategy`, `replicas` and the plan's `epochs`, `steps_per_epoch` and `total_steps`), `training`,
-    `validation`, for a classification task `thresholds`, and the other sections."""
+    `validation`, for a classification task `thresholds`, `calibration` where fitted, and the other sections."""
     params, trainable = count_params(context.model)
     plan = context.plan
     return {
@@ -421,5 +441,6 @@ def run_record(context: RunContext) -> dict[str, Any]:
         "training": context.training,
         "validation": context.validation,
         **({"thresholds": context.thresholds} if context.task_kind == CLASSIFICATION else {}),
+        **({"calibration": context.calibration} if context.calibration is not None else {}),
         **context.sections,
     }

@@ -169,14 +169,25 @@ class FinetunedServing(tf.Module):
         run_dir: the finished run the model was loaded from (its `model.onnx`, or its saved model to convert).
         kind: the run's kind of task (`core.kinds`).
         has_pairs: whether the run reads text pairs.
+        temperatures: the run's calibration (run.json `calibration`), baked into every output; None: T = 1.
     """
 
-    def __init__(self, model: tf.keras.Model, tokenizer, max_length: int, run_dir: Path, kind: Kind, has_pairs: bool):
+    def __init__(
+        self,
+        model: tf.keras.Model,
+        tokenizer,
+        max_length: int,
+        run_dir: Path,
+        kind: Kind,
+        has_pairs: bool,
+        temperatures: list[float] | None = None,
+    ):
         super().__init__(name="finetuned_classifier")
         self._untracked = Untracked(model)
         self._untracked.tokenizer = tokenizer
         self._untracked.run_dir = run_dir
         self._untracked.kind, self._untracked.has_pairs = kind, has_pairs
+        self._untracked.temperatures = temperatures
         self.weights = list(model.weights)  # what the functions capture; the Keras model itself is not traced
         self.token_ids = WordPieceIds(tokenizer, max_length)
         self.tokenizer_note = self.token_ids.note
@@ -196,7 +207,8 @@ class FinetunedServing(tf.Module):
     def _outputs(self, ids: tf.Tensor, mask: tf.Tensor, types: tf.Tensor | None = None) -> dict[str, tf.Tensor]:
         segments = {} if types is None else {"token_type_ids": types}
         logits = self.model(input_ids=ids, attention_mask=mask, **segments, training=False).logits  # (B, K)
-        return {self.output: self._untracked.kind.activate(logits)}  # (B, K) or (B,)
+        kind, temperatures = self._untracked.kind, self._untracked.temperatures
+        return {self.output: kind.calibrate_tensor(kind.activate(logits), temperatures)}  # (B, K) or (B,)
 
     def _serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
         return self._outputs(*self.token_ids(text))
@@ -224,6 +236,7 @@ class FinetunedServing(tf.Module):
             shutil.copyfile(run_dir / ONNX_FILE, float_path)
         else:  # a run trained with --no-onnx, or whose ONNX model did not reproduce it
             convert_saved(run_dir, float_path, pairs=self._untracked.has_pairs)
+        self._untracked.kind.calibrate_onnx(float_path, self._untracked.temperatures)
         quantize(float_path, Path(directory) / ONNX_FILES["int8"])
         tokenizer.backend_tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
         return {
@@ -252,7 +265,13 @@ def build(run_dir: Path, record: RunRecord) -> FinetunedServing:
 
     classifier = load(run_dir, record)
     return FinetunedServing(
-        classifier.model, classifier.tokenizer, classifier.max_length, run_dir, record.kind, record.has_pairs
+        classifier.model,
+        classifier.tokenizer,
+        classifier.max_length,
+        run_dir,
+        record.kind,
+        record.has_pairs,
+        record.temperatures,
     )
 
 

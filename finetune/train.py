@@ -99,8 +99,11 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     )
     texts, pairs, gold = task.texts("validation"), task.text_pairs("validation"), task.targets("validation")
     outputs = classifier.outputs(texts, pairs)
-    classifier.thresholds = kind.choose_thresholds(outputs, gold)
-    validation = kind.validation_scores(gold, outputs, classifier.thresholds)
+    calibration = kind.fit_calibration(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
+    classifier.temperatures = calibration and calibration["temperatures"]
+    calibrated = kind.calibrate(outputs, classifier.temperatures)
+    classifier.thresholds = kind.choose_thresholds(calibrated, gold)
+    validation = kind.validation_scores(gold, calibrated, classifier.thresholds)
     logger.info("Validation: %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))
 
     # save
@@ -129,6 +132,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
         training=training,
         validation=validation,
         thresholds=classifier.thresholds,
+        calibration=calibration,
         sections={"serving": serving},
     )
     write_card(run_dir, write_run(run_dir, run_record(context)))

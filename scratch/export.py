@@ -33,13 +33,15 @@ class ScratchServing(tf.Module):
         model: the loaded `model.keras` (strings -> probabilities or values).
         kind: the run's kind of task (`core.kinds`).
         has_pairs: whether the run reads text pairs.
+        temperatures: the run's calibration (run.json `calibration`), baked into `serve`; None: T = 1.
     """
 
     int8_note = INT8_NOTE
 
-    def __init__(self, model: tf.keras.Model, kind: Kind, has_pairs: bool):
+    def __init__(self, model: tf.keras.Model, kind: Kind, has_pairs: bool, temperatures: list[float] | None = None):
         super().__init__(name="scratch_classifier")
         self._untracked = Untracked(model)
+        self._untracked.kind, self._untracked.temperatures = kind, temperatures
         self.weights = list(model.weights)  # what `serve` captures; the Keras model's own traces are not saved
         self.tokenizer = model.get_layer("tokenizer")  # tracked for its lookup tables
         self.tokenizer_note = f"{type(self.tokenizer).__name__} ({len(self.tokenizer.vocabulary)} tokens)"
@@ -51,17 +53,20 @@ class ScratchServing(tf.Module):
             self.serve = tf.function(self._serve, input_signature=[STRINGS])
 
     def _serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
-        return {self.output: self._untracked.model(text, training=False)}  # (B, K) or (B,)
+        return {self.output: self._calibrated(self._untracked.model(text, training=False))}  # (B, K) or (B,)
 
     def _serve_pair(self, text: tf.Tensor, text_pair: tf.Tensor) -> dict[str, tf.Tensor]:
-        return {self.output: self._untracked.model([text, text_pair], training=False)}  # (B, K) or (B,)
+        return {self.output: self._calibrated(self._untracked.model([text, text_pair], training=False))}
+
+    def _calibrated(self, outputs: tf.Tensor) -> tf.Tensor:
+        return self._untracked.kind.calibrate_tensor(outputs, self._untracked.temperatures)  # (B, K) or (B,)
 
 
 def build(run_dir: Path, record: RunRecord) -> ScratchServing:
     """The serving module of a finished from-scratch run (what `core.export` saves)."""
     from scratch.predict import load
 
-    return ScratchServing(load(run_dir, record).model, record.kind, record.has_pairs)
+    return ScratchServing(load(run_dir, record).model, record.kind, record.has_pairs, record.temperatures)
 
 
 def export_run(args: ExportArguments) -> None:

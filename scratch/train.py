@@ -130,8 +130,10 @@ def train(
     # the kept weights on validation: the thresholds a multi-label run decides by, and the scores
     gold = data.targets("validation")
     outputs = kind.activate(predict_logits(classifier, validation_ids, args.batch_size)).numpy()
-    thresholds = kind.choose_thresholds(outputs, gold)
-    validation = kind.validation_scores(gold, outputs, thresholds)
+    calibration = kind.fit_calibration(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
+    calibrated = kind.calibrate(outputs, calibration and calibration["temperatures"])
+    thresholds = kind.choose_thresholds(calibrated, gold)
+    validation = kind.validation_scores(gold, calibrated, thresholds)
     logger.info("Validation %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))
 
     # save
@@ -163,6 +165,7 @@ def train(
         training=training,
         validation=validation,
         thresholds=thresholds,
+        calibration=calibration,
         sections={
             "serving": serving,
             **({"distillation": distillation.record()} if distillation else {}),

@@ -16,6 +16,7 @@ from compare.render.diagnosis import diagnosis_tables, training_curve_table
 from compare.render.distillation import distillation_tables
 from compare.render.figures import figure_title
 from compare.render.tables import Table
+from compare.render.trust import trust_tables
 from compare.render.tuning import tuning_tables
 
 STYLE = """
@@ -116,6 +117,7 @@ def render_html(results: dict, analysis: dict, figures: dict[str, bytes]) -> str
     if per_class:
         parts.append(html_table(per_class))
     parts += [html_table(t) for t in tables.error_tables(results, analysis)]
+    parts += [html_table(t) for t in trust_tables(results)]
     parts.append(_settings(results))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -8,6 +8,7 @@ from compare.render.diagnosis import diagnosis_tables, training_curve_table
 from compare.render.distillation import distillation_tables
 from compare.render.figures import figure_title
 from compare.render.tables import Table
+from compare.render.trust import trust_tables
 from compare.render.tuning import tuning_tables
 
 
@@ -61,6 +62,7 @@ def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
     if per_class:
         parts.append(markdown_table(per_class))
     parts += [markdown_table(t) for t in tables.error_tables(results, analysis)]
+    parts += [markdown_table(t) for t in trust_tables(results)]
     parts += ["### Notes and settings", ""]
     parts += [f"- {note}" for note in results["data"]["notes"]]
     parts += [f"- {key}: {value}" for key, value in results["settings"].items()]

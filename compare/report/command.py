@@ -22,6 +22,7 @@ from compare.progress import Progress
 from compare.render.figures import all_figures
 from compare.render.html import render_html
 from compare.render.markdown import render_markdown
+from compare.render.trust import trust_figures
 from compare.render.tuning import FIGURE as TUNING_FIGURE
 from compare.render.tuning import tuning_figure
 from compare.report.arguments import ReportArguments
@@ -29,6 +30,7 @@ from compare.report.publish import check_output_dir, report_directory
 from compare.report.qualify import qualify
 from compare.report.results import build_results, prediction_rows, write_predictions
 from compare.report.runs import EvalSplit, Model, check_compatible, group_models, leakage_notes, load_split, read_runs
+from compare.report.trust import assess
 from compare.scoring import wording
 from compare.scoring.costs import run_costs
 from compare.scoring.error_analysis import confident_mistakes, count_disagreements, disagreements
@@ -72,12 +74,14 @@ def build_report(
     loader: Loader = load,
     draw: Callable[[dict, dict[str, np.ndarray], np.ndarray], dict[str, bytes]] = all_figures,
     tuning: dict | None = None,
+    train_audit: dict | None = None,
 ) -> dict:
     """Scores the runs of `args` and writes the report directory; returns results.json's content.
 
     `loader` turns a run directory into a Classifier and `draw` makes the figures from results.json, the models'
     outputs and the gold answers; tests replace them. `tuning` is results.json `tuning` when `compare run --tune`
-    chose the runs.
+    chose the runs; `train_audit` the train split's cross-validated probabilities when `compare run --audit-train`
+    made them (`compare.report.trust`).
     """
     progress = progress or Progress()
     check_output_dir(Path(args.output_dir))
@@ -90,6 +94,7 @@ def build_report(
     notes += leakage_notes(split.name, split.task.inputs(split.name), split.task.inputs("train"), unit)
     progress.stage("loaded the %s split: %d examples from %s", split.name, len(split.gold), split.source)
     entries, outputs, decisions, seed_scores = score_models(models, split, args, stats, progress, loader)
+    trust = assess(models, split, outputs, decisions, entries, stats, loader, train_audit)  # calibration, label audit
     baselines = score_baselines(split)
     progress.stage(
         "reference rows (trained on %d rows), %s: %s",
@@ -103,17 +108,21 @@ def build_report(
     )
     if tuning:
         results["tuning"] = tuning
+    results.update(trust.sections)
     qualify(results, models, seed_scores, Path(args.output_dir))
     analysis = error_analysis(split, outputs, decisions, args.examples)
     results["comparison"]["disagreements"] = analysis["disagreement_count"]
     figures = draw(results, outputs, split.gold)
+    figures.update(trust_figures(results))
     curves = results["training_curves"]["curves"]
     if any(curves.values()):
         figures[TRAINING_CURVES] = training_curves_png(curves, results["training_curves"]["metric"])
     if tuning:
         figures[TUNING_FIGURE] = tuning_figure(tuning, split.headline)
     progress.stage("drew %d figures. Verdict: %s", len(figures), results["comparison"]["verdict"])
-    write_report(Path(args.output_dir), results, analysis, figures, prediction_rows(split, outputs, decisions))
+    write_report(
+        Path(args.output_dir), results, analysis, figures, prediction_rows(split, outputs, decisions, trust.quality)
+    )
     progress.stage("report written: %s", Path(args.output_dir) / "report.html")
     return results
 

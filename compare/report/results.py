@@ -90,14 +90,20 @@ def build_results(
 
 
 def prediction_rows(
-    split: EvalSplit, outputs: dict[str, np.ndarray], decisions: dict[str, np.ndarray]
+    split: EvalSplit,
+    outputs: dict[str, np.ndarray],
+    decisions: dict[str, np.ndarray],
+    label_quality: np.ndarray | None = None,
 ) -> Iterable[dict]:
-    """predictions.jsonl rows: text (and second text), gold, and each model's answer (`predictions`), labels by name."""
+    """predictions.jsonl rows: text (and second text), gold, each model's answer (`predictions`), labels by name, and
+    where the labels were audited the gold label's `label_quality` (`compare.scoring.label_issues`)."""
     labels, kind = split.labels, split.kind
     for i, text in enumerate(split.texts):
         row = {"text": text, **({"text_pair": split.pairs[i]} if split.pairs is not None else {})}
         row["gold"] = kind.answer(labels, split.gold[i])
         row["predictions"] = {name: kind.prediction(labels, outputs[name][i], decisions[name][i]) for name in outputs}
+        if label_quality is not None:
+            row["label_quality"] = round(float(label_quality[i]), 6)
         yield row
 
 

@@ -242,6 +242,15 @@ class CompareRunArguments(SideTrainingArguments):
         },
     )
 
+    audit_train: int | None = field(
+        default=None,
+        metadata={
+            "help": "Also doubt the train split's gold labels: K-fold cross-validated probabilities of K small "
+            "from-scratch models (the side's flags, at most 300 steps each; runs/audit-train/fold-<k>), which cost "
+            "about K short from-scratch trainings. K from 2 to 20."
+        },
+    )
+
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.tune and self.self_pretrain:
@@ -251,6 +260,8 @@ class CompareRunArguments(SideTrainingArguments):
                 f"{self.spelling[sides.SELF_PRETRAINED]} gives flags to the self-pretrained model; add "
                 "--self-pretrain, or leave them out."
             )
+        if self.audit_train is not None and not 2 <= self.audit_train <= 20:
+            raise ValueError(f"--audit-train takes a number of folds from 2 to 20, got {self.audit_train}.")
         if self.tune and self.distill:
             raise ValueError(
                 "--distill does not combine with --tune yet; distil the sides' profile runs without --tune."

@@ -10,6 +10,8 @@ headline score (`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`. W
 run also teaches a from-scratch student, `DIR/runs/scratch-distilled` (`compare.run.distill`), the report's third
 model. With `--self-pretrain` the from-scratch side is also trained self-pretrained (`python -m scratch
 --self-pretrain`, the side `scratch-pretrained` of `core.sides`, same profile and budget), `DIR/runs/scratch-pretrained`.
+With `--audit-train K` K small from-scratch models cross-validate the train split, so that the report doubts its gold
+labels too (`compare.run.audit`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from compare.report.arguments import ReportArguments
 from compare.report.command import Loader, build_report
 from compare.report.publish import check_output_dir
 from compare.run.arguments import CompareRunArguments
+from compare.run.audit import audit_train, check_audit
 from compare.run.distill import TEACHER, distilled_runs
 from compare.run.launch import data_flags, train_side
 from compare.run.profiles import side_data
@@ -84,6 +87,8 @@ def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
             checked.append(options)
     if args.class_weight:
         kinds.get(task.problem_type).check_class_weight(args.class_weight)
+    if args.audit_train:
+        check_audit(task, args.audit_train)
     if args.tune:
         for side in names:
             check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains
@@ -130,7 +135,8 @@ def train_and_report(
     report_args = ReportArguments(
         runs=[str(path) for _, path in ordered], output_dir=str(output_dir), names=[side for side, _ in ordered]
     )
-    return build_report(report_args, stats, progress, loader=loader, tuning=tuning)
+    train_audit = audit_train(data, args, args.audit_train, progress) if args.audit_train else None
+    return build_report(report_args, stats, progress, loader=loader, tuning=tuning, train_audit=train_audit)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ Everything here is numpy; TensorFlow is imported only by the methods that build 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -334,6 +335,41 @@ class Kind:
         raise UserError(
             f"--focal-gamma is for multi-label tasks, but {self.name} {self.why_no_focal_loss}; drop --focal-gamma."
         )
+
+    # --- calibration (core.calibration) -------------------------------------------------------------------------------
+    # Temperature scaling, fitted on validation after training (run.json `calibration`) and applied by
+    # `predict_proba` and by every export. A kind that gives values has nothing to calibrate: its methods here give
+    # None and leave outputs as they are.
+
+    def fit_calibration(self, outputs: np.ndarray, targets: np.ndarray) -> dict[str, Any] | None:
+        """run.json `calibration` fitted on validation outputs and targets (`core.calibration.record`), or None."""
+        return None
+
+    def calibrate(self, outputs: np.ndarray, temperatures: list[float] | None) -> np.ndarray:
+        """The outputs (n, K) at the recorded temperatures (None: as they are)."""
+        return outputs
+
+    def calibrate_tensor(self, outputs: Any, temperatures: list[float] | None) -> Any:
+        """`calibrate` on a float32 tensor, inside an exported graph."""
+        return outputs
+
+    def calibrate_onnx(self, path: Path, temperatures: list[float] | None) -> None:
+        """Rewrites the ONNX model at `path` so that its outputs come out as `calibrate` gives them."""
+
+    # --- label doubts (compare.scoring.label_issues) ------------------------------------------------------------------
+
+    def label_doubts(
+        self, gold: np.ndarray, outputs: list[np.ndarray], thresholds: list[float] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """cleanlab's audit of a split's gold labels under several models' out-of-sample probabilities: (label
+        quality (n,), lower more doubted; whether each is flagged as a likely error (n,); the suggested answer).
+        Only kinds with labels (`has_labels`) are audited."""
+        raise NotImplementedError
+
+    def confidences(self, outputs: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How sure each decision the calibration error counts is, and whether it was right: two arrays (n, m), one
+        column per decision an example holds (`compare.scoring.calibration`)."""
+        raise NotImplementedError
 
 
 def number(value: float) -> str:

@@ -3,6 +3,7 @@ chosen on validation (`core.multilabel`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -232,3 +233,43 @@ class MultiLabel(Kind):
         import tensorflow as tf
 
         return tf.keras.losses.BinaryFocalCrossentropy(gamma=gamma, from_logits=True)
+
+    # --- calibration (core.calibration) -------------------------------------------------------------------------------
+
+    def fit_calibration(self, outputs: np.ndarray, targets: np.ndarray) -> dict[str, Any] | None:
+        """One temperature per label, each fitted on that label's validation log loss."""
+        from core.calibration import fit_sigmoid
+
+        return fit_sigmoid(outputs, targets)
+
+    def calibrate(self, outputs: np.ndarray, temperatures: list[float] | None) -> np.ndarray:
+        from core.calibration import sigmoid_calibrated
+
+        return outputs if temperatures is None else sigmoid_calibrated(outputs, temperatures)
+
+    def calibrate_tensor(self, outputs: Any, temperatures: list[float] | None) -> Any:
+        from core.calibration import sigmoid_calibrated_tensor
+
+        return outputs if temperatures is None else sigmoid_calibrated_tensor(outputs, temperatures)
+
+    def calibrate_onnx(self, path: Path, temperatures: list[float] | None) -> None:
+        from core.calibration import append_to_onnx
+
+        if temperatures is not None:
+            append_to_onnx(path, "Sigmoid", temperatures)
+
+    def confidences(self, outputs: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each label as a yes/no decision: the probability of its more likely answer, and whether that answer is the
+        gold one (n, L) each (`compare.scoring.calibration.label_calibration`)."""
+        outputs = np.asarray(outputs, np.float64)
+        return np.maximum(outputs, 1 - outputs), (outputs > 0.5) == (np.asarray(gold) > 0)
+
+    # --- label doubts (compare.scoring.label_issues) ------------------------------------------------------------------
+
+    def label_doubts(
+        self, gold: np.ndarray, outputs: list[np.ndarray], thresholds: list[float] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """cleanlab's multi-label quality and issues on the models' mean probabilities, suggested at `thresholds`."""
+        from compare.scoring.label_issues import multilabel_doubts
+
+        return multilabel_doubts(gold, outputs, thresholds)

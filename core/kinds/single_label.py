@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -210,3 +211,41 @@ class SingleLabel(Kind):
 
     def card_scores(self, validation: dict[str, float], labels: list[str], thresholds: list[float] | None) -> str:
         return f"Accuracy {validation['accuracy']:.4f}, macro-F1 {validation['macro_f1']:.4f}"
+
+    # --- calibration (core.calibration) -------------------------------------------------------------------------------
+
+    def fit_calibration(self, outputs: np.ndarray, targets: np.ndarray) -> dict[str, Any] | None:
+        """One temperature for the softmax."""
+        from core.calibration import fit_softmax
+
+        return fit_softmax(outputs, targets)
+
+    def calibrate(self, outputs: np.ndarray, temperatures: list[float] | None) -> np.ndarray:
+        from core.calibration import softmax_calibrated
+
+        return outputs if temperatures is None else softmax_calibrated(outputs, temperatures)
+
+    def calibrate_tensor(self, outputs: Any, temperatures: list[float] | None) -> Any:
+        from core.calibration import softmax_calibrated_tensor
+
+        return outputs if temperatures is None else softmax_calibrated_tensor(outputs, temperatures)
+
+    def calibrate_onnx(self, path: Path, temperatures: list[float] | None) -> None:
+        from core.calibration import append_to_onnx
+
+        if temperatures is not None:
+            append_to_onnx(path, "Softmax", temperatures)
+
+    def confidences(self, outputs: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The probability of the predicted class, and whether it is the gold one: (n, 1) each."""
+        return outputs.max(axis=1)[:, None], (outputs.argmax(axis=1) == gold)[:, None]
+
+    # --- label doubts (compare.scoring.label_issues) ------------------------------------------------------------------
+
+    def label_doubts(
+        self, gold: np.ndarray, outputs: list[np.ndarray], thresholds: list[float] | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """cleanlab's ensemble label quality over the models and confident learning on their mean probabilities."""
+        from compare.scoring.label_issues import single_label_doubts
+
+        return single_label_doubts(gold, outputs)

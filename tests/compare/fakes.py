@@ -186,16 +186,16 @@ def fake_run(run_dir: Path, side: str, data_args: DataArguments, **changes) -> P
         gold = task.targets("validation")
         record["thresholds"] = [float(t) for t in choose_thresholds(noisy_label_probs(gold, 0.8, seed=7), gold)]
     for section, values in changes.items():
-        record[section] = {**record[section], **values} if isinstance(values, dict) else values
+        record[section] = {**record.get(section, {}), **values} if isinstance(values, dict) else values
     run_dir.mkdir(parents=True)
     (run_dir / "weights.bin").write_bytes(b"\0" * 2048)
     write_run(run_dir, record)
     return run_dir
 
 
-def answers(task, quality: float, seed: int) -> np.ndarray:
-    """What a fake model of `quality` answers to the test split of `task`: probabilities, or values."""
-    gold = task.targets("test")
+def answers(task, quality: float, seed: int, split: str = "test") -> np.ndarray:
+    """What a fake model of `quality` answers to a split of `task` (test by default): probabilities, or values."""
+    gold = task.targets(split)
     kind = kinds.get(task.problem_type)
     if kind.decides_by_thresholds:
         return noisy_label_probs(gold, quality, seed)
@@ -205,18 +205,22 @@ def answers(task, quality: float, seed: int) -> np.ndarray:
 
 
 def fake_loader(accuracies: dict[str, float], data: DataArguments):
-    """A loader for build_report: each run answers the test split with its configured quality (the accuracy of a
-    single-label run, of each label decision of a multi-label one, how closely a regression run follows gold).
+    """A loader for build_report: each run answers the test and validation splits with its configured quality (the
+    accuracy of a single-label run, of each label decision of a multi-label one, how closely a regression run follows
+    gold).
 
     `accuracies` maps a run directory's name to its quality.
     """
     task = load_task(data)
-    inputs = task.inputs("test")
 
     def load(path: Path, name: str | None = None) -> FakeClassifier:
         record = read_run(path)
         seed = sum(map(ord, Path(path).name))
-        table = dict(zip(inputs, answers(task, accuracies[Path(path).name], seed)))
+        table = {
+            key: answer
+            for split in ("validation", "test")
+            for key, answer in zip(task.inputs(split), answers(task, accuracies[Path(path).name], seed, split))
+        }
         model = FakeClassifier(record.side, record.labels, record, table)
         model.name = name or record.side
         return model
