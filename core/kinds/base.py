@@ -324,6 +324,20 @@ class Kind:
         """The card's `model.<call>` line of loading through `core.classifier`, with the shape it gives."""
         return f"predict_proba({inputs})  # (1, {len(labels)}), rows sum to 1"
 
+    # --- attribution (core.attribution) -----------------------------------------------------------------------------
+
+    def attribution_targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
+        """The outputs an attribution explains by default for one input's outputs (K,): the class it chose."""
+        return [int(np.argmax(outputs))]
+
+    def target_index(self, target: Any, labels: list[str]) -> int | None:
+        """The output index of a label a caller names (its name, or its id); ValueError naming the labels otherwise."""
+        if target in labels:
+            return labels.index(target)
+        if isinstance(target, int | np.integer) and 0 <= target < len(labels):
+            return int(target)
+        raise ValueError(f"target must be one of the labels {quoted(labels)} (or its id), got {target!r}.")
+
 
 def number(value: float) -> str:
     """A value with four significant digits (3.421, 12.35, 1235), as the app shows it; its API gives it in full.

@@ -224,3 +224,11 @@ class MultiLabel(Kind):
 
     def card_example(self, inputs: str, labels: list[str]) -> str:
         return f"predict_proba({inputs})  # (1, {len(labels)}), each label's probability"
+
+    # --- attribution (core.attribution) -----------------------------------------------------------------------------
+
+    def attribution_targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
+        """Each label chosen at its threshold (0.5 without), most probable first; the most probable when none is."""
+        cut = np.full(len(outputs), 0.5) if thresholds is None else np.asarray(thresholds)
+        chosen = [int(i) for i in np.argsort(-outputs, kind="stable") if outputs[i] >= cut[i]]
+        return chosen or [int(np.argmax(outputs))]
