@@ -164,14 +164,15 @@ class ScratchClassifier(BaseClassifier):
             return path
 
         strings = [tf.constant([s] * rows, tf.string) for s in texts]
-        lookup.call = scaled_lookup
+        activation = self.model.get_layer(self.kind.outputs)  # the kind's output layer, passed by to see the logits
+        lookup.call, activation.call = scaled_lookup, lambda logits, *args, **kwargs: logits
         try:
             with tape:
-                outputs = self.model(strings if text_pair is not None else strings[0], training=False)  # (S, K)
-                outputs = outputs[:, 0] if self.kind.gives_values else outputs
+                logits = self.model(strings if text_pair is not None else strings[0], training=False)  # (S, K)
+                outputs = self.kind.explained_outputs(logits)  # (S, K) or (S,)
                 chosen = [outputs if index is None else outputs[:, index] for index in targets]  # each (S,)
         finally:
-            del lookup.call
+            del lookup.call, activation.call
         gradients, deltas, word_ids = [], [], []
         segment = 0
         for ids, vectors, path in lookups:

@@ -32,6 +32,7 @@ from compare.report.runs import EvalSplit, Model, check_compatible, group_models
 from compare.scoring import wording
 from compare.scoring.costs import run_costs
 from compare.scoring.error_analysis import confident_mistakes, count_disagreements, disagreements
+from compare.scoring.faithfulness import add_faithfulness
 from compare.scoring.scores import decide
 from compare.scoring.statistics import StatisticsArguments
 from compare.scoring.timing import predict_split, single_text_latency
@@ -104,6 +105,7 @@ def build_report(
     if tuning:
         results["tuning"] = tuning
     qualify(results, models, seed_scores)
+    add_faithfulness(results, models, split, args.faithfulness, loader, progress)
     analysis = error_analysis(split, outputs, decisions, args.examples)
     results["comparison"]["disagreements"] = analysis["disagreement_count"]
     figures = draw(results, outputs, split.gold)

@@ -111,7 +111,10 @@ def train_and_report(
         if args.distill:
             ordered += distilled_runs(data, args, {seed: paths[(TEACHER, seed)] for seed in seeds}, progress)
     report_args = ReportArguments(
-        runs=[str(path) for _, path in ordered], output_dir=str(output_dir), names=[side for side, _ in ordered]
+        runs=[str(path) for _, path in ordered],
+        output_dir=str(output_dir),
+        names=[side for side, _ in ordered],
+        faithfulness=args.faithfulness,
     )
     return build_report(report_args, stats, progress, loader=loader, tuning=tuning)
 

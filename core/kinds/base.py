@@ -326,6 +326,15 @@ class Kind:
 
     # --- attribution (core.attribution) -----------------------------------------------------------------------------
 
+    explained_scale: ClassVar[str] = "log-probability"  # what an attribution's scores add up to (a difference of)
+
+    def explained_outputs(self, logits: Any) -> Any:
+        """What an attribution explains, from the logits (B, K): each class's log-probability (a log-softmax, which,
+        unlike the probability, does not flatten where the model is sure)."""
+        import tensorflow as tf
+
+        return tf.nn.log_softmax(tf.cast(logits, tf.float32), axis=-1)
+
     def attribution_targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
         """The outputs an attribution explains by default for one input's outputs (K,): the class it chose."""
         return [int(np.argmax(outputs))]

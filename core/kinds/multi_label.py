@@ -227,6 +227,14 @@ class MultiLabel(Kind):
 
     # --- attribution (core.attribution) -----------------------------------------------------------------------------
 
+    explained_scale = "log-odds"
+
+    def explained_outputs(self, logits: Any) -> Any:
+        """Each label's log-odds, its logit (B, L)."""
+        import tensorflow as tf
+
+        return tf.cast(logits, tf.float32)
+
     def attribution_targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
         """Each label chosen at its threshold (0.5 without), most probable first; the most probable when none is."""
         cut = np.full(len(outputs), 0.5) if thresholds is None else np.asarray(thresholds)

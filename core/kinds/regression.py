@@ -192,6 +192,12 @@ class Regression(Kind):
 
     # --- attribution (core.attribution) -----------------------------------------------------------------------------
 
+    explained_scale = "value"
+
+    def explained_outputs(self, logits: Any) -> Any:
+        """The value (B,)."""
+        return self.activate(logits)
+
     def attribution_targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
         """The value (None: the model's one output)."""
         return [None]
