@@ -204,4 +204,4 @@ def completeness_gap(scores: np.ndarray, output: float, baseline_output: float) 
     missed = abs(float(np.sum(scores)) - difference)
     if missed == 0.0:
         return 0.0
-    return missed / abs(difference) if difference != 0 else float("inf")
+    return float(missed / abs(difference)) if difference != 0 else float("inf")

@@ -339,6 +339,11 @@ class Kind:
         """The outputs an attribution explains by default for one input's outputs (K,): the class it chose."""
         return [int(np.argmax(outputs))]
 
+    def confidence(self, answer: dict[str, Any]) -> float | None:
+        """How sure an app answer (`app_answers`) is, for the app to abstain below a confidence the user sets; None
+        where there is no probability to judge by (a value)."""
+        return None
+
     def target_index(self, target: Any, labels: list[str]) -> int | None:
         """The output index of a label a caller names (its name, or its id); ValueError naming the labels otherwise."""
         if target in labels:

@@ -240,3 +240,7 @@ class MultiLabel(Kind):
         cut = np.full(len(outputs), 0.5) if thresholds is None else np.asarray(thresholds)
         chosen = [int(i) for i in np.argsort(-outputs, kind="stable") if outputs[i] >= cut[i]]
         return chosen or [int(np.argmax(outputs))]
+
+    def confidence(self, answer: dict[str, Any]) -> float | None:
+        """The least sure of its label decisions: the smallest of max(p, 1 - p) over the labels."""
+        return min((max(p, 1 - p) for p in answer["probs"].values()), default=None)

@@ -210,3 +210,9 @@ class SingleLabel(Kind):
 
     def card_scores(self, validation: dict[str, float], labels: list[str], thresholds: list[float] | None) -> str:
         return f"Accuracy {validation['accuracy']:.4f}, macro-F1 {validation['macro_f1']:.4f}"
+
+    # --- attribution (core.attribution) and abstention (the app) -------------------------------------------------
+
+    def confidence(self, answer: dict[str, Any]) -> float | None:
+        """The chosen class's probability."""
+        return max(answer.values())

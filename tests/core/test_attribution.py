@@ -33,7 +33,9 @@ def test_scores_add_up_to_the_output_difference_within_five_percent(models, side
         assert attribution.output == pytest.approx(float(np.log(row.max())), abs=1e-4)  # a log-probability
         difference = attribution.output - attribution.baseline_output
         assert abs(sum(attribution.scores) - difference) < 0.05 * abs(difference)
-        assert attribution.gap == pytest.approx(completeness_gap(np.array(attribution.scores), *_ends(attribution)))
+        assert attribution.gap == pytest.approx(
+            completeness_gap(np.array(attribution.scores), *_ends(attribution)), rel=1e-2
+        )
 
 
 def _ends(attribution) -> tuple[float, float]:
