@@ -4,9 +4,9 @@ For one input x (its token vectors) and a baseline b, the attribution of token i
 
     IG_i = (x_i - b_i) . integral over a in [0, 1] of  df/dx_i (b + a (x - b)) da
 
-where f is the explained label's log-probability (a label's log-odds for multi-label, the value for regression;
-`Kind.explained_outputs`: unlike a probability it does not flatten where the model is sure, which would leave
-nothing to attribute), computed by the trapezoid rule on `steps` intervals, all the points of one input in one batch. Completeness says the
+where f is the explained label's log-odds, log(p / (1 - p)) (the value for regression; `Kind.explained_outputs`:
+unlike the probability or its log it does not flatten where the model is sure, which would leave nothing to
+attribute), computed by the trapezoid rule on `steps` intervals, all the points of one input in one batch. Completeness says the
 attributions add up to f(x) - f(b); what the trapezoid misses is each attribution's `gap`, which more steps shrink.
 
 The baseline is the input with every word piece's token vector set to zero, the special tokens ([CLS], [SEP], the
@@ -50,8 +50,7 @@ class Attribution:
         scores: one per word: its word pieces' Integrated Gradients summed.
         gap: the completeness gap, |sum(scores) - (output - baseline_output)| / |output - baseline_output|.
         target: the label attributed to (a class or label name); None for a model that gives values.
-        output: what is explained at the input (`Kind.explained_outputs`): the class's log-probability, the label's
-            log-odds, or the value.
+        output: what is explained at the input (`Kind.explained_outputs`): the label's log-odds, or the value.
         baseline_output: the same at the baseline.
         by_label: every label attributed for this input (a multi-label model's chosen labels), this one included.
     """

@@ -121,9 +121,8 @@ class FinetunedClassifier(BaseClassifier):
         with tf.GradientTape(persistent=True) as tape:
             path = scale * vectors[None]  # (S, T, C): the word pieces' vectors scaled by a, the rest as they are
             tape.watch(path)
-            outputs = self.kind.activate(
-                self.model(None, inputs_embeds=path, **inputs, training=False).logits
-            )  # (S, ...)
+            logits = self.model(None, inputs_embeds=path, **inputs, training=False).logits  # (S, K)
+            outputs = self.kind.explained_outputs(logits)  # (S, K) or (S,)
             chosen = [outputs if index is None else outputs[:, index] for index in targets]  # each (S,)
         gradients = np.stack([tape.gradient(out, path).numpy()[:, moving] for out in chosen])  # (targets, S, P, C)
         del tape

@@ -326,14 +326,17 @@ class Kind:
 
     # --- attribution (core.attribution) -----------------------------------------------------------------------------
 
-    explained_scale: ClassVar[str] = "log-probability"  # what an attribution's scores add up to (a difference of)
+    explained_scale: ClassVar[str] = "log-odds"  # what an attribution's scores add up to (a difference of)
 
     def explained_outputs(self, logits: Any) -> Any:
-        """What an attribution explains, from the logits (B, K): each class's log-probability (a log-softmax, which,
-        unlike the probability, does not flatten where the model is sure)."""
+        """What an attribution explains, from the logits (B, K): each class's log-odds against the others,
+        log(p / (1 - p)) = z_k - logsumexp(z_j, j != k), which, unlike the probability or its log, does not flatten
+        where the model is sure."""
         import tensorflow as tf
 
-        return tf.nn.log_softmax(tf.cast(logits, tf.float32), axis=-1)
+        logits = tf.cast(logits, tf.float32)  # (B, K)
+        others = tf.where(tf.eye(tf.shape(logits)[-1], dtype=tf.bool), -float("inf"), 0.0)  # (K, K)
+        return logits - tf.reduce_logsumexp(logits[:, None, :] + others, axis=-1)  # (B, K)
 
     def attribution_targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
         """The outputs an attribution explains by default for one input's outputs (K,): the class it chose."""

@@ -227,8 +227,6 @@ class MultiLabel(Kind):
 
     # --- attribution (core.attribution) -----------------------------------------------------------------------------
 
-    explained_scale = "log-odds"
-
     def explained_outputs(self, logits: Any) -> Any:
         """Each label's log-odds, its logit (B, L)."""
         import tensorflow as tf

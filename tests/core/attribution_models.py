@@ -17,6 +17,7 @@ from tests.finetune.tiny import make_tiny_bert
 
 FIXTURE_TEXTS = [*POSITIVE, *NEGATIVE]
 MAX_LENGTH = 24
+HEAD_SCALE = 300.0  # a random BERT's pooled outputs barely differ between texts: its head is scaled up
 
 
 def scratch_model(
@@ -36,7 +37,8 @@ def scratch_model(
 def finetuned_model(
     folder: Path, labels: list[str], problem_type: str | None = None, pairs: bool = False, seed: int = 0
 ) -> FinetunedClassifier:
-    """The tiny random-weight BERT (`tests.finetune.tiny`) with a random classification head."""
+    """The tiny random-weight BERT (`tests.finetune.tiny`) with a random classification head, `HEAD_SCALE` times
+    larger than its initialiser gives."""
     from transformers import AutoTokenizer, BertConfig, TFBertForSequenceClassification
 
     kind = kinds.get(problem_type)
@@ -45,6 +47,8 @@ def finetuned_model(
     tf.keras.utils.set_random_seed(seed)
     model = TFBertForSequenceClassification(config)
     model(model.dummy_inputs, training=False)
+    kernel, bias = model.classifier.get_weights()
+    model.classifier.set_weights([kernel * HEAD_SCALE, bias])  # else the texts move its outputs by about 1e-5
     tokenizer = AutoTokenizer.from_pretrained(folder)
     return FinetunedClassifier(model, tokenizer, labels, MAX_LENGTH, kind=kind, has_pairs=pairs)
 

@@ -30,7 +30,7 @@ def test_scores_add_up_to_the_output_difference_within_five_percent(models, side
         assert attribution.words == text.split()
         assert len(attribution.scores) == len(attribution.words)
         assert attribution.target == LABELS[int(np.argmax(row))]
-        assert attribution.output == pytest.approx(float(np.log(row.max())), abs=1e-4)  # a log-probability
+        assert attribution.output == pytest.approx(float(np.log(row.max() / (1 - row.max()))), abs=1e-3)  # log-odds
         difference = attribution.output - attribution.baseline_output
         assert abs(sum(attribution.scores) - difference) < 0.05 * abs(difference)
         assert attribution.gap == pytest.approx(
@@ -49,7 +49,7 @@ def test_a_named_label_is_explained_and_more_steps_shrink_the_gap(models, side):
     assert coarse.target == fine.target == "positive"
     assert fine.gap < coarse.gap or coarse.gap < 1e-4
     probability = models[side].predict_proba(["a dull mess and superb acting"])[0, 1]
-    assert fine.output == pytest.approx(float(np.log(probability)), abs=1e-4)
+    assert fine.output == pytest.approx(float(np.log(probability / (1 - probability))), abs=1e-3)
     with pytest.raises(ValueError, match="target must be one of the labels"):
         models[side].attribute(["a dull mess"], target="neutral")
 
