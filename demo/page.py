@@ -175,7 +175,9 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
         `min_confidence`, and with `attributions` true its `attribution` (the words and their scores)."""
         return classify_timed(text, model, models, max_chars, text_pair, attributions, min_confidence)
 
-    def show_results(result: dict[str, Any], latencies: dict[str, float], min_confidence: float) -> tuple[Any, ...]:
+    def show_results(
+        result: dict[str, Any], latencies: dict[str, float], min_confidence: float = 0.0
+    ) -> tuple[Any, ...]:
         return render_results(result, latencies, names, task, min_confidence or 0.0)
 
     def highlight(text: str, text_pair: str, result: dict[str, Any]) -> str:
