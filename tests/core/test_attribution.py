@@ -139,6 +139,7 @@ def planted_rows(n: int, seed: int) -> tuple[list[str], np.ndarray]:
     return texts, np.array(labels)
 
 
+@pytest.mark.slow  # two models trained for a few hundred steps
 def test_the_planted_word_carries_the_largest_attribution_for_both_trained_models(tmp_path):
     train_texts, train_labels = planted_rows(240, seed=0)
     test_texts, _ = planted_rows(10, seed=1)
@@ -146,7 +147,8 @@ def test_the_planted_word_carries_the_largest_attribution_for_both_trained_model
 
     scratch = scratch_model(LABELS, texts=train_texts)
     scratch.model.compile(tf.keras.optimizers.Adam(3e-3), "sparse_categorical_crossentropy")
-    scratch.model.fit(tf.constant(train_texts), train_labels, batch_size=16, epochs=2, verbose=0)
+    scratch.model.fit(tf.constant(train_texts), train_labels, batch_size=16, epochs=10, verbose=0)
+    assert (scratch.predict(test_texts) == planted_rows(10, seed=1)[1]).mean() >= 0.9  # it learned the task
 
     finetuned = finetuned_model(tmp_path, LABELS)
     encoded = dict(finetuned.tokenizer(train_texts, padding=True, return_tensors="tf"))
