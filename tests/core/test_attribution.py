@@ -123,32 +123,33 @@ def test_regression_explains_the_value(tmp_path, side):
 # --- a planted word decides the label ---------------------------------------------------------------------------------
 
 FILLER = ["the", "film", "movie", "it", "was", "a", "and", "very", "of", "time", "minute", "every", "to", "watch"]
-PLANTED = {"terrible": 0, "superb": 1}
+PLANTED = "superb"
 
 
-def planted_rows(n: int, seed: int) -> tuple[list[str], np.ndarray]:
-    """Texts of six filler words with "superb" (label 1) or "terrible" (label 0) put in at a random place."""
+def planted_rows(n: int, seed: int, planted_only: bool = False) -> tuple[list[str], np.ndarray]:
+    """Texts of six filler words; every other one (each, with `planted_only`) has "superb" put in at a random place,
+    and only those are labelled 1: the one word decides the label."""
     rng = random.Random(seed)
     texts, labels = [], []
     for i in range(n):
-        word = list(PLANTED)[i % 2]
         words = rng.sample(FILLER, 6)
-        words.insert(rng.randrange(7), word)
+        has = planted_only or i % 2 == 0
+        if has:
+            words.insert(rng.randrange(7), PLANTED)
         texts.append(" ".join(words))
-        labels.append(PLANTED[word])
+        labels.append(int(has))
     return texts, np.array(labels)
 
 
 @pytest.mark.slow  # two models trained for a few hundred steps
 def test_the_planted_word_carries_the_largest_attribution_for_both_trained_models(tmp_path):
     train_texts, train_labels = planted_rows(240, seed=0)
-    test_texts, _ = planted_rows(10, seed=1)
-    planted = [next(word for word in text.split() if word in PLANTED) for text in test_texts]
+    test_texts, test_labels = planted_rows(10, seed=1, planted_only=True)
 
     scratch = scratch_model(LABELS, texts=train_texts)
     scratch.model.compile(tf.keras.optimizers.Adam(3e-3), "sparse_categorical_crossentropy")
     scratch.model.fit(tf.constant(train_texts), train_labels, batch_size=16, epochs=10, verbose=0)
-    assert (scratch.predict(test_texts) == planted_rows(10, seed=1)[1]).mean() >= 0.9  # it learned the task
+    assert (scratch.predict(test_texts) == test_labels).mean() >= 0.9  # it learned the task
 
     finetuned = finetuned_model(tmp_path, LABELS)
     encoded = dict(finetuned.tokenizer(train_texts, padding=True, return_tensors="tf"))
@@ -158,5 +159,5 @@ def test_the_planted_word_carries_the_largest_attribution_for_both_trained_model
 
     for model in (scratch, finetuned):
         explained = model.attribute(test_texts)
-        hits = sum(largest_is(attribution, word) for attribution, word in zip(explained, planted, strict=True))
+        hits = sum(largest_is(attribution, PLANTED) for attribution in explained)
         assert hits >= 9, (model.side, [(a.target, a.words, np.round(a.scores, 3)) for a in explained])
