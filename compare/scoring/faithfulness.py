@@ -14,8 +14,8 @@ as a ratio of means over the sample. Edin et al. 2024 (Normalized AOPC) instead 
 highest AOPC over all word orders, found by beam search: many forward passes per example, which this cheaper
 scale stands in for; the random order is the other reference point.
 
-    >>> aopc([0.9, 0.5, 0.4, 0.2, 0.1, 0.0], 0.9)  # f(x) 0.9, then f at each k
-    (0.68, 0.9)
+    >>> aopc([0.5, 0.4, 0.2, 0.1, 0.1, 0.0], 0.9)  # f(x) 0.9; f at each fraction, then with no words
+    (0.64, 0.9)
 """
 
 from __future__ import annotations
