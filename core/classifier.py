@@ -29,6 +29,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from core import kinds, sides
+from core.attribution import DEFAULT_STEPS, Attribution, PathGradients, attribute
 from core.console import quiet_library_import
 from core.kinds import Kind
 from core.record import RunRecord, read_run
@@ -133,6 +134,31 @@ class BaseClassifier(ABC):
         """The kind's decisions for each text (pair) (`Kind.decide`): class ids (n,) for a single label, 0/1 rows
         (n, L) at the run's thresholds for multi-label, the values for regression."""
         return self.kind.decide(self._checked_outputs(texts, text_pairs), self.thresholds)
+
+    def attribute(
+        self, texts: list[str], text_pairs: list[str] | None = None, target: Any = None, steps: int = DEFAULT_STEPS
+    ) -> list[Attribution]:
+        """Integrated Gradients of each text (pair) over its token vectors, summed to words (`core.attribution`).
+
+        Args:
+            texts, text_pairs: as for `predict_proba`.
+            target: the label to explain (a name or an id; a list of them for a multi-label model), the same for
+                every text; by default what the model chose (each chosen label for multi-label); a model of values
+                explains its value.
+            steps: the trapezoid rule's intervals along the path: more steps, a smaller completeness `gap`.
+
+        Returns:
+            One `Attribution` per text (`.words`, `.scores`, `.gap`; `.by_label` for each label explained).
+        """
+        return attribute(self, list(texts), None if text_pairs is None else list(text_pairs), target, steps)
+
+    def embedding_gradients(
+        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
+    ) -> PathGradients:
+        """The outputs and their gradients at `points` (a in [0, 1]) along the path from the baseline (word pieces'
+        token vectors at zero) to the input, for one text (pair) (`core.attribution.PathGradients`); a side that
+        explains its model supplies it."""
+        raise NotImplementedError(f"the {self.side} side does not attribute its outputs to words.")
 
     def check_inputs(self, texts: list[str], text_pairs: list[str] | None) -> None:
         """Raises a ValueError unless `text_pairs` is given exactly for a pair task, as many as `texts`."""

@@ -23,6 +23,8 @@ from demo.prediction import (
     WARM_UP_PAIR,
     attention_figure,
     attention_model,
+    attribution,
+    attribution_html,
     classify_timed,
     explain,
     model_names,
@@ -49,6 +51,11 @@ CSS = """
 #status p {color: #b91c1c;}
 #latency p {color: #475569; font-size: 0.95em;}
 .label-panel {min-height: 220px;}
+.why {display: flex; gap: 12px;}
+.why-column {flex: 1; border: 1px solid #e2e8f0; border-radius: 6px; padding: 8px; line-height: 1.9;}
+.why-title {font-size: 0.9em; color: #475569; margin-bottom: 4px;}
+.why-legend {font-size: 0.85em; color: #64748b;}
+.attr {padding: 1px 2px; border-radius: 3px;}
 #report table {font-size: 0.92em;}
 #report th, #report td, .label-panel th, .label-panel td {word-break: normal !important;
   overflow-wrap: normal !important; hyphens: none;}
@@ -160,13 +167,27 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
     layers = max((shape[0] for shape in shapes), default=0)  # the choosers fit the deepest, widest model
     heads = max((shape[1] for shape in shapes), default=0)
 
-    def run_classify(text: str, model: str, text_pair: str | None = None) -> tuple[dict[str, Any], dict[str, float]]:
+    def run_classify(
+        text: str, model: str, text_pair: str | None = None, attributions: bool = False, min_confidence: float = 0.0
+    ) -> tuple[dict[str, Any], dict[str, float]]:
         """Classifies `text` (and `text_pair`, for a pair task) with `model` (`both` or a model's name):
-        {model: answer} or {"error": message}."""
-        return classify_timed(text, model, models, max_chars, text_pair)
+        {model: answer} or {"error": message}; each answer with its `confidence`, `abstained` below
+        `min_confidence`, and with `attributions` true its `attribution` (the words and their scores)."""
+        return classify_timed(text, model, models, max_chars, text_pair, attributions, min_confidence)
 
-    def show_results(result: dict[str, Any], latencies: dict[str, float]) -> tuple[Any, ...]:
-        return render_results(result, latencies, names, task)
+    def show_results(
+        result: dict[str, Any], latencies: dict[str, float], min_confidence: float = 0.0
+    ) -> tuple[Any, ...]:
+        return render_results(result, latencies, names, task, min_confidence or 0.0)
+
+    def highlight(text: str, text_pair: str, result: dict[str, Any]) -> str:
+        """Each answering model's words, highlighted by their attribution towards its answer, side by side."""
+        if "error" in result:
+            return ""
+        pair = text_pair if task.has_pairs else None
+        return attribution_html(
+            {name: attribution(models[name], text, pair) for name in result if name in models}, names
+        )
 
     def run_explain(text: str, choice: str, text_pair: str, layer: int, head: int) -> tuple[Any, Any]:
         found = explain(attention_model(models, choice), text, max_chars, text_pair)
@@ -197,12 +218,25 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                     label="Model",
                     elem_id="choice",
                 )
+                min_confidence = gr.Slider(
+                    0.0,
+                    1.0,
+                    value=0.0,
+                    step=0.05,
+                    label="Abstain below this confidence",
+                    info="A model less sure of its answer than this says so (0: always answers).",
+                    visible=not task.kind.gives_values,  # a value comes with no confidence
+                    elem_id="min-confidence",
+                )
+                attributions = gr.Checkbox(False, visible=False, elem_id="attributions")  # the API's flag
                 button = gr.Button("Classify", variant="primary", elem_id="classify")
             with gr.Column(scale=7):
                 status = gr.Markdown(elem_id="status")
                 with gr.Row():
                     panels = [answer_panel(name, task) for name in names]
                 latency = gr.Markdown(elem_id="latency")
+                gr.Markdown("**Why: the words each answer rests on** (Integrated Gradients)", elem_id="why-title")
+                why = gr.HTML(elem_id="why")
                 gold = gr.Textbox(  # filled by the examples below: a reference beside the answers, not an input
                     label=f"{task.kind.gold_title} (test split)",
                     interactive=False,
@@ -215,7 +249,7 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
         if examples:
             _examples(examples, task, len(models), [text, text_pair, gold])
         if probes:
-            with gr.Accordion("Where the from-scratch model looks (attention)", open=bool(shapes)):
+            with gr.Accordion("Attention: where the from-scratch model looks (not an explanation)", open=False):
                 if not shapes:
                     gr.Markdown("The from-scratch model did not return attention weights.")
                 layer, head, heatmap = attention_view(layers, heads, "Attention", "attention")
@@ -227,14 +261,15 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
     event = gr.on(
         [button.click, text.submit, text_pair.submit],
         run_classify,
-        [text, choice, text_pair],
+        [text, choice, text_pair, attributions, min_confidence],
         [answer, latencies],
         api_name="classify",
         preprocess=False,
     )
     for box in (text, text_pair):
         box.input(None, None, gold, js="() => ''")  # an edited text no longer has the example's gold label
-    event.then(show_results, [answer, latencies], [*panels, latency, status], api_visibility="private")
+    event.then(show_results, [answer, latencies, min_confidence], [*panels, latency, status], api_visibility="private")
+    event.then(highlight, [text, text_pair, answer], why, api_visibility="private")
     if probes:
         event.then(run_explain, [text, choice, text_pair, layer, head], [found, heatmap], api_visibility="private")
         for chooser in (layer, head):

@@ -8,6 +8,7 @@ server starts, so that the first latency a user sees is a real one, not graph tr
 
 from __future__ import annotations
 
+import html
 import logging
 import reprlib
 import time
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from compare.render.faithfulness import highlighted_words
 from core import sides
 from demo.answers import answers
 from demo.arguments import DEFAULT_MAX_CHARS
@@ -105,12 +107,43 @@ def predict(model: Any, text: str, text_pair: str | None = None) -> dict[str, An
     return answers(model, [text], None if text_pair is None else [text_pair])[0]
 
 
+def attribution(model: Any, text: str, text_pair: str | None = None) -> dict[str, Any] | None:
+    """`model`'s Integrated Gradients for what it answered (`core.attribution`), as the `/classify` endpoint returns
+    it (`Attribution.as_dict`); None for a model that cannot attribute, or when attributing fails (the answer stands)."""
+    if not hasattr(model, "attribute"):
+        return None
+    try:
+        [explained] = model.attribute([text], None if text_pair is None else [text_pair])
+    except Exception:  # noqa: BLE001 - the highlighting is optional; the answer above still stands
+        logger.exception("attribute failed on a %d-character text", len(text))
+        return None
+    return explained.as_dict()
+
+
+def confidence(answer: dict[str, Any], kind: Any) -> float | None:
+    """How sure a model's answer is (`Kind.confidence`): what the app abstains by; None for a value."""
+    return kind.confidence(answer)
+
+
+def check_min_confidence(min_confidence: Any) -> str | None:
+    """The message for a confidence the app cannot abstain below, or None."""
+    if isinstance(min_confidence, bool) or not isinstance(min_confidence, int | float) or not 0 <= min_confidence <= 1:
+        return f"min_confidence must be a number from 0 to 1, got {reprlib.repr(min_confidence)}."
+    return None
+
+
 def classify_timed(
-    text: Any, choice: Any, models: dict[str, Any], max_chars: int = DEFAULT_MAX_CHARS, text_pair: Any = None
+    text: Any,
+    choice: Any,
+    models: dict[str, Any],
+    max_chars: int = DEFAULT_MAX_CHARS,
+    text_pair: Any = None,
+    attributions: Any = False,
+    min_confidence: Any = 0.0,
 ) -> tuple[dict[str, Any], dict[str, float]]:
-    """`classify`, plus each model's latency in milliseconds."""
+    """`classify`, plus each model's latency in milliseconds (the answer's, without its attribution)."""
     task = page_task(models)
-    problem = check_inputs(text, text_pair, task, max_chars)
+    problem = check_inputs(text, text_pair, task, max_chars) or check_min_confidence(min_confidence or 0.0)
     if problem:
         return {"error": problem}, {}
     names = model_names(models)
@@ -135,28 +168,81 @@ def classify_timed(
             logger.exception("The %s model failed on a %d-character text", name, len(text))
             return {"error": f"The {name} model could not classify this text: {error}"}, {}
         latencies[name] = (time.perf_counter() - start) * 1000
+    if min_confidence:
+        sure = {name: confidence(result[name], task.kind) for name in wanted}
+        result["abstained"] = {name: c for name, c in sure.items() if c is not None and c < min_confidence}
+    if attributions is True:
+        result["attributions"] = {name: attribution(models[name], text, pair) for name in wanted}
     return result, latencies
 
 
 def classify(
-    text: Any, choice: Any, models: dict[str, Any], max_chars: int = DEFAULT_MAX_CHARS, text_pair: Any = None
+    text: Any,
+    choice: Any,
+    models: dict[str, Any],
+    max_chars: int = DEFAULT_MAX_CHARS,
+    text_pair: Any = None,
+    attributions: Any = False,
+    min_confidence: Any = 0.0,
 ) -> dict[str, Any]:
-    """What the `/classify` endpoint returns: `{model: answer}` (`demo.answers`), or `{"error": message}`."""
-    return classify_timed(text, choice, models, max_chars, text_pair)[0]
+    """What the `/classify` endpoint returns: `{model: answer}` (`demo.answers`), or `{"error": message}`.
+
+    With `min_confidence` above 0 (up to 1), also `abstained`: `{model: confidence}` for each model less sure of its
+    answer than that (`Kind.confidence`), which the page says instead of letting the answer stand; with
+    `attributions` true, also `attributions`: `{model: {"target", "words", "scores", "gap"}}`, each model's words and
+    their Integrated Gradients towards its answer (`core.attribution`)."""
+    return classify_timed(text, choice, models, max_chars, text_pair, attributions, min_confidence)[0]
+
+
+def abstentions(result: dict[str, Any], min_confidence: float) -> str:
+    """The sentence the page shows for the models that abstained ("" for none)."""
+    said = [
+        f"{title(name)} abstains: its confidence {sure:.2f} is below the {min_confidence:.2f} you set."
+        for name, sure in result.get("abstained", {}).items()
+    ]
+    return " ".join(f"**{sentence}**" for sentence in said)
+
+
+def attribution_html(found: dict[str, dict[str, Any] | None], names: Sequence[str]) -> str:
+    """Each model's words highlighted by their attribution towards its answer, side by side, from `{model:
+    attribution}` (`classify`'s `attributions`); "" for none."""
+    columns = []
+    for name in names:
+        explained = found.get(name)
+        if not explained:
+            continue
+        target = "its value" if explained["target"] is None else f"<b>{html.escape(str(explained['target']))}</b>"
+        words = highlighted_words(explained["words"], explained["scores"]) or "<i>no words</i>"
+        columns.append(
+            f'<div class="why-column"><div class="why-title">{html.escape(title(name))} → {target}</div>'
+            f'<div class="why-words">{words}</div></div>'
+        )
+    if not columns:
+        return ""
+    legend = (
+        '<p class="why-legend">Integrated Gradients: green words pushed the model towards what it answered, red '
+        "ones away from it; the stronger the colour, the larger the push (relative to the text's largest).</p>"
+    )
+    return f'<div class="why">{"".join(columns)}</div>{legend}'
 
 
 def render_results(
-    result: dict[str, Any], latencies: dict[str, float], names: Sequence[str], task: Task | None = None
+    result: dict[str, Any],
+    latencies: dict[str, float],
+    names: Sequence[str],
+    task: Task | None = None,
+    min_confidence: float = 0.0,
 ) -> tuple[Any, ...]:
-    """One panel per model in `names` (in that order), the latency line and the status message for one `classify`
-    result; a model that did not answer gets an empty panel. A panel is what the kind shows (`Kind.panel`): the
+    """One panel per model in `names` (in that order), the latency line and the status message (an error, or which
+    models abstained below `min_confidence`) for one `classify` result; a model that did not answer gets an empty
+    panel. A panel is what the kind shows (`Kind.panel`): the
     answer itself for a `gr.Label` (single label), else Markdown."""
     task = task or Task()
     if "error" in result:
         return *(None for _ in names), "", f"**{result['error']}**"
     panels = tuple(panel(result.get(name), task) for name in names)
     latency = " · ".join(f"{title(name)}: **{ms:.1f} ms**" for name, ms in latencies.items())
-    return *panels, f"Latency (one text, this machine): {latency}", ""
+    return *panels, f"Latency (one text, this machine): {latency}", abstentions(result, min_confidence)
 
 
 def panel(answer: dict[str, Any] | None, task: Task) -> Any:

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
+from core.attribution import PathGradients, word_of_offset, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
 from core.onnx import onnx_path, serving_runtime
@@ -90,6 +91,42 @@ class FinetunedClassifier(BaseClassifier):
             return self._outputs(ids, mask, pad_types([encoded.types[i] for i in chosen], ids.shape[1]))
 
         return predict_in_batches(padded, rows, self.batch_size, lengths=encoded.lengths)
+
+    def embedding_gradients(
+        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
+    ) -> PathGradients:
+        """Along the path from the baseline to the input's token vectors, fed as transformers' `inputs_embeds`: the
+        outputs (S, ...) and each target's gradients (targets, S, P, C) at the P word pieces (`core.attribution`)."""
+        encoded = self.tokenizer(
+            text, text_pair, truncation="longest_first", max_length=self.max_length, return_offsets_mapping=True
+        )
+        ids = np.asarray(encoded["input_ids"], np.int32)  # (T,)
+        sequences = encoded.sequence_ids()  # 0 or 1 for a text's pieces, None for [CLS] and [SEP]
+        moving = np.array([sequence is not None for sequence in sequences])  # (T,)
+        spans = [words_of(text), words_of(text_pair or "")]
+        word_ids = np.array(
+            [
+                word_of_offset(spans[sequence], start) + (len(spans[0]) if sequence == 1 else 0)
+                for (start, _), sequence in zip(encoded["offset_mapping"], sequences, strict=True)
+                if sequence is not None
+            ],
+            np.int64,
+        )  # (P,)
+        vectors = tf.gather(self.model.get_input_embeddings().weight, ids)  # (T, C)
+        scale = tf.where(moving[None, :, None], tf.constant(points, tf.float32)[:, None, None], 1.0)  # (S, T, 1)
+        rows = len(points)
+        inputs = {"attention_mask": tf.ones((rows, len(ids)), tf.int32)}
+        if self.has_pairs:
+            inputs["token_type_ids"] = tf.tile(tf.constant(encoded["token_type_ids"], tf.int32)[None], [rows, 1])
+        with tf.GradientTape(persistent=True) as tape:
+            path = scale * vectors[None]  # (S, T, C): the word pieces' vectors scaled by a, the rest as they are
+            tape.watch(path)
+            logits = self.model(None, inputs_embeds=path, **inputs, training=False).logits  # (S, K)
+            outputs = self.kind.explained_outputs(logits)  # (S, K) or (S,)
+            chosen = [outputs if index is None else outputs[:, index] for index in targets]  # each (S,)
+        gradients = np.stack([tape.gradient(out, path).numpy()[:, moving] for out in chosen])  # (targets, S, P, C)
+        del tape
+        return PathGradients(outputs.numpy(), gradients, vectors.numpy()[moving], word_ids)
 
 
 def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> FinetunedClassifier:

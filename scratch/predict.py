@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
+from core.attribution import PathGradients, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
 from core.onnx import onnx_path, serving_runtime
@@ -125,6 +126,90 @@ class ScratchClassifier(BaseClassifier):
         vocabulary = self.tokenizer.vocabulary
         tokens = [vocabulary[i] if vocabulary[i] else "[PAD]" for i in token_ids.numpy().tolist()]
         return tokens, maps.numpy()
+
+    def embedding_gradients(
+        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
+    ) -> PathGradients:
+        """Along the path from the baseline to the input's token vectors (the output of the embedding's token lookup,
+        `TokenAndPositionEmbedding.token_embedding`): the outputs (S, ...) and each target's gradients
+        (targets, S, P, C) at the P word pieces (`core.attribution`).
+
+        The end-to-end model runs on S copies of the input with the token lookup scaled by a at the word pieces (not
+        at padding or the separator), so whatever reading the model makes of its inputs, every time it embeds their
+        tokens lies on the path; the lookups are matched to the texts' words by their ids.
+        """
+        texts = [text] if text_pair is None else [text, text_pair]
+        rows = len(points)
+        lookup = self.embedding.token_embedding
+        lookups = []  # (ids, scaled vectors) of each call, (B, T) and (B, T, C), B a multiple of the S points
+        scale_of_row = tf.constant(points, tf.float32)
+        special = [PAD_ID] + ([] if self.tokenizer.separator_id is None else [self.tokenizer.separator_id])
+        embed = lookup.call
+        tape = tf.GradientTape(persistent=True)
+
+        def scaled_lookup(ids: tf.Tensor, *args, **kwargs) -> tf.Tensor:
+            vectors = embed(ids, *args, **kwargs)  # (B, T, C)
+            moving = tf.logical_not(tf.reduce_any(ids[..., None] == tf.constant(special, ids.dtype), axis=-1))
+            a = tf.tile(scale_of_row, [tf.shape(ids)[0] // rows])[:, None, None]  # (B, 1, 1): row r is point r % S
+            path = tf.where(moving[..., None], a * vectors, vectors)  # (B, T, C)
+            tape.watch(path)
+            lookups.append((ids, vectors, path))
+            return path
+
+        strings = [tf.constant([s] * rows, tf.string) for s in texts]
+        activation = self.model.get_layer(self.kind.outputs)  # the kind's output layer, passed by to see the logits
+        lookup.call, activation.call = scaled_lookup, lambda logits, *args, **kwargs: logits
+        try:
+            with tape:
+                logits = self.model(strings if text_pair is not None else strings[0], training=False)  # (S, K)
+                outputs = self.kind.explained_outputs(logits)  # (S, K) or (S,)
+                chosen = [outputs if index is None else outputs[:, index] for index in targets]  # each (S,)
+        finally:
+            del lookup.call, activation.call
+        gradients, deltas, word_ids = [], [], []
+        segment = 0
+        for ids, vectors, path in lookups:
+            grads = np.stack([tape.gradient(out, path).numpy() for out in chosen])  # (targets, B, T, C)
+            ids, vectors = ids.numpy(), vectors.numpy()
+            for block in range(0, len(ids), rows):  # one copy of the input's texts per block of S rows
+                for positions in self._segments(ids[block]):
+                    words = self._word_ids(texts, segment, ids[block][positions])
+                    gradients.append(grads[:, block : block + rows][:, :, positions])
+                    deltas.append(vectors[block][positions])
+                    word_ids.append(words)
+                    segment += 1
+        return PathGradients(
+            outputs.numpy(), np.concatenate(gradients, axis=2), np.concatenate(deltas), np.concatenate(word_ids)
+        )
+
+    def _segments(self, ids: np.ndarray) -> list[np.ndarray]:
+        """The positions of each text's pieces in one row of ids: the row's real ids, split at the separator."""
+        separator = self.tokenizer.separator_id
+        segments, current = [], []
+        for position, token in enumerate(ids.tolist()):
+            if token == separator:
+                segments.append(current)
+                current = []
+            elif token != PAD_ID:
+                current.append(position)
+        return [np.array(positions, np.int64) for positions in [*segments, current] if positions]
+
+    def _word_ids(self, texts: list[str], segment: int, ids: np.ndarray) -> np.ndarray:
+        """Each piece's word (an index into all the texts' words) for the `segment`th run of pieces the model embedded:
+        the pieces of text `segment % len(texts)`, cut where the tokenizer cut it; -1 past the text's own pieces."""
+        which = segment % len(texts)
+        spans = words_of(texts[which])
+        words = [texts[which][a:b] for a, b in spans]
+        pieces = self.tokenizer.ragged_ids(tf.constant(words, tf.string)).to_list() if words else []
+        expected = [piece for row in pieces for piece in row]
+        owner = [i for i, row in enumerate(pieces) for _ in row]
+        if expected[: len(ids)] != ids.tolist()[: len(expected)]:
+            raise RuntimeError(
+                f"the model embedded pieces {ids.tolist()} where text {which} gives {expected}; its reading of the "
+                "texts is not one this attribution can match to words."
+            )
+        offset = sum(len(words_of(t)) for t in texts[:which])
+        return np.array([offset + owner[i] if i < len(owner) else -1 for i in range(len(ids))], np.int64)
 
 
 def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> ScratchClassifier:

@@ -14,6 +14,7 @@ from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render import tables
 from compare.render.diagnosis import diagnosis_tables, training_curve_table
 from compare.render.distillation import distillation_tables
+from compare.render.faithfulness import faithfulness_html
 from compare.render.figures import figure_title
 from compare.render.tables import Table
 from compare.render.trust import trust_tables
@@ -113,6 +114,7 @@ def render_html(results: dict, analysis: dict, figures: dict[str, bytes]) -> str
     ]
     parts += [_figure(n, figures[n]) for n in wide]
     parts.append('<div class="grid">' + "".join(_figure(n, p) for n, p in figures.items() if n not in wide) + "</div>")
+    parts.append(faithfulness_html(results, html_table))
     per_class = tables.per_class(results)
     if per_class:
         parts.append(html_table(per_class))

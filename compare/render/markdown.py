@@ -6,6 +6,7 @@ from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render import tables
 from compare.render.diagnosis import diagnosis_tables, training_curve_table
 from compare.render.distillation import distillation_tables
+from compare.render.faithfulness import faithfulness_markdown
 from compare.render.figures import figure_title
 from compare.render.tables import Table
 from compare.render.trust import trust_tables
@@ -58,6 +59,7 @@ def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
     parts += [markdown_table(t) for t in tuning_tables(results)]
     for name in (n for n in figures if n != TRAINING_CURVES):
         parts += [f"### {figure_title(name)}", "", f"![{figure_title(name)}]({name})", ""]
+    parts.append(faithfulness_markdown(results, markdown_table))
     per_class = tables.per_class(results)
     if per_class:
         parts.append(markdown_table(per_class))

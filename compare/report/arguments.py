@@ -12,6 +12,7 @@ from core.translator import check_decoding
 INPUTS = (".csv", ".tsv", ".jsonl", ".json", ".parquet")
 OUTPUTS = (".csv", ".jsonl")
 SPLITS = ("test", "validation")
+FAITHFULNESS_HELP = "Explain a seeded sample of N examples of the scored split with Integrated Gradients and score how faithful the explanations are (ERASER comprehensiveness and sufficiency beside random words); 0: off. Costs about a second per example per model on 2 CPU cores."
 
 
 @dataclass
@@ -26,12 +27,15 @@ class ReportArguments:
     )
     latency_samples: int = field(default=50, metadata={"help": "Single-text predictions timed per model."})
     examples: int = field(default=25, metadata={"help": "Rows in each error-analysis table."})
+    faithfulness: int = field(default=0, metadata={"help": FAITHFULNESS_HELP})
     verbose: bool = field(default=False, metadata={"help": VERBOSE_HELP})
 
     def __post_init__(self) -> None:
         for name in ("latency_samples", "examples"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}.")
+        if self.faithfulness < 0:
+            raise ValueError(f"--faithfulness must be a number of examples (0: off), got {self.faithfulness}.")
 
 
 @dataclass

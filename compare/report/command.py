@@ -34,6 +34,7 @@ from compare.report.trust import assess
 from compare.scoring import wording
 from compare.scoring.costs import run_costs
 from compare.scoring.error_analysis import confident_mistakes, count_disagreements, disagreements
+from compare.scoring.faithfulness import add_faithfulness
 from compare.scoring.scores import decide
 from compare.scoring.statistics import StatisticsArguments
 from compare.scoring.timing import predict_split, single_text_latency
@@ -110,6 +111,7 @@ def build_report(
         results["tuning"] = tuning
     results.update(trust.sections)
     qualify(results, models, seed_scores, Path(args.output_dir))
+    add_faithfulness(results, models, split, args.faithfulness, loader, progress)
     analysis = error_analysis(split, outputs, decisions, args.examples)
     results["comparison"]["disagreements"] = analysis["disagreement_count"]
     figures = draw(results, outputs, split.gold)

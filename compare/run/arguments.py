@@ -16,6 +16,7 @@ import dataclasses
 import shlex
 from dataclasses import dataclass, field
 
+from compare.report.arguments import FAITHFULNESS_HELP
 from compare.run.profiles import PROFILES, get_profile, give_way
 from core import sides
 from core.args import VERBOSE_HELP, DataArguments, OptionsError
@@ -231,6 +232,7 @@ class CompareRunArguments(SideTrainingArguments):
             "way to each trial's)."
         },
     )
+    faithfulness: int = field(default=0, metadata={"help": FAITHFULNESS_HELP})
 
     self_pretrain: bool = field(
         default=False,

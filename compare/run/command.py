@@ -133,7 +133,10 @@ def train_and_report(
         if args.distill:
             ordered += distilled_runs(data, args, {seed: paths[(TEACHER, seed)] for seed in seeds}, progress)
     report_args = ReportArguments(
-        runs=[str(path) for _, path in ordered], output_dir=str(output_dir), names=[side for side, _ in ordered]
+        runs=[str(path) for _, path in ordered],
+        output_dir=str(output_dir),
+        names=[side for side, _ in ordered],
+        faithfulness=args.faithfulness,
     )
     train_audit = audit_train(data, args, args.audit_train, progress) if args.audit_train else None
     return build_report(report_args, stats, progress, loader=loader, tuning=tuning, train_audit=train_audit)

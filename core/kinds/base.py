@@ -371,6 +371,37 @@ class Kind:
         column per decision an example holds (`compare.scoring.calibration`)."""
         raise NotImplementedError
 
+    # --- attribution (core.attribution) -----------------------------------------------------------------------------
+
+    explained_scale: ClassVar[str] = "log-odds"  # what an attribution's scores add up to (a difference of)
+
+    def explained_outputs(self, logits: Any) -> Any:
+        """What an attribution explains, from the logits (B, K): each class's log-odds against the others,
+        log(p / (1 - p)) = z_k - logsumexp(z_j, j != k), which, unlike the probability or its log, does not flatten
+        where the model is sure."""
+        import tensorflow as tf
+
+        logits = tf.cast(logits, tf.float32)  # (B, K)
+        others = tf.where(tf.eye(tf.shape(logits)[-1], dtype=tf.bool), -float("inf"), 0.0)  # (K, K)
+        return logits - tf.reduce_logsumexp(logits[:, None, :] + others, axis=-1)  # (B, K)
+
+    def attribution_targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
+        """The outputs an attribution explains by default for one input's outputs (K,): the class it chose."""
+        return [int(np.argmax(outputs))]
+
+    def confidence(self, answer: dict[str, Any]) -> float | None:
+        """How sure an app answer (`app_answers`) is, for the app to abstain below a confidence the user sets; None
+        where there is no probability to judge by (a value)."""
+        return None
+
+    def target_index(self, target: Any, labels: list[str]) -> int | None:
+        """The output index of a label a caller names (its name, or its id); ValueError naming the labels otherwise."""
+        if target in labels:
+            return labels.index(target)
+        if isinstance(target, int | np.integer) and 0 <= target < len(labels):
+            return int(target)
+        raise ValueError(f"target must be one of the labels {quoted(labels)} (or its id), got {target!r}.")
+
 
 def number(value: float) -> str:
     """A value with four significant digits (3.421, 12.35, 1235), as the app shows it; its API gives it in full.

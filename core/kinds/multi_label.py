@@ -273,3 +273,21 @@ class MultiLabel(Kind):
         from compare.scoring.label_issues import multilabel_doubts
 
         return multilabel_doubts(gold, outputs, thresholds)
+
+    # --- attribution (core.attribution) -----------------------------------------------------------------------------
+
+    def explained_outputs(self, logits: Any) -> Any:
+        """Each label's log-odds, its logit (B, L)."""
+        import tensorflow as tf
+
+        return tf.cast(logits, tf.float32)
+
+    def attribution_targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
+        """Each label chosen at its threshold (0.5 without), most probable first; the most probable when none is."""
+        cut = np.full(len(outputs), 0.5) if thresholds is None else np.asarray(thresholds)
+        chosen = [int(i) for i in np.argsort(-outputs, kind="stable") if outputs[i] >= cut[i]]
+        return chosen or [int(np.argmax(outputs))]
+
+    def confidence(self, answer: dict[str, Any]) -> float | None:
+        """The least sure of its label decisions: the smallest of max(p, 1 - p) over the labels."""
+        return min((max(p, 1 - p) for p in answer["probs"].values()), default=None)

@@ -189,3 +189,20 @@ class Regression(Kind):
 
     def card_example(self, inputs: str, labels: list[str]) -> str:
         return f"predict_values({inputs})  # (1,)"
+
+    # --- attribution (core.attribution) -----------------------------------------------------------------------------
+
+    explained_scale = "value"
+
+    def explained_outputs(self, logits: Any) -> Any:
+        """The value (B,)."""
+        return self.activate(logits)
+
+    def attribution_targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
+        """The value (None: the model's one output)."""
+        return [None]
+
+    def target_index(self, target: Any, labels: list[str]) -> int | None:
+        if target not in (None, "value"):
+            raise ValueError(f"a regression model's attribution explains its value; pass no target, got {target!r}.")
+        return None

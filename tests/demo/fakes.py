@@ -114,6 +114,21 @@ class FakeClassifier:
         pairs = text_pairs if text_pairs is not None else [""] * len(texts)
         return [f"{text} {pair}".lower().split() for text, pair in zip(texts, pairs, strict=True)]
 
+    def attribute(self, texts: list[str], text_pairs: list[str] | None = None, target=None, steps: int = 32):
+        """Each word's push towards the answer: +1 for a positive word, -1 for a negative one, the other way round
+        when the answer is the first label; a text saying "crash" fails, as a model can."""
+        from core.attribution import Attribution
+
+        if any("crash" in text for text in texts):
+            raise RuntimeError("the fake cannot attribute this text")
+        answers = self.predict_proba(texts, text_pairs).argmax(axis=1)
+        explained = []
+        for words, answer in zip(self.words(texts, text_pairs), answers, strict=True):
+            sign = 1.0 if answer == len(self.labels) - 1 else -1.0
+            scores = [sign * ((w in POSITIVE_WORDS) - (w in NEGATIVE_WORDS)) for w in words]
+            explained.append(Attribution(words, scores, 0.0, self.labels[answer], 0.0, 0.0))
+        return explained
+
     def predict_proba(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
         words = self.words(texts, text_pairs)
         score = np.array([sum((w in POSITIVE_WORDS) - (w in NEGATIVE_WORDS) for w in ws) for ws in words], float)
