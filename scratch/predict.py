@@ -21,6 +21,7 @@ from core.onnx import onnx_path, serving_runtime
 from core.record import RunRecord
 from core.rundir import RunError
 from core.runtime import STRINGS
+from scratch.embedding import PAD_ID
 from scratch.encoder import TransformerEncoderBlock
 
 # Imported for what they register: every layer class a saved end-to-end model names.

@@ -249,6 +249,7 @@ class SingleLabel(Kind):
         from compare.scoring.label_issues import single_label_doubts
 
         return single_label_doubts(gold, outputs)
+
     # --- attribution (core.attribution) and abstention (the app) -------------------------------------------------
 
     def confidence(self, answer: dict[str, Any]) -> float | None:
