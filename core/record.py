@@ -158,6 +158,7 @@ class PretrainingSection(Section):
     unlabeled_rows: int | None = None  # the texts read from it
 
 
+@dataclass(frozen=True)
 class CalibrationSection(Section):
     """run.json `calibration`: the temperature scaling fitted on validation after training (`core.calibration`),
     which `predict_proba` and every export apply. Absent from a regression run, and from runs written before there
@@ -188,7 +189,6 @@ class RunRecord(Section):
     distillation: dict | None = None
     tokenizer: dict | None = None
     pretraining: PretrainingSection | None = None
-
     calibration: CalibrationSection | None = None
     path: Path | None = field(default=None, repr=False, compare=False, kw_only=True)
 
