@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.tables import DataError, check_file, read_table, read_text
 from core.tasks import TASKS
 from scratch.args import ScratchArguments
 
@@ -91,6 +90,8 @@ class PretrainingArguments:
     def split_budget(self, args: ScratchArguments, total_steps: int) -> tuple[int, ScratchArguments]:
         """(pretraining steps, the options fine-tuning trains with): the run's `total_steps` shared between the two,
         fine-tuning's `--max-steps` the rest and its `--min-steps` cut to fit."""
+        from core.tables import DataError  # (pandas: not for --help)
+
         steps = self.pretrain_steps or max(1, round(self.pretrain_share * total_steps))
         rest = total_steps - steps
         if rest < 1:
@@ -114,6 +115,8 @@ class SelfPretrainedArguments(ScratchArguments, PretrainingArguments):
 def check_pretraining(args: ScratchArguments, options: PretrainingArguments) -> None:
     """The model options self-pretraining refuses, and a `--pretrain-steps` the step budget has no room for, named
     before the run directory is made."""
+    from core.tables import DataError  # (pandas: not for --help)
+
     if args.max_steps is not None and options.pretrain_steps is not None and options.pretrain_steps >= args.max_steps:
         raise DataError(
             f"--pretrain-steps {options.pretrain_steps} leaves none of --max-steps {args.max_steps} for fine-tuning; "
@@ -141,6 +144,8 @@ def read_unlabeled(path: str | Path, columns: Sequence[str]) -> list[str]:
     Raises:
         DataError: the file is missing or empty, has none of the text columns, or holds no text.
     """
+    from core.tables import DataError, check_file, read_table, read_text  # (pandas: not for --help)
+
     path = Path(path)
     what = "--unlabeled-file"
     try:
