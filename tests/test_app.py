@@ -232,7 +232,13 @@ def test_the_api_answers_every_model_choice_and_bad_input(server: Any) -> None:
     client = Client(url, verbose=False)
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     assert list(endpoints) == ["/classify"]
-    assert [p["parameter_name"] for p in endpoints["/classify"]["parameters"]] == ["text", "model", "text_pair"]
+    assert [p["parameter_name"] for p in endpoints["/classify"]["parameters"]] == [
+        "text",
+        "model",
+        "text_pair",
+        "attributions",
+        "min_confidence",
+    ]
     text = "wonderful and moving"
     for choice in ("finetune", "scratch", "both"):
         answer = client.predict(text=text, model=choice, api_name="/classify")
@@ -346,7 +352,13 @@ def test_the_api_answers_each_kind_with_the_models_own_outputs(kind_server: Any)
     models, problem_type, pairs, url = kind_server
     client = Client(url, verbose=False)
     endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
-    assert [p["parameter_name"] for p in endpoints["/classify"]["parameters"]] == ["text", "model", "text_pair"]
+    assert [p["parameter_name"] for p in endpoints["/classify"]["parameters"]] == [
+        "text",
+        "model",
+        "text_pair",
+        "attributions",
+        "min_confidence",
+    ]
     text, pair = "furious and sad, in tears, a great film", "tears and a sad film"
     for choice in ("finetune", "scratch", "both"):
         given = {"text_pair": pair} if pairs else {}

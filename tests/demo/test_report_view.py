@@ -41,7 +41,8 @@ def test_verdict_and_headline_are_the_reports_own(compared_report: Path) -> None
 def test_figure_titles_are_the_reports_captions(compared_report: Path) -> None:
     report_md = (compared_report / "report.md").read_text()
     figures = sorted(compared_report.glob("*.png"))
-    assert len(figures) == 5 and "training_curves.png" in [path.name for path in figures]
+    names = [path.name for path in figures]  # with the reliability diagram before calibration
+    assert len(figures) == 6 and {"training_curves.png", "reliability_uncalibrated.png"} <= set(names)
     for path in figures:
         assert f"![{report_view.figure_title(path.name)}]({path.name})" in report_md
     assert report_view.figure_title("accuracy_by_model.png") == "Accuracy by model"

@@ -81,7 +81,8 @@ def test_reloaded_run_gives_the_probabilities_of_plain_transformers(base_run: Pa
     tokenizer = AutoTokenizer.from_pretrained(base_run)
     model = TFAutoModelForSequenceClassification.from_pretrained(base_run)
     batch = tokenizer(texts, padding="max_length", max_length=16, truncation=True, return_tensors="tf")
-    expected = tf.nn.softmax(model(**batch, training=False).logits, axis=-1).numpy()
+    (temperature,) = classifier.temperatures  # the run's calibration, fitted on validation after training
+    expected = tf.nn.softmax(model(**batch, training=False).logits / temperature, axis=-1).numpy()
     np.testing.assert_allclose(probs, expected, atol=1e-5)
     np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-6)
     single = np.stack([classifier.predict_proba([t])[0] for t in texts])

@@ -37,11 +37,13 @@ def test_reloaded_model_reproduces_the_recorded_validation_accuracy(model, tiny_
     assert accuracy == pytest.approx(model.record.validation["accuracy"])
 
 
-def test_probabilities_equal_the_softmax_of_the_classifier_logits(model):
+def test_probabilities_equal_the_softmax_of_the_classifier_logits_at_the_run_s_temperature(model):
     probabilities = model.predict_proba(TEXTS)
     classifier = model.model.get_layer("classifier")
     logits = predict_logits(classifier, tokenize(model.tokenizer, TEXTS))
-    np.testing.assert_allclose(probabilities, tf.nn.softmax(logits).numpy(), atol=1e-5)
+    (temperature,) = model.temperatures  # fitted on validation after training (core.calibration)
+    assert temperature > 0 and temperature != 1.0
+    np.testing.assert_allclose(probabilities, tf.nn.softmax(logits / temperature).numpy(), atol=1e-5)
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-6)
     assert probabilities.shape == (len(TEXTS), 2) and probabilities.dtype == np.float32
 
