@@ -51,7 +51,8 @@ def single_label_doubts(gold: np.ndarray, outputs: list[np.ndarray]) -> tuple[np
     outputs = [np.asarray(p, np.float64) for p in outputs]
     mean = np.mean(outputs, axis=0)  # (n, C)
     quality = get_label_quality_ensemble_scores(gold, outputs, verbose=False)
-    flagged = find_label_issues(gold, mean)
+    # one process: a worker pool forked from the report inherits its signal handlers and dies loudly on exit
+    flagged = find_label_issues(gold, mean, n_jobs=1)
     return np.asarray(quality, np.float64), np.asarray(flagged, bool), mean.argmax(axis=1)
 
 
@@ -66,7 +67,7 @@ def multilabel_doubts(
     labels = [np.flatnonzero(row).tolist() for row in np.asarray(gold)]
     mean = np.mean([np.asarray(p, np.float64) for p in outputs], axis=0)  # (n, L)
     quality = get_label_quality_scores(labels, mean)
-    flagged = find_label_issues(labels, mean)
+    flagged = find_label_issues(labels, mean, n_jobs=1)  # one process, as above
     return np.asarray(quality, np.float64), np.asarray(flagged, bool), (mean >= np.asarray(thresholds)).astype(np.int64)
 
 
