@@ -159,4 +159,16 @@ def load_model(run_dir: Path) -> tf.keras.Model:
 
     if not (Path(run_dir) / TF_WEIGHTS).is_file():
         raise RunError(f"{run_dir} has no {TF_WEIGHTS}; the run is incomplete, train it again with python -m finetune.")
-    return TFAutoModelForSequenceClassification.from_pretrained(run_dir)
+    from transformers.utils import logging as transformers_logging
+
+    from core.console import notices_shown
+
+    # transformers' advice on loading a checkpoint ("Some layers ... were not used", "This IS expected ...") is
+    # about its own examples, not a finished run; shown with --verbose only
+    verbosity = transformers_logging.get_verbosity()
+    if not notices_shown():
+        transformers_logging.set_verbosity_error()
+    try:
+        return TFAutoModelForSequenceClassification.from_pretrained(run_dir)
+    finally:
+        transformers_logging.set_verbosity(verbosity)
