@@ -32,7 +32,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 test: lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
 
 # The inner loop: every test but those marked slow (make test runs them all).
 test-fast: lint
