@@ -139,9 +139,11 @@ def test_load_gives_the_outputs_of_plain_transformers(kind_runs, case) -> None:
     model = TFAutoModelForSequenceClassification.from_pretrained(kind_runs[case])
     batch = tokenizer(texts, text_pairs, padding=True, truncation=True, max_length=16, return_tensors="tf")
     logits = model(**batch, training=False).logits
+    # the run's calibration (one temperature, or one per label; none for regression), fitted after training
+    scaled = logits / np.asarray(classifier.temperatures or [1.0], np.float32)
     expected = {
-        SINGLE_LABEL: lambda: tf.nn.softmax(logits, axis=-1),
-        MULTI_LABEL: lambda: tf.sigmoid(logits),
+        SINGLE_LABEL: lambda: tf.nn.softmax(scaled, axis=-1),
+        MULTI_LABEL: lambda: tf.sigmoid(scaled),
         REGRESSION: lambda: logits[:, 0],
     }[problem]().numpy()
     np.testing.assert_allclose(outputs(classifier, texts, text_pairs), expected, atol=1e-5)
