@@ -91,7 +91,8 @@ def test_load_serves_the_saved_model_s_outputs_through_onnx_and_tensorflow(kind_
     texts, text_pairs = [*texts, "", LONG], None if text_pairs is None else [*text_pairs, LONG, ""]
     saved = tf.keras.models.load_model(run_dir / "model.keras", compile=False, safe_mode=True)
     strings = [tf.constant(texts)] + ([] if text_pairs is None else [tf.constant(text_pairs)])
-    expected = saved(strings if pairs else strings[0]).numpy()
+    # the saved model's outputs at the run's temperatures (`core.calibration`, tested against SciPy on its own)
+    expected = run.kind.calibrate(saved(strings if pairs else strings[0]).numpy(), run.temperatures)
     served = load(run_dir)
     assert served.runtime == "onnxruntime"
     assert (served.problem_type, served.has_pairs, served.thresholds) == (problem_type, pairs, run.thresholds)
