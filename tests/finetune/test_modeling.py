@@ -51,7 +51,8 @@ def test_reloaded_probabilities_are_the_mean_of_the_real_tokens_through_the_head
     pooled = (hidden * mask).sum(axis=1) / mask.sum(axis=1)  # (B, H)
     head = classifier.model.classifier
     logits = pooled @ head.kernel.numpy() + head.bias.numpy()
-    np.testing.assert_allclose(probs, tf.nn.softmax(logits).numpy(), atol=1e-5)
+    (temperature,) = classifier.temperatures  # the run's calibration, fitted after training
+    np.testing.assert_allclose(probs, tf.nn.softmax(logits / temperature).numpy(), atol=1e-5)
 
     predicted = np.array([classifier.labels[k] for k in classifier.predict(texts)])  # class ids, named
     assert (predicted[: len(POSITIVE)] == "positive").mean() >= 0.8  # the head learned from the mean

@@ -36,7 +36,8 @@ def test_each_reading_trains_records_itself_and_serves_what_the_saved_model_comp
     assert PAIR_READING_NOTES[reading] in " ".join((run_dir / "README.md").read_text().split())  # the model card
     model = load(run_dir)
     keras = model.model(dict(zip(("text", "text_pair"), map(np.array, PAIRS))), training=False).numpy()
-    np.testing.assert_allclose(model.predict_proba(*PAIRS), keras, atol=1e-6)
+    calibrated = run.kind.calibrate(keras, run.temperatures)  # the run's temperatures, fitted after training
+    np.testing.assert_allclose(model.predict_proba(*PAIRS), calibrated, atol=1e-6)
     tokens, maps = model.explain(PAIRS[0][0], PAIRS[1][0])  # the app's attention view works for every reading
     assert tokens[:4] == ["a", "great", "film", "[SEP]"] and maps.shape[-2:] == (len(tokens), len(tokens))
 
