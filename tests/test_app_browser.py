@@ -11,6 +11,7 @@ import pytest
 import app
 from compare.bench.app_load import free_port
 from demo import page as demo_page
+from demo.prediction import classify, title
 from tests.demo.fakes import compare_report
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -83,9 +84,17 @@ def test_a_browser_classifies_a_sentence_with_both_models(served: Any, tmp_path:
                 top = page.locator(f"#label-{side} [data-testid='label-output-value']")
                 top.wait_for(timeout=30_000)
                 tops[side] = top.inner_text().strip()
+            why = page.locator("#why .why-column")  # each model's words, highlighted by their attribution
+            why.nth(len(models) - 1).wait_for(timeout=60_000)
+            highlighted = [why.nth(i).inner_text() for i in range(why.count())]
+            page.get_by_text("Attention: where the from-scratch model looks").click()  # closed by default
             page.locator("#attention img, #attention svg, #attention canvas").first.wait_for(timeout=30_000)
             screenshot = tmp_path / "classify.png"
             page.screenshot(path=str(screenshot), full_page=True)
+            page.locator("#min-confidence input[type='number']").fill("1")  # only a certain model answers
+            page.locator("#classify").click()
+            page.locator("#status").get_by_text("abstains").first.wait_for(timeout=30_000)
+            abstained = page.locator("#status").inner_text()
             page.get_by_role("tab", name="Report").click()
             verdict = results["comparison"]["verdict"].removeprefix("No clear winner: ")[1:]
             page.get_by_text(verdict, exact=False).first.wait_for(timeout=10_000)
@@ -93,6 +102,9 @@ def test_a_browser_classifies_a_sentence_with_both_models(served: Any, tmp_path:
         finally:
             browser.close()
     assert tops == expected and expected["scratch"] == "negative"  # the tiny scratch run learns the fixture
+    doubting = classify(sentence, "both", models, min_confidence=1.0)["abstained"]  # the API's abstentions
+    assert doubting and all((f"{title(side)} abstains" in abstained) == (side in doubting) for side in models)
+    assert len(highlighted) == len(models) and all("hated" in words and "dull" in words for words in highlighted)
     assert screenshot.stat().st_size > 10_000
     assert outside == []
 
@@ -118,8 +130,6 @@ def served_pairs(tmp_path: Path) -> Any:
 def test_a_browser_classifies_a_pair_and_reads_each_model_s_chosen_labels(served_pairs: Any, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    from demo.prediction import classify
-
     models, url = served_pairs
     text, pair = "furious and in tears, so sad", "glad it is over"
     expected = classify(text, "both", models, text_pair=pair)
@@ -140,6 +150,7 @@ def test_a_browser_classifies_a_pair_and_reads_each_model_s_chosen_labels(served
                 panel = page.locator(f"#label-{name}")
                 panel.get_by_text("Chosen:").wait_for(timeout=30_000)
                 shown[name] = panel.inner_text()
+            page.get_by_text("Attention: where the from-scratch model looks").click()  # closed by default
             page.locator("#attention img").first.wait_for(timeout=30_000)  # the heatmap, drawn after the answers
             screenshot = tmp_path / "classify-pairs.png"
             page.screenshot(path=str(screenshot), full_page=True)

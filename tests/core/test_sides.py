@@ -22,10 +22,10 @@ from core.sides import Side, SideProfile
 from tests.compare.fakes import tiny_data
 
 # The third side: its training command, its option class, its predict module and its registry entry, in one module
-# this test writes. Its model answers each test text from a fixed table of probabilities, kept in the run.
+# this test writes. Its model answers each validation and test text from a fixed table of probabilities, kept in the run.
 FAKE_SIDE = '''
 """A side that exists only for a test: `python -m fakeside <data options> --output-dir D` writes a finished run
-whose model answers each test text from a fixed probability table (`probs.json`); `load` serves it."""
+whose model answers each validation and test text from a fixed probability table (`probs.json`); `load` serves it."""
 
 from __future__ import annotations
 
@@ -94,9 +94,12 @@ if __name__ == "__main__":
     sides.SIDES[SIDE.name] = SIDE  # this process's registry, as the test's
     data, out, args = parse_args((DataArguments, Output, FakeArguments), sys.argv[1:])
     task = load_task(data)
-    probs = noisy_probs(task.label_ids("test"), len(task.labels), args.accuracy, seed=int(args.accuracy * 100))
+    table = {}  # validation too: the report calibrates on it and audits its labels
+    for split in ("validation", "test"):
+        probs = noisy_probs(task.label_ids(split), len(task.labels), args.accuracy, seed=int(args.accuracy * 100))
+        table.update(zip(task.texts(split), probs.tolist()))
     run_dir = fake_run(Path(out.output_dir), "fakeside", data, hyperparameters={"accuracy": args.accuracy})
-    (run_dir / "probs.json").write_text(json.dumps(dict(zip(task.texts("test"), probs.tolist()))), encoding="utf-8")
+    (run_dir / "probs.json").write_text(json.dumps(table), encoding="utf-8")
 '''
 
 

@@ -46,7 +46,7 @@ def test_one_epoch_on_1000_sst2_rows_beats_chance_clearly(data_dir: Path, tmp_pa
 def test_ten_steps_on_200_stsb_pairs_run_the_pair_regression_path_on_real_data(data_dir: Path, tmp_path: Path) -> None:
     if not (data_dir / "stsb" / "train.csv").is_file():
         pytest.skip(f"no STS-B mirror in {data_dir}")
-    mirror = tmp_path / "mirror" / "stsb"  # the real mirror with 300 of its 1,500 validation pairs
+    mirror = tmp_path / "mirror" / "stsb"  # the real mirror with 300 of its 1,500 validation pairs, the test split
     mirror.mkdir(parents=True)
     shutil.copy(data_dir / "stsb" / "train.csv", mirror / "train.csv")
     pd.read_csv(data_dir / "stsb" / "validation.csv").sample(300, random_state=0).to_csv(
@@ -61,9 +61,11 @@ def test_ten_steps_on_200_stsb_pairs_run_the_pair_regression_path_on_real_data(d
     run = model.record
     assert (model.problem_type, model.has_pairs, model.labels, model.thresholds) == ("regression", True, [], None)
     assert run.data.text_pair_column == "sentence2" and run.data.splits["train"] == 200
+    # GLUE's test labels are hidden: its validation split is the test split, validation is carved from train
+    assert run.data.official_splits == {"test": "validation"} and run.data.splits["test"] == 300
     assert run.training.steps == 10 and run.training.early_stopping["monitor"] == "val_spearman"
     task = load_task(DataArguments(**run.data.options))
-    assert len(task.texts("validation")) == 300
+    assert len(task.texts("validation")) == run.data.splits["validation"] == round(0.1 * 5749)
     values = model.predict_values(task.texts("validation"), task.text_pairs("validation"))
     assert values.shape == (len(task.texts("validation")),) and np.isfinite(values).all()
     gold = task.targets("validation")
