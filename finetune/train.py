@@ -20,7 +20,6 @@ multi-label run's decision thresholds, chosen on validation (`Kind.choose_thresh
 from __future__ import annotations
 
 import logging
-import math
 from pathlib import Path
 
 import tensorflow as tf
@@ -32,6 +31,7 @@ from core.record import RunContext, run_record, write_run
 from core.rundir import finish_run, start_run
 from core.runtime import is_chief, make_strategy, set_seed
 from core.training import TrainingConfig, fit, remove_training_state
+from core.training.schedule import LinearWarmupDecay
 from finetune.args import FinetuneArguments
 from finetune.card import write_card
 from finetune.checkpoint import Checkpoint, CheckpointError, load_for_task, resolve_checkpoint, tf_checkpoint
@@ -178,17 +178,23 @@ def build_model(
 
     Call inside the distribution strategy's scope.
     """
-    from transformers import create_optimizer
+    from transformers import AdamWeightDecay
 
     model = load_for_task(checkpoint, labels, args.pooling, kind)
-    warmup = math.ceil(args.warmup_ratio * total_steps)
-    optimizer, _ = create_optimizer(
-        init_lr=args.learning_rate,
-        num_train_steps=total_steps,
-        num_warmup_steps=warmup,
+    schedule = LinearWarmupDecay(args.learning_rate, args.warmup_ratio, total_steps)
+    optimizer = AdamWeightDecay(  # as transformers' `create_optimizer` builds it, under a schedule the clock can end
+        learning_rate=schedule,
         weight_decay_rate=args.weight_decay,
+        epsilon=1e-8,
+        exclude_from_weight_decay=["LayerNorm", "layer_norm", "bias"],
     )
-    logger.info("AdamW: peak learning rate %g, %d steps, %d of them warmup", args.learning_rate, total_steps, warmup)
+    logger.info(
+        "AdamW: peak learning rate %g, %d steps, %d of them warmup%s",
+        args.learning_rate,
+        total_steps,
+        schedule.warmup(total_steps),
+        "; the clock may end the decay sooner" if args.time_budget is not None else "",
+    )
     loss = kind.focal_loss(args.focal_gamma) if args.focal_gamma else kind.loss()
     model.compile(optimizer=optimizer, loss=loss, metrics=kind.metrics(model.config.num_labels))
     return model

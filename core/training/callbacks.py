@@ -17,6 +17,7 @@ import numpy as np
 import tensorflow as tf
 
 from core.training.log import HISTORY_FILE, best_epoch, read_history
+from core.training.schedule import schedule_of
 
 logger = logging.getLogger(__name__)
 
@@ -143,7 +144,8 @@ class TimeBudget(tf.keras.callbacks.Callback):
     The time spent before an interruption comes back from the training log: the `elapsed_seconds` of the last epoch
     the restored optimizer has reached (its `train_seconds` summed for a log written without them), the epoch the
     backup resumes after; an epoch cut short by the interruption is redone and its lost time is not counted.
-    `reason` (`time`) is the run's `stop_reason` when the clock ends it.
+    `reason` (`time`) is the run's `stop_reason` when the clock ends it. A learning-rate schedule that can end
+    sooner (`core.training.schedule.LinearWarmupDecay.end_by`) is told after every step where the clock will end it.
 
     Args:
         seconds: the time budget (None: the clock only runs, for the training log).
@@ -173,9 +175,15 @@ class TimeBudget(tf.keras.callbacks.Callback):
         return (self._carried or 0.0) + now - (self._start if self._start is not None else now)
 
     def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
-        if self.seconds is not None and self.elapsed() >= self.seconds:
+        if self.seconds is None:
+            return
+        elapsed = self.elapsed()
+        if elapsed >= self.seconds:
             self.reached = True
             self.model.stop_training = True
+        elif hasattr(schedule := schedule_of(self.model.optimizer), "end_by") and elapsed > 0:
+            steps = self._steps()  # the pace so far, validations and resumed sessions included, sets the last step
+            schedule.end_by(steps + (self.seconds - elapsed) * steps / elapsed)
 
     def _steps(self) -> int:
         return int(self.model.optimizer.iterations.numpy())

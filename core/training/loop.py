@@ -31,6 +31,7 @@ from core.training.averaging import RECENT_DIR, AverageLast
 from core.training.callbacks import BEST_WEIGHTS, EarlyStopping, ProgressLog, StepBudget, TimeBudget, ValidationScore
 from core.training.config import TrainingConfig
 from core.training.log import HISTORY_FILE, TrainingLog, read_history, training_summary
+from core.training.schedule import schedule_of
 
 logger = logging.getLogger(__name__)
 
@@ -115,6 +116,11 @@ def fit(
     summary["budget"] = {"min_steps": config.min_steps, "max_steps": config.max_steps}
     if config.time_budget is not None:
         summary["budget"]["time_budget_minutes"] = config.time_budget / 60
+        if hasattr(schedule := schedule_of(model.optimizer), "last_step"):  # where the clock ended the decay
+            summary["budget"]["schedule_end_step"] = schedule.last_step
+            logger.info(
+                "The learning rate was set to reach 0 at step %d, the last the clock allowed", schedule.last_step
+            )
     summary["early_stopping"] = {"monitor": config.monitor, "mode": config.mode}
     summary["averaged"] = averaging.record if averaging else None
     if config.class_weight is not None:

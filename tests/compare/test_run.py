@@ -143,8 +143,8 @@ def test_bad_side_args_are_refused_naming_the_option(flags, message) -> None:
         ),
         (
             ["--finetune-args", "--learning-rate 1"],
-            "python -m finetune would refuse --min-steps 300 --epochs 1 --time-budget 8 --eval-steps 300 --learning-rate 1 (the "
-            "quick profile's --min-steps 300 --epochs 1 --time-budget 8 --eval-steps 300, then --finetune-args): --learning-rate "
+            "python -m finetune would refuse --min-steps 300 --epochs 1 --time-budget 4 --eval-steps 300 --learning-rate 1 (the "
+            "quick profile's --min-steps 300 --epochs 1 --time-budget 4 --eval-steps 300, then --finetune-args): --learning-rate "
             "must be in (0, 0.01], got 1.0",
         ),
         (["--scratch-args", "--epochs 2 --no-such-flag"], "unrecognized arguments: --no-such-flag"),
@@ -218,8 +218,8 @@ def test_a_profile_setting_a_side_refuses_is_named_with_where_it_came_from(tmp_p
         command.main(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags])
     assert exit_.value.code == 2
     assert capsys.readouterr().err == (
-        "error: python -m finetune would refuse --min-steps 300 --time-budget 8 --eval-steps 300 --min-steps 50 "
-        "--max-steps 20 (the quick profile's --min-steps 300 --epochs 1 --time-budget 8 --eval-steps 300, then "
+        "error: python -m finetune would refuse --min-steps 300 --time-budget 4 --eval-steps 300 --min-steps 50 "
+        "--max-steps 20 (the quick profile's --min-steps 300 --epochs 1 --time-budget 4 --eval-steps 300, then "
         "--finetune-args): "
         "--min-steps 50 is more than --max-steps 20; the minimum must fit in the budget.\n"
     )

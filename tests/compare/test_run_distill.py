@@ -127,14 +127,14 @@ def test_the_student_is_reused_until_its_teacher_is_trained_again(setup) -> None
         (["--distill", "--distill-args", '--augment "2'], "--distill-args cannot be split"),
         (
             ["--distill", "--distill-args", "--temperature 0"],
-            "python -m scratch would refuse --min-steps 800 --max-steps 2000 --time-budget 4 --patience 3 --eval-steps "
+            "python -m scratch would refuse --min-steps 800 --max-steps 2000 --time-budget 3 --patience 3 --eval-steps "
             "250 --teacher TEACHER --temperature 0 (the quick profile's --min-steps 800 --max-steps 2000 --time-budget "
-            "4 --patience 3 --eval-steps 250, then --teacher, then --distill-args): --temperature must be positive",
+            "3 --patience 3 --eval-steps 250, then --teacher, then --distill-args): --temperature must be positive",
         ),
         (
             ["--distill", "--class-weight", "balanced"],
             "--class-weight balanced --teacher TEACHER (the quick profile's --min-steps 800 --max-steps 2000 "
-            "--time-budget 4 --patience 3 --eval-steps 250, then --class-weight, then --teacher): --class-weight "
+            "--time-budget 3 --patience 3 --eval-steps 250, then --class-weight, then --teacher): --class-weight "
             "balanced does not combine with --teacher",
         ),
     ],

@@ -6,6 +6,7 @@ train), weight averaging of the last epochs, `fit`'s evaluation periods with `--
 from __future__ import annotations
 
 import json
+import math
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -20,6 +21,7 @@ from core.training.budget import TrainingPlan, pass_examples
 from core.training.callbacks import EarlyStopping, TimeBudget
 from core.training.log import HISTORY_FILE, read_history
 from core.training.loop import resumed_end
+from core.training.schedule import LinearWarmupDecay
 
 STEPS = 5  # optimizer steps an epoch in these tests
 
@@ -275,3 +277,47 @@ def test_a_resumed_run_carries_the_time_it_has_spent(tmp_path: Path) -> None:
     assert budget.reached and budget.model.stop_training
     assert resumed_end(history, None, time_budget=8.0) == 2  # resumed with a budget it has already spent
     assert resumed_end(history, None, time_budget=9.0) is None  # given more time, it trains on
+
+
+@pytest.mark.parametrize(("total", "warmup_ratio"), [(100, 0.1), (2109, 0.1), (50, 0.0), (7, 0.3)])
+def test_the_schedule_is_transformers_warmup_and_linear_decay_when_the_clock_leaves_it(total, warmup_ratio) -> None:
+    from transformers import create_optimizer
+
+    ours = LinearWarmupDecay(1e-3, warmup_ratio, total)
+    _, theirs = create_optimizer(1e-3, total, math.ceil(warmup_ratio * total))
+    steps = sorted({0, 1, total // 3, total // 2, total - 1, total, *range(0, total, max(1, total // 17))})
+    np.testing.assert_allclose([float(ours(s)) for s in steps], [float(theirs(s)) for s in steps], atol=1e-9)
+
+
+def test_the_clock_ends_the_learning_rate_s_decay_at_the_last_step_it_allows(tmp_path: Path) -> None:
+    schedule = LinearWarmupDecay(0.1, 0.1, 1000)  # planned for 1,000 steps
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    model.compile(optimizer=tf.keras.optimizers.SGD(schedule), loss="mse")
+    budget = TimeBudget(100.0, tmp_path / HISTORY_FILE, clock=Ticking())  # one second a step: 100 steps fit
+    budget.set_model(model)
+    budget.on_train_begin()  # clock 1
+    budget.on_epoch_begin(0)
+    for step in range(1, 51):
+        model.optimizer.iterations.assign(step)
+        budget.on_train_batch_end(step - 1)  # clock step + 1: `step` steps in `step` seconds
+    # 50 steps in 50 s, 50 s left: the decay now ends at step 100, its warmup the first 10 of them
+    assert schedule.last_step == 100 and float(schedule(10)) == pytest.approx(0.1)
+    assert float(schedule(55)) == pytest.approx(0.1 * 45 / 90) and float(schedule(100)) == 0.0
+    schedule.end_by(5000)
+    assert schedule.last_step == 1000  # never past the plan
+
+
+def test_a_clocked_fine_tuning_run_records_where_its_decay_ended(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(callbacks, "time", ticking_time())
+    tf.keras.utils.set_random_seed(0)
+    x = np.random.default_rng(0).normal(size=(40, 3)).astype(np.float32)
+    y = np.eye(2, dtype=np.float32)[(x[:, 0] > 0).astype(int)]
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="softmax")])
+    model.compile(optimizer=tf.keras.optimizers.SGD(LinearWarmupDecay(0.1, 0.1, 90)), loss="categorical_crossentropy")
+    args = SimpleNamespace(patience=10, min_steps=0, max_steps=None, eval_steps=None, time_budget=6 / 60)
+    config = TrainingConfig.from_arguments(args, TrainingPlan(3, 30, 90), pass_examples(40, 3, 16), "val_loss", "min")
+    train = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
+    summary = fit(model, train, train, tmp_path, config)
+    assert summary["stop_reason"] == "time" and summary["steps"] < 90
+    # one second a step (and one a validation): the decay, planned over 90 steps, ends by the clock's last step
+    assert summary["budget"]["schedule_end_step"] <= summary["steps"] + 1
