@@ -18,7 +18,7 @@ side, `python -m scratch` on a translation task, records `side: scratch` and `ta
     >>> of_run(record(side="scratch", task_kind="translation")).name
     'translation'
     >>> get("finetune").profiles["quick"].side_flags()
-    ['--min-steps', '300', '--epochs', '1', '--time-budget', '8', '--eval-steps', '300']
+    ['--min-steps', '300', '--epochs', '1', '--time-budget', '4', '--eval-steps', '300']
     >>> PRETRAINED, FROM_SCRATCH, STUDENT, SELF_PRETRAINED
     ('finetune', 'scratch', 'scratch-distilled', 'scratch-pretrained')
     >>> [side.name for side in classifiers(["--self-pretrain"])]

@@ -14,11 +14,11 @@ from core.sides import Budget
 def test_profiles_are_budgets_in_steps_passes_and_minutes_on_the_whole_train_split() -> None:
     args = {name: CompareRunArguments(output_dir="x", profile=name) for name in PROFILES}
     assert args["quick"].side_flags("finetune") == [
-        *("--min-steps", "300", "--epochs", "1", "--time-budget", "8"),
+        *("--min-steps", "300", "--epochs", "1", "--time-budget", "4"),
         *("--eval-steps", "300"),
     ]
     assert args["quick"].side_flags("scratch") == [
-        *("--min-steps", "800", "--max-steps", "2000", "--time-budget", "4"),
+        *("--min-steps", "800", "--max-steps", "2000", "--time-budget", "3"),
         *("--patience", "3", "--eval-steps", "250"),
     ]
     assert args["full"].side_flags("finetune") == [] and args["full"].side_flags("scratch") == []
@@ -201,7 +201,7 @@ def test_a_step_bound_of_the_user_moves_the_profile_budget_to_fit_it() -> None:
 
     shorter = CompareRunArguments(output_dir="x", profile="quick", finetune_args="--max-steps 20")
     flags = shorter.side_flags("finetune")
-    assert flags == ["--min-steps", "20", "--time-budget", "8", "--eval-steps", "300", "--max-steps", "20"]
+    assert flags == ["--min-steps", "20", "--time-budget", "4", "--eval-steps", "300", "--max-steps", "20"]
     *_, parsed = TRAIN.parse(["--task", "sst2", "--output-dir", "u", *flags])[1]
     assert (parsed.min_steps, parsed.max_steps) == (20, 20)
     longer = CompareRunArguments(output_dir="x", profile="quick", scratch_args="--min-steps=3000")
