@@ -35,13 +35,22 @@ class ProgressLog(tf.keras.callbacks.Callback):
         total_steps: the steps the run may take in all (its budget, or its planned epochs' steps).
         monitor: the watched validation score, shown after each validation.
         every: seconds between two lines when stdout is not a terminal.
+        clock: the run's `TimeBudget`; when its budget runs out before the steps do, the time left is the clock's
+            and the line says how many steps it allows at this pace.
     """
 
     _supports_tf_logs = True  # the loss is read only on the steps that report, so other steps do not wait
 
-    def __init__(self, total_steps: int, monitor: str, every: float = 20.0, bar: bool | None = None) -> None:
+    def __init__(
+        self,
+        total_steps: int,
+        monitor: str,
+        every: float = 20.0,
+        bar: bool | None = None,
+        clock: TimeBudget | None = None,
+    ) -> None:
         super().__init__()
-        self.total_steps, self.monitor, self.every = total_steps, monitor, every
+        self.total_steps, self.monitor, self.every, self.clock = total_steps, monitor, every, clock
         self.bar = sys.stdout.isatty() if bar is None else bar
         self.latest = ""
 
@@ -89,11 +98,18 @@ class ProgressLog(tf.keras.callbacks.Callback):
             self._tqdm.close()
 
     def left(self, now: float) -> str:
-        """The time the rest of the planned steps take at this session's pace so far."""
+        """The time the rest of the planned steps take at this session's pace so far, or the clock's time left when
+        that comes first, with the steps it allows."""
         done = self.step - self._first
         if done <= 0 or self.step >= self.total_steps:
             return "no step left" if self.step >= self.total_steps else "time left unknown yet"
-        return f"about {round((now - self._start) / done * (self.total_steps - self.step))} s left"
+        per_step = (now - self._start) / done
+        seconds = per_step * (self.total_steps - self.step)
+        if self.clock is not None and self.clock.seconds is not None:
+            on_clock = max(0.0, self.clock.seconds - self.clock.elapsed())
+            if on_clock < seconds:
+                return f"about {round(on_clock)} s left on the clock, which allows about {self.step + int(on_clock / per_step)} steps"
+        return f"about {round(seconds)} s left"
 
 
 class ValidationScore(tf.keras.callbacks.Callback):

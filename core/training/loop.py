@@ -101,7 +101,7 @@ def fit(
         steps_per_epoch=steps_per_epoch,
         callbacks=[  # the progress last: it reads the restored step count and the epoch's finished logs
             *make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging, clock),
-            ProgressLog(limit or epochs * (steps_per_epoch or plan.steps_per_epoch), config.monitor),
+            ProgressLog(limit or epochs * (steps_per_epoch or plan.steps_per_epoch), config.monitor, clock=clock),
         ],
         class_weight=config.class_weight,
         verbose=0,  # ProgressLog reports: Keras' own lines count a period's planned steps, not the run's

@@ -319,5 +319,27 @@ def test_a_clocked_fine_tuning_run_records_where_its_decay_ended(tmp_path: Path,
     train = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
     summary = fit(model, train, train, tmp_path, config)
     assert summary["stop_reason"] == "time" and summary["steps"] < 90
-    # one second a step (and one a validation): the decay, planned over 90 steps, ends by the clock's last step
-    assert summary["budget"]["schedule_end_step"] <= summary["steps"] + 1
+    # about a second a step (the clock ticks at each reading): the decay, planned over 90 steps, ends about where
+    # the clock ended training
+    assert summary["budget"]["schedule_end_step"] <= summary["steps"] + 2 < 90
+
+
+def test_the_progress_line_gives_the_clock_s_time_left_when_the_clock_ends_training_first(monkeypatch) -> None:
+    now = SimpleNamespace(t=0.0)
+    monkeypatch.setattr(callbacks, "time", SimpleNamespace(perf_counter=lambda: now.t, monotonic=lambda: now.t))
+    model = net()
+    clock = callbacks.TimeBudget(100.0)  # 100 s of training
+    lines = {
+        name: callbacks.ProgressLog(2000, "val_accuracy", bar=False, clock=c)
+        for name, c in (("clock", clock), ("steps", None))
+    }
+    for callback in (clock, *lines.values()):
+        callback.set_model(model)
+        callback.on_train_begin()
+    clock.on_epoch_begin(0)
+    for _ in range(40):  # 40 steps, a second each
+        now.t += 1.0
+        for line in lines.values():
+            line.on_train_batch_end(0)
+    assert lines["clock"].left(now.t) == "about 60 s left on the clock, which allows about 100 steps"
+    assert lines["steps"].left(now.t) == "about 1960 s left"  # without a clock, the pace and the planned steps
