@@ -157,15 +157,32 @@ def loss_rising(history: Sequence[dict]) -> bool:
     return len(losses) >= 2 and losses[-1] > losses[-2] and losses[-1] > min(losses)
 
 
+def compared_validations(history: Sequence[dict]) -> list[dict]:
+    """The validations whose scores show a trend: `history` with a last period cut to under half the one before (a
+    limit that struck just after a validation) standing in for that validation, whose weights it barely changed.
+
+    >>> [row["steps"] for row in compared_validations([{"steps": 300}, {"steps": 600}, {"steps": 601}])]
+    [300, 601]
+    >>> [row["steps"] for row in compared_validations([{"steps": 300}, {"steps": 600}, {"steps": 900}])]
+    [300, 600, 900]
+    """
+    steps = [row.get("steps") for row in history]
+    if len(history) < 2 or None in steps[-3:]:
+        return list(history)
+    before = steps[-2] - (steps[-3] if len(steps) > 2 else 0)
+    return [*history[:-2], history[-1]] if steps[-1] - steps[-2] < before / 2 else list(history)
+
+
 def still_improving(run: RunRecord, metric: str = "accuracy") -> float | None:
     """The gain that shows a run was still improving when its budget ended it, or None.
 
     Still improving means: training was ended by a limit (step budget, clock or epoch limit; not early stopping),
     the watched validation score's last value is the best so far and above the one before by at least `noise`
-    (the first validation is compared with `chance`), and validation loss did not rise at the last validation.
+    (the first validation is compared with `chance`), and validation loss did not rise at the last validation; a
+    last period the limit cut very short is no validation of its own (`compared_validations`).
     """
     training = run.training
-    history, key = training.history, f"val_{metric}"
+    history, key = compared_validations(training.history), f"val_{metric}"
     if not history or training.stop_reason == "early_stopping" or any(key not in row for row in history):
         return None
     if loss_rising(history):
@@ -223,7 +240,7 @@ def stopped_while_improving(run: RunRecord, metric: str = "accuracy") -> dict | 
     if gain is None:
         return None
     training = run.training
-    history, key = training.history, f"val_{metric}"
+    history, key = compared_validations(training.history), f"val_{metric}"
     last = history[-1][key]
     before = last - gain
     ended, more = how_it_ended(run)
@@ -339,16 +356,16 @@ def below_baseline(model_scores: dict, baselines: dict, metric: str = "accuracy"
     if shortfall <= BASELINE_MARGIN:
         return None
     interval = model_scores.get(f"{metric}_ci")
-    certainty = ""
+    certainty, meaning = "", "A model no better than a bag-of-words model has learned no more than word counts tell"
     if interval and interval[1] < baseline:
         certainty = f"; its whole 95% interval, {interval[0]:.3f} to {interval[1]:.3f}, lies below it"
+        meaning = "A model a bag-of-words model beats has not learned the task"
     return {
         "code": "below_baseline",
         "message": (
             f"Test {wording.name(metric)} {score:.3f} is {wording.size(metric, shortfall)} below the "
-            f"{wording.REFERENCE_NAMES[reference]} reference ({baseline:.3f}){certainty}. A model a bag-of-words model "
-            "beats has not learned the task; train it longer or tune it (--tune N) before reading the comparison, "
-            "or use the TF-IDF model."
+            f"{wording.REFERENCE_NAMES[reference]} reference ({baseline:.3f}){certainty}. {meaning}; train it longer "
+            "or tune it (--tune N) before reading the comparison, or use the TF-IDF model."
         ),
         "evidence": {"shortfall": shortfall, metric: score, "baseline": baseline, "metric": metric},
     }

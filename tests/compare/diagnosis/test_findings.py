@@ -124,6 +124,18 @@ def test_the_clock_ending_a_run_no_longer_improving_is_its_own_finding():
     assert findings.stopped_by_clock(run(rows, stop_reason="budget")) is None
 
 
+def test_a_last_period_the_clock_cut_to_a_step_is_no_validation_of_its_own():
+    # SST-2's quick fine-tuning: validated at step 300, the clock struck one step later; nothing shows a plateau.
+    rows = history([0.8601, 0.8601], val_loss=[0.3402, 0.3402])
+    rows[0]["steps"], rows[1]["steps"] = 300, 301
+    ended = run(rows, stop_reason="time", steps=301, minutes=4, labels=("negative", "positive"))
+    assert codes(diagnose(ended, {"accuracy": 0.868}, TFIDF)) == ["stopped_while_improving"]
+    found = findings.stopped_while_improving(ended)
+    assert "within its first epoch: validation accuracy 0.860 against chance 0.500" in found["message"]
+    rows[1]["steps"] = 600  # a whole second period at the same score: that is a plateau
+    assert codes(diagnose(ended, {"accuracy": 0.868}, TFIDF)) == ["stopped_by_clock"]
+
+
 def test_a_flat_noisy_curve_with_rising_validation_loss_is_not_advised_to_train_longer():
     # From scratch, the last validation a hair above the others while validation loss climbs.
     rows = history([0.612, 0.608, 0.611, 0.615], val_loss=[0.80, 0.82, 0.85, 0.90], loss=[0.7, 0.7, 0.71, 0.7])
@@ -269,3 +281,14 @@ def test_diagnose_report_holds_the_seed_spread_against_the_compared_gap():
         "other": [],
     }
     assert set(diagnose_report({"scratch": healthy}, results)) == {"scratch"}
+
+
+def test_a_model_just_below_the_reference_is_not_said_to_have_failed_unless_its_interval_says_so():
+    # SST-2's quick from-scratch model: 0.828 [0.810, 0.845] against TF-IDF's 0.830
+    near = findings.below_baseline(
+        {"accuracy": 0.828, "accuracy_ci": [0.810, 0.845]}, {"tfidf_logreg": {"accuracy": 0.83}}
+    )
+    assert "no better than a bag-of-words model" in near["message"] and "not learned the task" not in near["message"]
+    far = findings.below_baseline({"accuracy": 0.70, "accuracy_ci": [0.68, 0.72]}, {"tfidf_logreg": {"accuracy": 0.83}})
+    assert "whole 95% interval, 0.680 to 0.720, lies below it" in far["message"]
+    assert "has not learned the task" in far["message"]
