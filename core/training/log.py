@@ -33,7 +33,8 @@ class TrainingLog(tf.keras.callbacks.Callback):
         path: the history file, in the unfinished run directory.
         examples: `examples(first_step, last_step)`, the training examples between two optimizer step counts.
         stop_reason: why training ends after the epoch that just finished, if it does (`budget`, `time` or
-            `early_stopping`; the last planned epoch ends with `max_epochs`); read after the callbacks that stop it.
+            `early_stopping`; the last planned epoch ends with `max_epochs`, `logged_reason`); read after the callbacks
+            that stop it.
         elapsed: the run's clock (`TimeBudget.elapsed`), the wall seconds of training so far across `--resume`,
             recorded as each line's `elapsed_seconds`; None: not recorded.
     """
@@ -75,12 +76,22 @@ class TrainingLog(tf.keras.callbacks.Callback):
             "steps": steps,
             "examples": self.examples(self._steps_before, steps),
             **({"elapsed_seconds": round(self.elapsed(), 3)} if self.elapsed is not None else {}),
-            "stop_reason": self.stop_reason() or ("max_epochs" if last else None),
+            "stop_reason": logged_reason(self.stop_reason(), last),
         }
         append_history(self.path, row)
 
     def _steps(self) -> int:
         return int(self.model.optimizer.iterations.numpy())
+
+
+def logged_reason(reason: str | None, last: bool) -> str | None:
+    """The stop reason an epoch is logged with: a limit's, early stopping's, or on the last planned epoch
+    `max_epochs`, also when early stopping's patience ran out there too (it ended nothing early).
+
+    >>> logged_reason(None, False), logged_reason("early_stopping", False), logged_reason("early_stopping", True)
+    (None, 'early_stopping', 'max_epochs')
+    """
+    return "max_epochs" if last and reason in (None, "early_stopping") else reason
 
 
 def append_history(path: str | Path, row: dict[str, Any]) -> None:

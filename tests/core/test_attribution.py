@@ -64,6 +64,7 @@ def test_words_past_the_length_limit_score_zero_and_odd_texts_do_not_break_it(mo
     assert empty.words == [] and empty.scores == [] and empty.gap == 0.0
 
 
+@pytest.mark.slow  # a model of its kind built for the test
 @pytest.mark.parametrize("side", ["scratch", "finetune"])
 def test_pairs_give_the_first_text_s_words_then_the_second_s(tmp_path, side):
     texts, pairs = ["a great film", "i hated it"], ["a dull mess", "superb acting"]
@@ -81,6 +82,7 @@ def test_pairs_give_the_first_text_s_words_then_the_second_s(tmp_path, side):
         model.attribute(texts)
 
 
+@pytest.mark.slow  # a model of its kind built for the test
 @pytest.mark.parametrize("side", ["scratch", "finetune"])
 def test_multi_label_explains_each_chosen_label(tmp_path, side):
     labels = ["joy", "anger", "fear"]
@@ -103,6 +105,7 @@ def test_multi_label_explains_each_chosen_label(tmp_path, side):
     assert named.by_label["joy"].scores == pytest.approx(attribution.by_label["joy"].scores, abs=1e-6)
 
 
+@pytest.mark.slow  # a model of its kind built for the test
 @pytest.mark.parametrize("side", ["scratch", "finetune"])
 def test_regression_explains_the_value(tmp_path, side):
     model = (

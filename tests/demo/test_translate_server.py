@@ -20,7 +20,10 @@ from tests.demo.test_prediction import ODD_TEXTS
 from tests.scratch.translation.toy import WORDS
 from tests.test_app import free_port
 
-pytestmark = pytest.mark.filterwarnings("ignore:'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:'HTTP_422_UNPROCESSABLE_ENTITY' is deprecated"),
+    pytest.mark.slow,  # the session's tiny translation run, a minute of training
+]
 
 SENTENCES = ["gato sol casa", "lua mar pato bolo", "faca dedo rio gato sol", "O Tom pode falar francês também."]
 
@@ -39,7 +42,6 @@ def engine() -> Any:
     return Translator()
 
 
-@pytest.mark.slow
 def test_each_system_answers_what_it_translates_directly(loaded: app.Loaded, engine: Any) -> None:
     assert loaded.problems == [] and loaded.models == {} and list(loaded.translators) == ["scratch"]
     model = loaded.translators["scratch"]
@@ -130,7 +132,6 @@ def test_the_api_answers_each_system_and_bad_input(server: Any, engine: Any, cap
     assert "Traceback" not in capfd.readouterr().err
 
 
-@pytest.mark.slow
 def test_four_clients_send_a_hundred_requests_without_an_error(server: Any, engine: Any) -> None:
     from gradio_client import Client
 

@@ -281,6 +281,7 @@ def test_swapping_the_two_texts_swaps_u_and_v_and_nothing_else(reading):
     assert not np.allclose(u, v, atol=1e-3)  # the two texts were read apart
 
 
+@pytest.mark.slow  # a SavedModel written and read per reading
 @pytest.mark.parametrize("reading", ["siamese", "cross"])
 def test_a_reading_s_saved_model_reloads_in_safe_mode_and_gives_the_same_numbers(reading, tmp_path):
     model = reading_model(reading, num_labels=1, problem_type="regression")
@@ -305,6 +306,7 @@ def test_the_reading_is_a_pair_task_s_and_is_refused_for_single_texts():
         ModelConfig(**TINY, pairs=True, pair_reading="both")
 
 
+@pytest.mark.slow  # builds every reading
 def test_every_reading_looks_its_token_vectors_up_once_through_the_embedding_layer():
     """The one token-embedding call over the ids as the tokenizer gives them: what attributions over it need."""
     for reading in READINGS:

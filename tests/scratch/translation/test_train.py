@@ -27,6 +27,8 @@ from scratch.translation.train import load_trained
 from tests.scratch.translation.conftest import tiny_command
 from tests.scratch.translation.toy import WORDS, write_tsv
 
+pytestmark = pytest.mark.slow  # the session's tiny translation run, a minute of training
+
 
 def _test_split(run: Path):
     options = read_translation_run(run).data.options
@@ -112,7 +114,6 @@ def test_the_run_directory_follows_the_contract(tiny_translation_run):
     assert "nw:2" in record.validation["signatures"]["chrf"]
 
 
-@pytest.mark.slow
 def test_the_saved_model_translates_in_a_fresh_process_as_the_run_does(tiny_translation_run, tmp_path):
     sources = _test_split(tiny_translation_run).sources
     script = textwrap.dedent(
@@ -155,7 +156,6 @@ def test_cached_and_uncached_greedy_agree_on_the_trained_model(tiny_translation_
     assert len(ends) >= 35 and len(set(ends)) > 2  # most sentences ended, at different steps
 
 
-@pytest.mark.slow
 def test_the_translator_gives_greedy_beam_and_attention(tiny_translation_run):
     translator = load(tiny_translation_run)
     sources = _test_split(tiny_translation_run).sources[:30]
@@ -179,7 +179,6 @@ def _toy_translation(source: str) -> str:
     return " ".join(WORDS[w] for w in source.split())
 
 
-@pytest.mark.slow
 def test_the_saved_model_beam_search_gives_the_python_side_hypotheses(tiny_translation_run):
     model, tokenizer, record = load_trained(tiny_translation_run)
     module = load(tiny_translation_run)._module
