@@ -56,6 +56,7 @@ class ProgressLog(tf.keras.callbacks.Callback):
 
     def on_train_begin(self, logs: dict | None = None) -> None:
         self._first = self.step = int(self.model.optimizer.iterations.numpy())  # after BackupAndRestore restored it
+        self._paced = False
         self._start = self._shown = time.perf_counter()
         self._tqdm = None
         if self.bar:
@@ -66,6 +67,8 @@ class ProgressLog(tf.keras.callbacks.Callback):
     def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
         self.step += 1
         now = time.perf_counter()
+        if not self._paced:  # the pace is timed from the end of the first step, which traces the model
+            self._paced, self._first, self._start = True, self.step, now
         if self._tqdm is not None:
             self._tqdm.update(1)
             if now - self._shown >= 1.0:
@@ -98,8 +101,8 @@ class ProgressLog(tf.keras.callbacks.Callback):
             self._tqdm.close()
 
     def left(self, now: float) -> str:
-        """The time the rest of the planned steps take at this session's pace so far, or the clock's time left when
-        that comes first, with the steps it allows."""
+        """The time the rest of the planned steps take at this session's pace so far (after its first step), or the
+        clock's time left when that comes first, with the steps it allows."""
         done = self.step - self._first
         if done <= 0 or self.step >= self.total_steps:
             return "no step left" if self.step >= self.total_steps else "time left unknown yet"

@@ -337,9 +337,10 @@ def test_the_progress_line_gives_the_clock_s_time_left_when_the_clock_ends_train
         callback.set_model(model)
         callback.on_train_begin()
     clock.on_epoch_begin(0)
-    for _ in range(40):  # 40 steps, a second each
-        now.t += 1.0
+    for step in range(40):  # 40 steps: the first traces the model (20 s), the others take a second each
+        now.t += 20.0 if step == 0 else 1.0
         for line in lines.values():
             line.on_train_batch_end(0)
-    assert lines["clock"].left(now.t) == "about 60 s left on the clock, which allows about 100 steps"
+    # 59 s of the clock's 100 spent; a second a step after the first: 41 s allow 41 steps more
+    assert lines["clock"].left(now.t) == "about 41 s left on the clock, which allows about 81 steps"
     assert lines["steps"].left(now.t) == "about 1960 s left"  # without a clock, the pace and the planned steps
