@@ -247,7 +247,7 @@ def stopped_while_improving(run: RunRecord, metric: str = "accuracy") -> dict | 
     advice = f"rerun with --profile full or {more}"
     score = f"validation {wording.name(metric)}"
     period = last_period(run)
-    if len(history) > 1 and period.endswith(" steps") and all("steps" in row for row in history[-2:]):
+    if len(history) > 1 and run.hyperparameters.get("eval_steps") and all("steps" in row for row in history[-2:]):
         period = f"its last {history[-1]['steps'] - history[-2]['steps']} steps"  # a cut period counted in
     trained = passes(run)
     if len(history) > 1:

@@ -21,6 +21,7 @@ from core.training.schedule import schedule_of
 
 logger = logging.getLogger(__name__)
 
+PACED_STEPS = 10  # steps after a session's first (which traces the model) that time the pace the clock projects
 BEST_WEIGHTS = "best_weights-{epoch}.npz"  # the best epoch's weights (epoch from 1) while the run is unfinished
 
 
@@ -164,7 +165,8 @@ class TimeBudget(tf.keras.callbacks.Callback):
     the restored optimizer has reached (its `train_seconds` summed for a log written without them), the epoch the
     backup resumes after; an epoch cut short by the interruption is redone and its lost time is not counted.
     `reason` (`time`) is the run's `stop_reason` when the clock ends it. A learning-rate schedule that can end
-    sooner (`core.training.schedule.LinearWarmupDecay.end_by`) is told after every step where the clock will end it.
+    sooner (`core.training.schedule.LinearWarmupDecay.end_by`) is told after every step where the clock will end it,
+    once `PACED_STEPS` steps after the session's first have timed the pace.
 
     Args:
         seconds: the time budget (None: the clock only runs, for the training log).
@@ -179,10 +181,10 @@ class TimeBudget(tf.keras.callbacks.Callback):
     ) -> None:
         super().__init__()
         self.seconds, self.history_path, self.clock = seconds, history_path, clock or time.monotonic
-        self.reached, self._carried, self._start = False, None, None
+        self.reached, self._carried, self._start, self._paced = False, None, None, None
 
     def on_train_begin(self, logs: dict | None = None) -> None:
-        self._start, self._carried = self.clock(), None
+        self._start, self._carried, self._paced = self.clock(), None, None
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
         if self._carried is None:  # after BackupAndRestore restored the step count (it runs last)
@@ -200,9 +202,13 @@ class TimeBudget(tf.keras.callbacks.Callback):
         if elapsed >= self.seconds:
             self.reached = True
             self.model.stop_training = True
-        elif hasattr(schedule := schedule_of(self.model.optimizer), "end_by") and elapsed > 0:
-            steps = self._steps()  # the pace so far, validations and resumed sessions included, sets the last step
-            schedule.end_by(steps + (self.seconds - elapsed) * steps / elapsed)
+        elif hasattr(schedule := schedule_of(self.model.optimizer), "end_by"):
+            steps = self._steps()
+            if self._paced is None:  # the pace is timed from the end of the session's first step, which traces
+                self._paced = steps, elapsed
+            done, took = steps - self._paced[0], elapsed - self._paced[1]
+            if done >= PACED_STEPS and took > 0:  # the pace so far, validations included, sets the last step
+                schedule.end_by(steps + (self.seconds - elapsed) * done / took)
 
     def _steps(self) -> int:
         return int(self.model.optimizer.iterations.numpy())

@@ -297,9 +297,13 @@ def test_the_clock_ends_the_learning_rate_s_decay_at_the_last_step_it_allows(tmp
     budget.set_model(model)
     budget.on_train_begin()  # clock 1
     budget.on_epoch_begin(0)
-    for step in range(1, 51):
+    for step in range(1, 11):
         model.optimizer.iterations.assign(step)
         budget.on_train_batch_end(step - 1)  # clock step + 1: `step` steps in `step` seconds
+    assert schedule.last_step == 1000  # 9 steps after the first do not time the pace yet
+    for step in range(11, 51):
+        model.optimizer.iterations.assign(step)
+        budget.on_train_batch_end(step - 1)
     # 50 steps in 50 s, 50 s left: the decay now ends at step 100, its warmup the first 10 of them
     assert schedule.last_step == 100 and float(schedule(10)) == pytest.approx(0.1)
     assert float(schedule(55)) == pytest.approx(0.1 * 45 / 90) and float(schedule(100)) == 0.0
@@ -314,7 +318,7 @@ def test_a_clocked_fine_tuning_run_records_where_its_decay_ended(tmp_path: Path,
     y = np.eye(2, dtype=np.float32)[(x[:, 0] > 0).astype(int)]
     model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="softmax")])
     model.compile(optimizer=tf.keras.optimizers.SGD(LinearWarmupDecay(0.1, 0.1, 90)), loss="categorical_crossentropy")
-    args = SimpleNamespace(patience=10, min_steps=0, max_steps=None, eval_steps=None, time_budget=6 / 60)
+    args = SimpleNamespace(patience=90, min_steps=0, max_steps=None, eval_steps=None, time_budget=30 / 60)
     config = TrainingConfig.from_arguments(args, TrainingPlan(3, 30, 90), pass_examples(40, 3, 16), "val_loss", "min")
     train = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
     summary = fit(model, train, train, tmp_path, config)
