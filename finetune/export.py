@@ -228,14 +228,14 @@ class FinetunedServing(tf.Module):
         """`model.onnx`, `model_int8.onnx` and `tokenizer.json` into `directory`; returns export.json's `onnx`."""
         from core.export import ONNX_FILES, TOKENIZER_FILE
         from core.onnx import ONNX_FILE, QUANTIZATION, quantize
-        from finetune.onnx import convert_saved
+        from finetune.onnx import convert_run_model
 
         run_dir, tokenizer = Path(self._untracked.run_dir), self._untracked.tokenizer
         float_path = Path(directory) / ONNX_FILES["float"]
         if (run_dir / ONNX_FILE).is_file():
             shutil.copyfile(run_dir / ONNX_FILE, float_path)
         else:  # a run trained with --no-onnx, or whose ONNX model did not reproduce it
-            convert_saved(run_dir, float_path, pairs=self._untracked.has_pairs)
+            convert_run_model(self.model, run_dir, float_path, self._untracked.has_pairs)
         self._untracked.kind.calibrate_onnx(float_path, self._untracked.temperatures)
         quantize(float_path, Path(directory) / ONNX_FILES["int8"])
         tokenizer.backend_tokenizer.save(str(Path(directory) / TOKENIZER_FILE))

@@ -1,10 +1,12 @@
 """The fine-tuned model in ONNX (`core.onnx`): token ids and attention mask (and a pair task's segment ids) in,
 probabilities or a regression run's values out.
 
-The conversion runs in a process of its own, `python -m finetune.onnx MODEL_DIR OUTPUT` on the model that
+A BERT's conversion runs in a process of its own, `python -m finetune.onnx MODEL_DIR OUTPUT` on the model that
 `save_pretrained` wrote (`convert_saved`): tf2onnx's passes over a BERT graph take memory many times the model's
-size, which a training process, holding its model, optimizer state and datasets, would add to its own. The run's
-process keeps its model and checks the file against it (`write_checked`).
+size, which a training process, holding its model, optimizer state and datasets, would add to its own. A model of
+fewer than `IN_PROCESS_WEIGHTS` weights is converted in the run's process, where the converter's memory is small
+and the child's start (importing TensorFlow, loading the model) would cost more than the conversion
+(`convert_run_model`). The run's process keeps its model and checks the file against it (`write_checked`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from core import kinds
 from core.console import notices_shown
 from core.onnx import CONVERTER_ENVIRONMENT, Session, convert, keep_if_faithful
 from core.processes import run_command
+
+# Below this many weights the conversion runs in the caller's process (a tenth of all-MiniLM-L6-v2's 22.7 million).
+IN_PROCESS_WEIGHTS = 2_000_000
 
 
 def convert_model(model: tf.keras.Model, path: Path, pairs: bool = False) -> float:
@@ -62,6 +67,14 @@ def convert_saved(model_dir: Path, path: Path, dtype_policy: str = "float32", pa
     return time.perf_counter() - start
 
 
+def convert_run_model(model: tf.keras.Model, run_dir: Path, path: Path, pairs: bool = False) -> float:
+    """Writes the run's model (`model`, as saved in `run_dir`) as ONNX to `path`: in this process when it has fewer
+    than `IN_PROCESS_WEIGHTS` weights, else in a child process from `run_dir`; returns the seconds it took."""
+    if model.count_params() < IN_PROCESS_WEIGHTS:
+        return convert_model(model, path, pairs)
+    return convert_saved(run_dir, path, model.dtype_policy.name, pairs)
+
+
 class OnnxForward:
     """`model.onnx` as the model's forward pass: (ids, mask[, segment ids]) int32 (B, T) -> probabilities (B, K) or
     values (B,)."""
@@ -93,8 +106,7 @@ def write_checked(
         )
         return onnx.outputs(texts, text_pairs)
 
-    policy = classifier.model.dtype_policy.name
-    convert = lambda path: convert_saved(run_dir, path, policy, classifier.has_pairs)  # noqa: E731
+    convert = lambda path: convert_run_model(classifier.model, run_dir, path, classifier.has_pairs)  # noqa: E731
     return keep_if_faithful(run_dir, convert, reference, predict)
 
 

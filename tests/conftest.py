@@ -131,15 +131,26 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from tests.finetune.tiny import train_tiny_run as train_finetune
     from tests.scratch.tiny import train_tiny_run as train_scratch
 
-    def build(root: Path) -> dict[str, Path]:
-        train_file = write_csv(root / "train.csv", separable_rows(200))
-        return {
-            "finetune": train_finetune(root / "finetune", train_file),
-            "scratch": train_scratch(root / "scratch", train_file, seed=0, max_length=16),
-            "train_file": train_file,
-        }
+    train_file = built_once(
+        tmp_path_factory, "tiny-runs-data", lambda root: write_csv(root / "train.csv", separable_rows(200))
+    )
+    root = train_file.parent  # both runs beside their data, as the app finds runs in a folder
 
-    return built_once(tmp_path_factory, "tiny-runs", build)
+    def trainer(side: str) -> Callable[[Path], Path]:
+        def build(_: Path) -> Path:
+            shutil.rmtree(root / side, ignore_errors=True)  # what a failed build in another worker left
+            shutil.rmtree(root / f"{side}.partial", ignore_errors=True)
+            if side == "finetune":
+                return train_finetune(root / side, train_file)
+            return train_scratch(root / side, train_file, seed=0, max_length=16)
+
+        return build
+
+    trainers = {side: trainer(side) for side in ("finetune", "scratch")}
+    # Under pytest-xdist the second worker builds the sides in the other order: both are trained at once.
+    order = sorted(trainers, reverse=os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0")
+    runs = {side: built_once(tmp_path_factory, f"tiny-runs-{side}", trainers[side]) for side in order}
+    return {"finetune": runs["finetune"], "scratch": runs["scratch"], "train_file": train_file}
 
 
 @pytest.fixture(scope="session")

@@ -254,7 +254,10 @@ def reading_model(reading: str, num_labels: int = 3, problem_type: str = "single
     return build_end_to_end(tokenizer_layer, classifier, kinds.get(problem_type), pairs=True)
 
 
-@pytest.mark.parametrize("reading", READINGS)
+# The default reading in the fast tier; the others build models of their own, slow on two cores.
+@pytest.mark.parametrize(
+    "reading", [pytest.param("joint", marks=pytest.mark.slow), pytest.param("siamese", marks=pytest.mark.slow), "cross"]
+)
 def test_a_pair_alone_and_batched_beside_a_longer_pair_give_the_same_output(reading):
     model = reading_model(reading)
     alone = model(pair_inputs([SHORT])).numpy()
@@ -262,7 +265,7 @@ def test_a_pair_alone_and_batched_beside_a_longer_pair_give_the_same_output(read
         np.testing.assert_allclose(model(pair_inputs(batch)).numpy()[:1], alone, atol=1e-5)
 
 
-@pytest.mark.parametrize("reading", ["siamese", "cross"])
+@pytest.mark.parametrize("reading", ["siamese", pytest.param("cross", marks=pytest.mark.slow)])
 def test_swapping_the_two_texts_swaps_u_and_v_and_nothing_else(reading):
     """[u, v, |u - v|, u * v] of (b, a) is that of (a, b) with u and v swapped (cross: u and v pooled after the
     alignment, which reads the texts alike in either order)."""

@@ -24,7 +24,7 @@ def _weights_count() -> int:
     return 2 * attention + 3 * 2 * C + (C * F + F) + (F * C + C)
 
 
-@pytest.mark.parametrize("norm", ["post", "pre"])
+@pytest.mark.parametrize("norm", [pytest.param("post", marks=pytest.mark.slow), "pre"])
 def test_round_trips_its_config_and_trains(norm):
     target, memory = _inputs()
     check_layer(
