@@ -48,6 +48,32 @@ def test_a_run_trained_with_no_onnx_is_served_through_tensorflow(runs_dir: Path,
     assert load(run_dir).runtime == "tensorflow"
 
 
+@pytest.mark.slow  # a child process that imports TensorFlow and loads the model
+def test_a_large_model_is_converted_in_a_child_process_to_the_same_outputs(
+    base_run: Path, tmp_path: Path, monkeypatch
+) -> None:
+    from finetune import onnx
+
+    served = load(base_run)
+    monkeypatch.setattr(onnx, "IN_PROCESS_WEIGHTS", 0)  # the tiny model counts as large: `python -m finetune.onnx`
+    monkeypatch.setattr(onnx, "convert_model", lambda *args: pytest.fail("converted in this process"))
+    onnx.convert_run_model(served.model, base_run, tmp_path / "child.onnx")
+    tokens = served.tokenizer(TEXTS, padding=True, truncation=True, max_length=16, return_tensors="np")
+    inputs = (tokens["input_ids"], tokens["attention_mask"])
+    expected = onnx.OnnxForward(base_run / "model.onnx")(*inputs)  # converted in the run's process
+    np.testing.assert_allclose(onnx.OnnxForward(tmp_path / "child.onnx")(*inputs), expected, atol=1e-6)
+
+
+def test_a_small_model_is_converted_in_this_process(base_run: Path, tmp_path: Path, monkeypatch) -> None:
+    from finetune import onnx
+
+    monkeypatch.setattr(onnx, "convert_saved", lambda *args: pytest.fail("started a child process"))
+    model = load(base_run).model
+    assert model.count_params() < onnx.IN_PROCESS_WEIGHTS
+    assert onnx.convert_run_model(model, base_run, tmp_path / "model.onnx") > 0
+    assert (tmp_path / "model.onnx").stat().st_size > 4 * model.count_params()  # float32 weights inside
+
+
 def test_a_run_whose_onnx_file_is_gone_names_it(base_run: Path, tmp_path: Path) -> None:
     copy = tmp_path / "run"
     shutil.copytree(base_run, copy)
