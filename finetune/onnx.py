@@ -1,8 +1,8 @@
 """The fine-tuned model in ONNX (`core.onnx`): token ids and attention mask (and a pair task's segment ids) in,
 probabilities or a regression run's values out.
 
-A BERT's conversion runs in a process of its own, `python -m finetune.onnx MODEL_DIR OUTPUT` on the model that
-`save_pretrained` wrote (`convert_saved`): tf2onnx's passes over a BERT graph take memory many times the model's
+A full-size model is converted in a process of its own, `python -m finetune.onnx MODEL_DIR OUTPUT` on the model
+that `save_pretrained` wrote (`convert_saved`): tf2onnx's passes over a BERT graph take memory many times the model's
 size, which a training process, holding its model, optimizer state and datasets, would add to its own. A model of
 fewer than `IN_PROCESS_WEIGHTS` weights is converted in the run's process, where the converter's memory is small
 and the child's start (importing TensorFlow, loading the model) would cost more than the conversion
