@@ -136,20 +136,18 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     root = train_file.parent  # both runs beside their data, as the app finds runs in a folder
 
-    def trainer(side: str) -> Callable[[Path], Path]:
-        def build(_: Path) -> Path:
-            shutil.rmtree(root / side, ignore_errors=True)  # what a failed build in another worker left
-            shutil.rmtree(root / f"{side}.partial", ignore_errors=True)
-            if side == "finetune":
-                return train_finetune(root / side, train_file)
-            return train_scratch(root / side, train_file, seed=0, max_length=16)
+    def train(side: str) -> Path:
+        for leftover in (root / side, root / f"{side}.partial"):  # what a failed build in another worker left
+            shutil.rmtree(leftover, ignore_errors=True)
+        if side == "finetune":
+            return train_finetune(root / side, train_file)
+        return train_scratch(root / side, train_file, seed=0, max_length=16)
 
-        return build
-
-    trainers = {side: trainer(side) for side in ("finetune", "scratch")}
-    # Under pytest-xdist the second worker builds the sides in the other order: both are trained at once.
-    order = sorted(trainers, reverse=os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0")
-    runs = {side: built_once(tmp_path_factory, f"tiny-runs-{side}", trainers[side]) for side in order}
+    # Under pytest-xdist the second worker trains the sides in the other order: both are trained at once.
+    order = (
+        ["finetune", "scratch"] if os.environ.get("PYTEST_XDIST_WORKER", "gw0") == "gw0" else ["scratch", "finetune"]
+    )
+    runs = {side: built_once(tmp_path_factory, f"tiny-runs-{side}", lambda _, side=side: train(side)) for side in order}
     return {"finetune": runs["finetune"], "scratch": runs["scratch"], "train_file": train_file}
 
 
