@@ -25,6 +25,18 @@ if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
     os.environ.setdefault("TF_NUM_INTEROP_THREADS", _threads)
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def unoptimised_graphs() -> None:
+    """TensorFlow's graph optimiser (Grappler) is off in the test processes: it rewrites every graph before its first
+    run, which for a tiny model costs more than the run (docs/results.md, "The test suite's time"). The rewrites do
+    not change what a graph computes; commands the tests start in other processes keep it on."""
+    import tensorflow as tf
+
+    tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
+
+
 T = TypeVar("T")
 
 POSITIVE = ["a great film", "wonderful and moving", "i loved every minute", "superb acting", "a joy to watch"]

@@ -55,7 +55,7 @@ class TranslationConfig:
 
 
 PRESETS: dict[str, dict] = {
-    "tiny": {"vocab_size": 300, "num_layers": 2, "d_model": 64, "num_heads": 4, "d_ff": 128, "dropout": 0.0},
+    "tiny": {"vocab_size": 300, "num_layers": 1, "d_model": 64, "num_heads": 4, "d_ff": 128, "dropout": 0.0},
     "small": {"vocab_size": 3000, "num_layers": 2, "d_model": 128, "num_heads": 4, "d_ff": 256, "dropout": 0.0},
     "base": {"vocab_size": 3000, "num_layers": 2, "d_model": 256, "num_heads": 8, "d_ff": 1024, "dropout": 0.1},
 }
