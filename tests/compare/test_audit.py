@@ -31,7 +31,7 @@ def test_audit_train_cross_validates_the_train_split_and_the_report_doubts_its_l
         rows[i] = (text, "negative" if label == "positive" else "positive")
     data = DataArguments(train_file=str(write_csv(tmp_path / "train.csv", rows)), max_length=16, seed=0)
     args = CompareRunArguments(
-        output_dir=str(tmp_path / "out"), profile="full", scratch_args="--preset tiny --max-steps 20"
+        output_dir=str(tmp_path / "out"), profile="full", scratch_args="--preset tiny --max-steps 20 --no-onnx"
     )
     found = audit_train(data, args, 2, Progress())
     task = load_task(data)

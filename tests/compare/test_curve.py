@@ -217,8 +217,8 @@ def test_curve_trains_and_scores_the_real_sides(tmp_path, split_files, monkeypat
     args = CurveArguments(
         output_dir=str(tmp_path / "curve"),
         sizes="24",
-        finetune_args=f"--model {bert} --epochs 1 --batch-size 8",
-        scratch_args="--preset tiny --epochs 1 --batch-size 8",
+        finetune_args=f"--model {bert} --epochs 1 --batch-size 8 --no-onnx",  # served through TensorFlow
+        scratch_args="--preset tiny --epochs 1 --batch-size 8 --no-onnx",
     )
     curve = build_curve(data, args)
     assert [c[2] for c in calls] == ["finetune", "scratch"]

@@ -4,6 +4,7 @@ reused, the second resumes from its backup, and the report is the uninterrupted 
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from compare.run.launch import request_path
 from core.record import read_run
 from core.training.loop import backed_up_epochs
 from tests.conftest import ROOT, separable_rows, write_csv
@@ -69,10 +71,14 @@ def test_an_interrupted_compare_run_resumes_where_it_stopped_and_reports_as_if_i
     assert [row["steps"] for row in after] == [10 * row["epoch"] for row in after]
     assert after[: len(before) - 1] == before[:-1]  # the last may have been redone: its backup was not yet written
 
+    # The same command never interrupted. Its fine-tuned side is the finished one above (reused, not trained again):
+    # the interruption was the from-scratch side's.
     straight = tmp_path / "straight"
-    assert (
-        subprocess.run(command(train, bert, straight), cwd=ROOT, env=environment(), capture_output=True).returncode == 0
-    )
+    (straight / "runs").mkdir(parents=True)
+    shutil.copytree(out / "runs" / "finetune", straight / "runs" / "finetune")
+    shutil.copy(request_path(out / "runs" / "finetune"), straight / "runs")
+    done = subprocess.run(command(train, bert, straight), cwd=ROOT, env=environment(), capture_output=True, text=True)
+    assert done.returncode == 0 and "Reusing" in done.stderr, done.stderr[-3000:]
     results = [json.loads((folder / "results.json").read_text()) for folder in (out, straight)]
     for name in ("finetune", "scratch"):
         assert results[0]["models"][name]["accuracy"] == results[1]["models"][name]["accuracy"]

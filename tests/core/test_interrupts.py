@@ -79,10 +79,10 @@ def start_and_signal(
 def test_ctrl_c_keeps_a_resumable_run_and_a_new_run_does_not_discard_it(tmp_path: Path) -> None:
     from tests.finetune.tiny import make_tiny_bert
 
-    train = write_csv(tmp_path / "train.csv", separable_rows(1000))
+    train = write_csv(tmp_path / "train.csv", separable_rows(500))
     output, partial = tmp_path / "run", tmp_path / "run.partial"
     flags = ["--train-file", str(train), "--output-dir", str(output), "--model", str(make_tiny_bert(tmp_path / "bert"))]
-    # Batches of 2: an epoch of 405 steps, long enough for the signal to arrive in the second one.
+    # Batches of 2: an epoch of 203 steps, long enough for the signal to arrive in the second one.
     argv = ["-m", "finetune", *flags, "--epochs", "2", "--batch-size", "2", "--max-length", "16", "--no-onnx"]
     argv += ["--overwrite"]
     # The backup (its `checkpoint` index) is written after the epoch's training-log line: waiting for both keeps it.
@@ -92,7 +92,7 @@ def test_ctrl_c_keeps_a_resumable_run_and_a_new_run_does_not_discard_it(tmp_path
     resume = [*argv[:-1], "--resume"]  # the same command line, --overwrite (which would discard the run) left out
     resume_command = f"{python_shown()} {' '.join(resume)}"
     (epoch,) = [json.loads(line) for line in (partial / "history.jsonl").read_text().splitlines()]
-    kept = f"1 epoch finished, {epoch['steps']} steps"  # 810 rows held out of 1000, in batches of 2: 405
+    kept = f"1 epoch finished, {epoch['steps']} steps"  # 405 training rows of 500, in batches of 2: 203
     last = err.strip().splitlines()[-1]
     assert (
         last
@@ -119,7 +119,7 @@ def test_ctrl_c_keeps_a_resumable_run_and_a_new_run_does_not_discard_it(tmp_path
 def test_sigterm_ends_a_translation_run_with_one_line(tmp_path: Path) -> None:
     from tests.scratch.translation.toy import toy_pairs, write_tsv
 
-    train = write_tsv(tmp_path / "train.tsv", toy_pairs(1000))
+    train = write_tsv(tmp_path / "train.tsv", toy_pairs(400))
     output, partial = tmp_path / "run", tmp_path / "run.partial"
     argv = ["-m", "scratch", "--train-file", str(train), "--source-column", "pt", "--target-column", "en"]
     argv += ["--output-dir", str(output), "--preset", "tiny", "--epochs", "50", "--max-length", "32"]
