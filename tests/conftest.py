@@ -27,6 +27,15 @@ if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files with the most slow tests run first, each file's tests in their order: pytest-xdist hands out whole
+    files (`--dist loadfile`), and a long file handed out last would keep one worker busy while the other idles."""
+    from collections import Counter
+
+    slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow[item.path])
+
+
 @pytest.fixture(scope="session", autouse=True)
 def unoptimised_graphs() -> None:
     """TensorFlow's graph optimiser (Grappler) is off in the test processes: it rewrites every graph before its first
