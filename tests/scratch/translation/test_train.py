@@ -103,6 +103,7 @@ def test_the_run_directory_follows_the_contract(tiny_translation_run):
     if record.training.stop_reason == "early_stopping":
         assert len(history) - record.training.best_epoch == record.hyperparameters["patience"]
     assert record.training.averaged is None  # the tiny preset averages nothing: the kept weights are that epoch's
+    assert record.hyperparameters["cooldown_steps"] == 0  # without --cooldown the schedule never cools down
     assert record.validation["chrf"] == pytest.approx(max(chrf), abs=1e-6)
     data = load_pairs(PairDataArguments(**record.data.options))
     train_sources = set(data.splits["train"].sources)
