@@ -170,7 +170,8 @@ def test_the_translator_gives_greedy_beam_and_attention(tiny_translation_run):
     source_tokens, target_tokens, weights = translator.attention(sources[0])
     assert source_tokens[-1] == "</s>" and target_tokens[-1] == "</s>"
     assert "".join(source_tokens[:-1]).replace("\u2581", " ").strip() == sources[0]
-    assert weights.shape == (2, 4, len(target_tokens), len(source_tokens))
+    shape = translator.record.model.config  # one map per layer and head
+    assert weights.shape == (shape["num_layers"], shape["num_heads"], len(target_tokens), len(source_tokens))
     np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
     with pytest.raises(ValueError, match="beam must be at least 1"):
         translator.translate(sources, beam=0)
