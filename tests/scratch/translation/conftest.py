@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 TINY_FLAGS = ["--preset", "tiny", "--epochs", "12", "--seed", "0", "--max-length", "32"]
 
 
@@ -29,3 +31,16 @@ def train_tiny(argv: list[str]) -> Path:
 
     assert main(argv) == 0
     return Path(argv[argv.index("--output-dir") + 1])
+
+
+def unexported(*args, **kwargs):
+    """Stands in for the SavedModel export in a test that reads only the run's record, history, weights or cached
+    files: test_train.py loads the export, as do the tests here that translate through it."""
+
+
+@pytest.fixture
+def no_export(monkeypatch):
+    """Runs trained in the test skip their SavedModel export."""
+    import scratch.translation.train as train_module
+
+    monkeypatch.setattr(train_module, "save", unexported)

@@ -226,7 +226,7 @@ def test_a_larger_length_penalty_never_picks_a_shorter_output():
     # the longer ones more as the exponent grows.
     model = _model(seed=1)
     bias = model.output_projection.bias
-    bias.assign(tf.tensor_scatter_nd_update(tf.zeros_like(bias), [[EOS_ID]], [1.0]))  # some hypotheses end early
+    bias.assign(tf.tensor_scatter_nd_update(tf.zeros_like(bias), [[EOS_ID]], [2.0]))  # some hypotheses end early
     lengths = [
         (decode(model, SOURCE, 20, BeamSearch(4, penalty)).best.numpy() != PAD_ID).sum(axis=1)
         for penalty in (0.0, 2.0, 10.0)

@@ -103,6 +103,7 @@ def test_the_run_directory_follows_the_contract(tiny_translation_run):
     if record.training.stop_reason == "early_stopping":
         assert len(history) - record.training.best_epoch == record.hyperparameters["patience"]
     assert record.training.averaged is None  # the tiny preset averages nothing: the kept weights are that epoch's
+    assert record.hyperparameters["cooldown_steps"] == 0  # without --cooldown the schedule never cools down
     assert record.validation["chrf"] == pytest.approx(max(chrf), abs=1e-6)
     data = load_pairs(PairDataArguments(**record.data.options))
     train_sources = set(data.splits["train"].sources)
@@ -169,7 +170,8 @@ def test_the_translator_gives_greedy_beam_and_attention(tiny_translation_run):
     source_tokens, target_tokens, weights = translator.attention(sources[0])
     assert source_tokens[-1] == "</s>" and target_tokens[-1] == "</s>"
     assert "".join(source_tokens[:-1]).replace("\u2581", " ").strip() == sources[0]
-    assert weights.shape == (2, 4, len(target_tokens), len(source_tokens))
+    shape = translator.record.model.config  # one map per layer and head
+    assert weights.shape == (shape["num_layers"], shape["num_heads"], len(target_tokens), len(source_tokens))
     np.testing.assert_allclose(weights.sum(-1), 1.0, atol=1e-5)
     with pytest.raises(ValueError, match="beam must be at least 1"):
         translator.translate(sources, beam=0)
