@@ -1,4 +1,6 @@
-"""`python -m finetune export`: the SavedModel and int8 TFLite files serve raw strings with no project code."""
+"""`python -m finetune export`: the SavedModel and int8 TFLite files serve raw strings with no project code, and the
+run's calibration reaches every export: the SavedModel, the int8 TFLite and both ONNX files give the calibrated
+probabilities of `predict_proba`."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from core.args import DataArguments
 from core.classifier import load
 from core.data import load_task
 from core.record import read_run
+from core.rundir import RUN_JSON
 from finetune.__main__ import main
 from tests.conftest import NEGATIVE, POSITIVE
 
@@ -89,9 +92,21 @@ FRESH_ONNX_PROCESS = textwrap.dedent(
 
 
 @pytest.fixture(scope="module")
-def exported(base_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def calibrated_run(base_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's tiny run with a sharper calibration than the one it fitted (temperature 0.2), so that the
+    calibrated probabilities visibly differ from the model's own: the exports must give the calibrated ones."""
+    run = Path(shutil.copytree(base_run, tmp_path_factory.mktemp("finetune-calibrated") / "run"))
+    body = json.loads((run / RUN_JSON).read_text())
+    assert body["calibration"]["method"] == "temperature"
+    body["calibration"]["temperatures"] = [0.2]
+    (run / RUN_JSON).write_text(json.dumps(body))
+    return run
+
+
+@pytest.fixture(scope="module")
+def exported(calibrated_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     output = tmp_path_factory.mktemp("finetune-export") / "export"
-    assert main(["export", str(base_run), "--output-dir", str(output)]) == 0
+    assert main(["export", str(calibrated_run), "--output-dir", str(output)]) == 0
     return output
 
 
@@ -109,13 +124,22 @@ def fresh_process_probabilities(
     return {name: np.array(values) for name, values in result.items()}
 
 
+@pytest.mark.slow  # the module's export of the tiny run
+def test_the_export_records_the_run_s_calibration(exported: Path, calibrated_run: Path) -> None:
+    model = load(calibrated_run)
+    assert model.temperatures == [0.2]
+    assert np.abs(model.predict_proba(TEXTS) - model.outputs(TEXTS)).max() > 0.01  # calibration changes them
+    assert json.loads((exported / "export.json").read_text())["calibration"]["temperatures"] == [0.2]
+
+
 @pytest.mark.slow
 def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
-    exported: Path, base_run: Path, tmp_path: Path
+    exported: Path, calibrated_run: Path, tmp_path: Path
 ) -> None:
-    options = read_run(base_run).data.options
+    """The calibrated probabilities of `predict_proba` (`calibrated_run`)."""
+    options = read_run(calibrated_run).data.options
     texts = TEXTS + load_task(DataArguments(**options)).texts("test")  # the run's whole test split among them
-    expected = load(base_run).predict_proba(texts)
+    expected = load(calibrated_run).predict_proba(texts)
     served = fresh_process_probabilities(exported, texts, tmp_path)
     np.testing.assert_allclose(served["float"], expected, atol=1e-5)
     assert served["int8"].shape == expected.shape
@@ -124,11 +148,12 @@ def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
 
 @pytest.mark.slow  # the module's export of the tiny run
 def test_the_onnx_files_serve_the_classifier_s_probabilities_with_neither_tensorflow_nor_transformers(
-    exported: Path, base_run: Path, tmp_path: Path
+    exported: Path, calibrated_run: Path, tmp_path: Path
 ) -> None:
-    classifier = load(base_run)
+    """The calibrated probabilities of `predict_proba` (`calibrated_run`)."""
+    classifier = load(calibrated_run)
     assert classifier.runtime == "onnxruntime"
-    options = read_run(base_run).data.options
+    options = read_run(calibrated_run).data.options
     texts = TEXTS + load_task(DataArguments(**options)).texts("test")  # the run's whole test split among them
     expected = classifier.predict_proba(texts)
     served = fresh_process_probabilities(exported, texts, tmp_path, FRESH_ONNX_PROCESS)
@@ -169,8 +194,8 @@ def test_the_onnx_tokenizer_file_gives_the_run_s_ids_on_awkward_text(tmp_path: P
 
 
 @pytest.mark.slow  # the module's export of the tiny run
-def test_export_json_records_both_variants_accuracy_on_the_test_split(exported: Path, base_run: Path) -> None:
-    run = read_run(base_run)
+def test_export_json_records_both_variants_accuracy_on_the_test_split(exported: Path, calibrated_run: Path) -> None:
+    run = read_run(calibrated_run)
     record = json.loads((exported / "export.json").read_text())
     assert (exported / "labels.txt").read_text().splitlines() == run.data.labels == record["labels"]
     assert record["side"] == "finetune" and record["max_length"] == 16
@@ -179,7 +204,7 @@ def test_export_json_records_both_variants_accuracy_on_the_test_split(exported: 
     assert not (exported.parent / "export.partial").exists()
 
     task = load_task(DataArguments(**run.data.options))
-    predicted = load(base_run).predict_proba(task.texts("test")).argmax(axis=1)
+    predicted = load(calibrated_run).predict_proba(task.texts("test")).argmax(axis=1)
     test = record["test"]
     assert test["n"] == len(task.texts("test"))
     assert test["float_accuracy"] == pytest.approx(np.mean(predicted == task.label_ids("test")))
@@ -307,10 +332,10 @@ def test_a_failed_export_leaves_nothing_behind(base_run: Path, tmp_path: Path, c
 
 
 @pytest.mark.slow  # the module's export of the tiny run
-def test_the_serving_benchmark_times_every_path_of_the_export(exported: Path, base_run: Path) -> None:
+def test_the_serving_benchmark_times_every_path_of_the_export(exported: Path, calibrated_run: Path) -> None:
     from compare.bench.serving import measure
 
-    result = measure(base_run, exported, TEXTS, samples=3)
+    result = measure(calibrated_run, exported, TEXTS, samples=3)
     record = json.loads((exported / "export.json").read_text())
     assert result["side"] == "finetune" and result["texts"] == len(TEXTS) and result["samples"] == 3
     for path in ("current", "float", "int8", "onnx_int8"):

@@ -24,33 +24,12 @@ from core.record import read_run
 from core.rundir import partial_path
 from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from finetune.__main__ import main
-from tests.conftest import built_once
-from tests.finetune.tiny import kind_options, train_tiny_run, write_kind_csv
+from tests.finetune.tiny import CASES, case_name, kind_options, train_tiny_run, write_kind_csv
 
-pytestmark = pytest.mark.slow  # the session fixture trains a run of every kind of task
+pytestmark = pytest.mark.slow  # the session fixture `kind_runs` (conftest.py) trains a run of every kind of task
 
-CASES = [(SINGLE_LABEL, True), (MULTI_LABEL, False), (MULTI_LABEL, True), (REGRESSION, False), (REGRESSION, True)]
 PAIR_CASES = [case for case in CASES if case[1]]
 HEADLINES = {SINGLE_LABEL: "accuracy", MULTI_LABEL: "macro_f1", REGRESSION: "spearman"}
-
-
-def case_name(case: tuple[str, bool]) -> str:
-    return f"{case[0].split('_')[0]}-{'pairs' if case[1] else 'texts'}"
-
-
-@pytest.fixture(scope="session")
-def kind_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, bool], Path]:
-    """Two epochs of the tiny BERT on 200 rows of each case (`tests.finetune.tiny.kind_rows`)."""
-
-    def build(folder: Path) -> dict[tuple[str, bool], Path]:
-        runs = {}
-        for problem, pairs in CASES:
-            name = case_name((problem, pairs))
-            train = write_kind_csv(folder / f"{name}.csv", problem, pairs)
-            runs[problem, pairs] = train_tiny_run(folder / name, train, no_onnx=True, **kind_options(problem, pairs))
-        return runs
-
-    return built_once(tmp_path_factory, "finetune-kinds", build)
 
 
 def validation_split(run: dict) -> tuple[list[str], list[str] | None, np.ndarray]:
@@ -92,6 +71,13 @@ def test_each_run_records_its_kind_its_headline_and_its_thresholds(kind_runs, ca
     assert run.serving == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     card = (kind_runs[case] / "README.md").read_text()
     assert f"{run.validation[headline]:.4f}" in card and f"val_{headline}" in card
+
+
+def test_a_run_trained_with_no_onnx_is_served_through_tensorflow(kind_runs) -> None:
+    for run_dir in kind_runs.values():
+        assert not (run_dir / "model.onnx").exists()
+        assert read_run(run_dir).serving == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
+        assert load(run_dir).runtime == "tensorflow"
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_name)
@@ -197,7 +183,8 @@ def test_balanced_class_weights_are_refused_for_multi_label_and_regression(probl
     assert not output.exists() and not partial_path(output).exists()
 
 
-# Runs in a fresh interpreter from an empty folder: only TensorFlow and tensorflow-text, no project code.
+# Runs in a fresh interpreter from an empty folder: only TensorFlow and tensorflow-text, no project code. Serves
+# each export it is given (export directory, texts, pairs, output name) and prints their outputs, in order.
 FRESH_PROCESS = textwrap.dedent(
     """
     import json, sys
@@ -206,17 +193,19 @@ FRESH_PROCESS = textwrap.dedent(
     import tensorflow_text
     from tensorflow.lite.python.interpreter import InterpreterWithCustomOps
 
-    export_dir, texts, pairs, output = sys.argv[1], *json.loads(sys.argv[2])
+    served = []
+    for export_dir, texts, pairs, output in json.loads(sys.argv[1]):
+        serve = tf.saved_model.load(export_dir + "/saved_model").signatures["serving_default"]
+        floats = serve(text=tf.constant(texts), text_pair=tf.constant(pairs))[output].numpy()
+        interpreter = InterpreterWithCustomOps(
+            model_path=export_dir + "/model_int8.tflite",
+            custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS,
+        )
+        runner = interpreter.get_signature_runner("serving_default")
+        int8 = runner(text=np.array(texts, dtype=object), text_pair=np.array(pairs, dtype=object))[output]
+        served.append({"float": floats.tolist(), "int8": int8.tolist()})
     assert not any(name.split(".")[0] in ("core", "finetune", "scratch") for name in sys.modules)
-    serve = tf.saved_model.load(export_dir + "/saved_model").signatures["serving_default"]
-    floats = serve(text=tf.constant(texts), text_pair=tf.constant(pairs))[output].numpy()
-    interpreter = InterpreterWithCustomOps(
-        model_path=export_dir + "/model_int8.tflite",
-        custom_op_registerers=tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS,
-    )
-    runner = interpreter.get_signature_runner("serving_default")
-    int8 = runner(text=np.array(texts, dtype=object), text_pair=np.array(pairs, dtype=object))[output]
-    print(json.dumps({"float": floats.tolist(), "int8": int8.tolist()}))
+    print(json.dumps(served))
     """
 )
 
@@ -226,13 +215,42 @@ FRESH_PROCESS = textwrap.dedent(
 EXPORT_CASES = [(MULTI_LABEL, True), (REGRESSION, True)]
 
 
+def export_texts(classifier) -> tuple[list[str], list[str]]:
+    """The run's test pairs, an empty text and a pair longer than `--max-length` (cut longest first)."""
+    task = load_task(DataArguments(**classifier.record.data.options))
+    texts, pairs = task.texts("test"), task.text_pairs("test")
+    texts += ["", "wonderful and moving and a great film and superb acting and a joy to watch"]
+    pairs += ["a dull mess", "boring and far too long and i hated it and a waste of time and terrible acting"]
+    return texts, pairs
+
+
+@pytest.fixture(scope="module")
+def pair_exports(kind_runs, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, bool], tuple[Path, dict]]:
+    """Each of `EXPORT_CASES`' runs exported, and what its SavedModel and int8 TFLite files give `export_texts` in
+    one fresh process: {case: (export directory, {"float": outputs, "int8": outputs})}."""
+    root = tmp_path_factory.mktemp("finetune-kind-exports")
+    jobs = []
+    for case in EXPORT_CASES:
+        export_dir = root / case_name(case)
+        assert main(["export", str(kind_runs[case]), "--output-dir", str(export_dir)]) == 0
+        output = "values" if case[0] == REGRESSION else "probabilities"
+        jobs.append([str(export_dir), *export_texts(load(kind_runs[case])), output])
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_PROCESS, json.dumps(jobs)], cwd=root, capture_output=True, text=True, check=True
+    )
+    served = json.loads(done.stdout.strip().splitlines()[-1])
+    return {
+        case: (Path(job[0]), {k: np.array(v) for k, v in outputs.items()})
+        for case, job, outputs in zip(EXPORT_CASES, jobs, served, strict=True)
+    }
+
+
 @pytest.mark.parametrize("case", EXPORT_CASES, ids=case_name)
-def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflow(kind_runs, case, tmp_path) -> None:
+def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflow(kind_runs, pair_exports, case):
     from core.export import load_onnx
 
     problem, _ = case
-    export_dir = tmp_path / "export"
-    assert main(["export", str(kind_runs[case]), "--output-dir", str(export_dir)]) == 0
+    export_dir, served = pair_exports[case]
     classifier = load(kind_runs[case])
     record = json.loads((export_dir / "export.json").read_text())
     output = "values" if problem == REGRESSION else "probabilities"
@@ -240,19 +258,8 @@ def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflo
     assert record["thresholds"] == classifier.thresholds
     assert (export_dir / "labels.txt").is_file() == (problem != REGRESSION)
 
-    task = load_task(DataArguments(**classifier.record.data.options))
-    texts, pairs = task.texts("test"), task.text_pairs("test")
-    texts += ["", "wonderful and moving and a great film and superb acting and a joy to watch"]  # cut longest_first
-    pairs += ["a dull mess", "boring and far too long and i hated it and a waste of time and terrible acting"]
+    texts, pairs = export_texts(classifier)
     expected = outputs(classifier, texts, pairs)
-    done = subprocess.run(
-        [sys.executable, "-c", FRESH_PROCESS, str(export_dir), json.dumps([texts, pairs, output])],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    served = {k: np.array(v) for k, v in json.loads(done.stdout.strip().splitlines()[-1]).items()}
     np.testing.assert_allclose(served["float"], expected, atol=1e-4)
     assert served["int8"].shape == expected.shape
     if problem == SINGLE_LABEL:
@@ -262,6 +269,7 @@ def test_the_export_of_a_pair_task_serves_the_run_s_outputs_with_plain_tensorflo
         )
     np.testing.assert_allclose(load_onnx(export_dir, "float")(texts, pairs), expected, atol=1e-4)
 
+    task = load_task(DataArguments(**classifier.record.data.options))
     headline = HEADLINES[problem]
     test_outputs = outputs(classifier, task.texts("test"), task.text_pairs("test"))
     scores = {

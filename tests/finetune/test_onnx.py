@@ -15,7 +15,6 @@ from core.record import read_run
 from core.rundir import RunError
 from finetune.predict import load as load_side
 from tests.conftest import NEGATIVE, POSITIVE
-from tests.finetune.tiny import train_tiny_run
 
 # Lengths from 1 to 16 tokens (the long one is cut), so batches hold padding.
 TEXTS = [*POSITIVE, *NEGATIVE, "", "not", "a great film and a dull mess " * 4]
@@ -38,14 +37,6 @@ def test_a_finished_run_is_served_through_its_checked_onnx_model(base_run: Path)
     alone = np.concatenate([served.predict_proba([text]) for text in TEXTS])
     np.testing.assert_allclose(alone, expected, atol=1e-5)
     assert served.model.count_params() == run.model.params  # the TF model is still there, loaded on use
-
-
-@pytest.mark.slow
-def test_a_run_trained_with_no_onnx_is_served_through_tensorflow(runs_dir: Path, train_file: Path) -> None:
-    run_dir = train_tiny_run(runs_dir / "no-onnx", train_file, epochs=1, no_onnx=True)
-    assert not (run_dir / "model.onnx").exists()
-    assert read_run(run_dir).serving == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
-    assert load(run_dir).runtime == "tensorflow"
 
 
 @pytest.mark.slow  # a child process that imports TensorFlow and loads the model

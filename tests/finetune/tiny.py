@@ -113,6 +113,13 @@ def train_tiny_run(output_dir: Path, train_file: Path, **overrides: Any) -> Path
 
 
 KINDS = ("single_label_classification", "multi_label_classification", "regression")
+# (kind, on text pairs?): the runs of `kind_runs` (tests/finetune/conftest.py); single-label texts is the base run
+CASES = [(KINDS[0], True), (KINDS[1], False), (KINDS[1], True), (KINDS[2], False), (KINDS[2], True)]
+
+
+def case_name(case: tuple[str, bool]) -> str:
+    """`single-pairs`, `multi-texts`, ...: a case's short name, for test ids and folders."""
+    return f"{case[0].split('_')[0]}-{'pairs' if case[1] else 'texts'}"
 
 
 def kind_rows(problem: str, pairs: bool, n: int, seed: int = 0) -> tuple[str, list[tuple]]:
