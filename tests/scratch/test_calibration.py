@@ -46,33 +46,35 @@ def with_temperature(run: Path, folder: Path, temperatures: list[float]) -> Path
     return copy
 
 
-@pytest.mark.slow  # an export, and two fresh processes
+@pytest.mark.slow  # an export, and a fresh process
 def test_the_export_and_the_onnx_served_run_give_predict_proba_s_calibrated_probabilities(
     tiny_run: Path, tmp_path: Path
 ) -> None:
     from scratch.__main__ import main
-    from tests.scratch.test_export import served_in_a_fresh_process
+    from tests.scratch.test_export import FRESH_PROCESS
 
     run = with_temperature(tiny_run, tmp_path, [2.5])
     model = load(run)
     expected = model.predict_proba(TEXTS)
     assert np.abs(expected - model.outputs(TEXTS)).max() > 0.01  # the temperature matters on these texts
     assert main(["export", str(run), "--output-dir", str(tmp_path / "export")]) == 0
-    served = served_in_a_fresh_process(tmp_path / "export", {"text": TEXTS}, "probabilities", tmp_path)
-    np.testing.assert_allclose(served, expected, atol=1e-4)
     export = json.loads((tmp_path / "export" / "export.json").read_text())
     assert export["calibration"]["temperatures"] == [2.5]
-    # the run's own model.onnx, served by ONNX Runtime in a process of its own, through predict_proba
-    script = (
-        "import json, sys\nfrom core.classifier import load\n"
-        "model = load(sys.argv[1])\nassert model.runtime == 'onnxruntime'\n"
-        "print(json.dumps(model.predict_proba(json.loads(sys.argv[2])).tolist()))"
+    # One fresh process: the export served by TensorFlow with no project code imported (`FRESH_PROCESS`), then the
+    # run's own model.onnx served by ONNX Runtime through predict_proba.
+    then_the_run = (
+        "\nfrom core.classifier import load\n"
+        "model = load(sys.argv[2])\nassert model.runtime == 'onnxruntime'\n"
+        "print(json.dumps(model.predict_proba(json.loads(sys.argv[3])).tolist()))"
     )
+    export_job = [(str(tmp_path / "export"), {"text": TEXTS}, "probabilities")]
     done = subprocess.run(
-        [sys.executable, "-c", script, str(run), json.dumps(TEXTS)],
+        [sys.executable, "-c", FRESH_PROCESS + then_the_run, json.dumps(export_job), str(run), json.dumps(TEXTS)],
         capture_output=True,
         text=True,
         check=True,
         cwd=Path(__file__).parents[2],
     )
-    np.testing.assert_allclose(np.array(json.loads(done.stdout.strip().splitlines()[-1])), expected, atol=1e-4)
+    *_, exported, onnx = done.stdout.strip().splitlines()
+    np.testing.assert_allclose(np.array(json.loads(exported)[0]), expected, atol=1e-4)
+    np.testing.assert_allclose(np.array(json.loads(onnx)), expected, atol=1e-4)

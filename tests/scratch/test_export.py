@@ -22,6 +22,7 @@ from core.tasks import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from scratch.__main__ import main
 from tests.conftest import NEGATIVE, POSITIVE
 
+PAIR_KINDS = [SINGLE_LABEL, MULTI_LABEL, REGRESSION]
 TEXTS = [*POSITIVE, *NEGATIVE, "a great film and a dull mess", "", "Wonderful, MOVING! 😀", "word " * 100]
 
 FRESH_PROCESS = textwrap.dedent(
@@ -30,24 +31,29 @@ FRESH_PROCESS = textwrap.dedent(
     import tensorflow as tf
     import tensorflow_text
 
-    export_dir, inputs, output = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
     assert not any(name.split(".")[0] in ("core", "finetune", "scratch") for name in sys.modules)
-    serve = tf.saved_model.load(export_dir + "/saved_model").signatures["serving_default"]
-    print(json.dumps(serve(**{name: tf.constant(texts) for name, texts in inputs.items()})[output].numpy().tolist()))
+    outputs = []
+    for export_dir, inputs, output in json.loads(sys.argv[1]):
+        serve = tf.saved_model.load(export_dir + "/saved_model").signatures["serving_default"]
+        outputs.append(serve(**{name: tf.constant(texts) for name, texts in inputs.items()})[output].numpy().tolist())
+    print(json.dumps(outputs))
     """
 )
 
 
 def served_in_a_fresh_process(export_dir: Path, inputs: dict[str, list[str]], output: str, cwd: Path) -> np.ndarray:
     """The export's `serving_default` outputs, from a Python process that imports TensorFlow alone."""
+    return served_in_one_fresh_process([(export_dir, inputs, output)], cwd)[0]
+
+
+def served_in_one_fresh_process(exports: list[tuple[Path, dict[str, list[str]], str]], cwd: Path) -> list[np.ndarray]:
+    """Each (export, inputs, output)'s `serving_default` outputs, from one Python process that imports TensorFlow
+    alone (and each export in turn)."""
+    jobs = [(str(export_dir), inputs, output) for export_dir, inputs, output in exports]
     done = subprocess.run(
-        [sys.executable, "-c", FRESH_PROCESS, str(export_dir), json.dumps(inputs), output],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
+        [sys.executable, "-c", FRESH_PROCESS, json.dumps(jobs)], cwd=cwd, capture_output=True, text=True, check=True
     )
-    return np.array(json.loads(done.stdout.strip().splitlines()[-1]))
+    return [np.array(rows) for rows in json.loads(done.stdout.strip().splitlines()[-1])]
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +63,25 @@ def exported(tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return output
 
 
+@pytest.fixture(scope="module")
+def served(exported: Path, kind_run, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, np.ndarray]]:
+    """The shared run's export and each pair kind's, with the outputs each serves in one fresh process: {"texts":
+    (export, probabilities of TEXTS), problem type: (export, outputs of TEXTS paired with TEXTS reversed)}."""
+    folder = tmp_path_factory.mktemp("pair-exports")
+    exports = {"texts": (exported, {"text": TEXTS}, "probabilities")}
+    for problem_type in PAIR_KINDS:
+        output = folder / problem_type
+        assert main(["export", str(kind_run(problem_type, True)), "--output-dir", str(output)]) == 0
+        name = "values" if problem_type == REGRESSION else "probabilities"
+        exports[problem_type] = (output, {"text": TEXTS, "text_pair": TEXTS[::-1]}, name)
+    outputs = served_in_one_fresh_process(list(exports.values()), folder)
+    return {key: (export[0], rows) for (key, export), rows in zip(exports.items(), outputs)}
+
+
 @pytest.mark.slow
-def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
-    exported: Path, tiny_run: Path, tmp_path: Path
-) -> None:
-    served = served_in_a_fresh_process(exported, {"text": TEXTS}, "probabilities", tmp_path)
-    np.testing.assert_allclose(served, load(tiny_run).predict_proba(TEXTS), atol=1e-5)
+def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(served, tiny_run: Path) -> None:
+    _, probabilities = served["texts"]
+    np.testing.assert_allclose(probabilities, load(tiny_run).predict_proba(TEXTS), atol=1e-5)
 
 
 def test_export_json_records_the_float_accuracy_and_why_there_is_no_int8(exported: Path, tiny_run: Path) -> None:
@@ -96,14 +115,12 @@ def test_a_translation_run_is_refused_with_where_its_export_is(tmp_path: Path, c
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("problem_type", [SINGLE_LABEL, MULTI_LABEL, REGRESSION])
-def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_run, problem_type, tmp_path) -> None:
+@pytest.mark.parametrize("problem_type", PAIR_KINDS)
+def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_run, served, problem_type) -> None:
     run_dir = kind_run(problem_type, True)
-    output = tmp_path / "export"
-    assert main(["export", str(run_dir), "--output-dir", str(output)]) == 0
+    output, exported_outputs = served[problem_type]
     texts, pairs = TEXTS, TEXTS[::-1]
     name = "values" if problem_type == REGRESSION else "probabilities"
-    served = served_in_a_fresh_process(output, {"text": texts, "text_pair": pairs}, name, tmp_path)
     model = load(run_dir)
     record = json.loads((output / "export.json").read_text())
     assert (record["problem_type"], record["inputs"], record["output"]) == (problem_type, ["text", "text_pair"], name)
@@ -120,12 +137,12 @@ def test_a_pair_task_s_export_gives_the_run_s_outputs_in_a_fresh_process(kind_ru
     headline = {SINGLE_LABEL: "accuracy", MULTI_LABEL: "macro_f1", REGRESSION: "spearman"}[problem_type]
     assert record["test"][f"float_{headline}"] == pytest.approx(expected, abs=1e-6)
     if problem_type == REGRESSION:
-        np.testing.assert_allclose(served, model.predict_values(texts, pairs), atol=1e-4)
+        np.testing.assert_allclose(exported_outputs, model.predict_values(texts, pairs), atol=1e-4)
         assert not (output / "labels.txt").exists()
         return
     probabilities = model.predict_proba(texts, pairs)
-    np.testing.assert_allclose(served, probabilities, atol=1e-4)
+    np.testing.assert_allclose(exported_outputs, probabilities, atol=1e-4)
     np.testing.assert_array_equal(
-        model.kind.decide(served, model.thresholds), model.kind.decide(probabilities, model.thresholds)
+        model.kind.decide(exported_outputs, model.thresholds), model.kind.decide(probabilities, model.thresholds)
     )  # the same labels
     assert (output / "labels.txt").read_text().splitlines() == model.labels

@@ -29,13 +29,31 @@ NOISE = 1e-5  # how far a probability recomputed in other batches may move: a de
 LONG = "a great film superb acting and wonderful and moving " * 6
 
 
+@pytest.fixture(scope="module")
+def served(kind_run):
+    """`served(problem_type, pairs)`: that kind's run loaded once for the module, as `core.classifier.load` serves it
+    (ONNX Runtime) and through TensorFlow: each load reads the Keras model and traces its forward pass."""
+    loaded = {}
+
+    def get(problem_type: str, pairs: bool):
+        if (problem_type, pairs) not in loaded:
+            run_dir = kind_run(problem_type, pairs)
+            loaded[problem_type, pairs] = (
+                load(run_dir),
+                predict.load(run_dir, read_run(run_dir), runtime="tensorflow"),
+            )
+        return loaded[problem_type, pairs]
+
+    return get
+
+
 def validation_split(run: dict) -> tuple[list[str], list[str] | None, np.ndarray]:
     data = load_task(DataArguments(**run.data.options))
     return data.texts("validation"), data.text_pairs("validation"), data.targets("validation")
 
 
 @pytest.mark.parametrize(("problem_type", "pairs"), CASES)
-def test_each_kind_trains_and_records_its_headline_and_thresholds(kind_run, problem_type, pairs):
+def test_each_kind_trains_and_records_its_headline_and_thresholds(kind_run, served, problem_type, pairs):
     run_dir = kind_run(problem_type, pairs)
     run = read_run(run_dir)
     headline = HEADLINES[problem_type]
@@ -52,7 +70,7 @@ def test_each_kind_trains_and_records_its_headline_and_thresholds(kind_run, prob
     best = max(training.history, key=lambda row: row[f"val_{headline}"])  # the first of equals
     assert training.best_epoch == best["epoch"]
 
-    model = predict.load(run_dir, run, runtime="tensorflow")
+    _, model = served(problem_type, pairs)
     texts, text_pairs, gold = validation_split(run)
     validation = run.validation
     if problem_type == REGRESSION:
@@ -84,7 +102,7 @@ def test_each_kind_trains_and_records_its_headline_and_thresholds(kind_run, prob
 
 
 @pytest.mark.parametrize(("problem_type", "pairs"), CASES)
-def test_load_serves_the_saved_model_s_outputs_through_onnx_and_tensorflow(kind_run, problem_type, pairs):
+def test_load_serves_the_saved_model_s_outputs_through_onnx_and_tensorflow(kind_run, served, problem_type, pairs):
     run_dir = kind_run(problem_type, pairs)
     run = read_run(run_dir)
     texts, text_pairs, _ = validation_split(run)
@@ -93,10 +111,10 @@ def test_load_serves_the_saved_model_s_outputs_through_onnx_and_tensorflow(kind_
     strings = [tf.constant(texts)] + ([] if text_pairs is None else [tf.constant(text_pairs)])
     # the saved model's outputs at the run's temperatures (`core.calibration`, tested against SciPy on its own)
     expected = run.kind.calibrate(saved(strings if pairs else strings[0]).numpy(), run.temperatures)
-    served = load(run_dir)
-    assert served.runtime == "onnxruntime"
-    assert (served.problem_type, served.has_pairs, served.thresholds) == (problem_type, pairs, run.thresholds)
-    for model in (served, predict.load(run_dir, run, runtime="tensorflow")):
+    onnx, tensorflow = served(problem_type, pairs)
+    assert (onnx.runtime, tensorflow.runtime) == ("onnxruntime", "tensorflow")
+    assert (onnx.problem_type, onnx.has_pairs, onnx.thresholds) == (problem_type, pairs, run.thresholds)
+    for model in (onnx, tensorflow):
         if problem_type == REGRESSION:
             outputs = model.predict_values(texts, text_pairs)
             assert outputs.shape == (len(texts),) and outputs.dtype == np.float32
@@ -104,19 +122,17 @@ def test_load_serves_the_saved_model_s_outputs_through_onnx_and_tensorflow(kind_
             outputs = model.predict_proba(texts, text_pairs)
             assert outputs.shape == (len(texts), 2)
         np.testing.assert_allclose(outputs, expected, atol=1e-5)
-    outputs = served.predict_values if problem_type == REGRESSION else served.predict_proba
+    outputs = onnx.predict_values if problem_type == REGRESSION else onnx.predict_proba
     with pytest.raises(ValueError, match="pass text_pairs" if pairs else "pass no text_pairs"):
         outputs(texts[:1], None if pairs else texts[:1])
 
 
 @pytest.mark.parametrize("problem_type", [SINGLE_LABEL, MULTI_LABEL, REGRESSION])
-def test_a_pair_s_output_is_the_same_alone_and_batched_with_a_longer_pair(kind_run, problem_type):
-    run_dir = kind_run(problem_type, True)
-    for model in (load(run_dir), predict.load(run_dir, read_run(run_dir), runtime="tensorflow")):
+def test_a_pair_s_output_is_the_same_alone_and_batched_with_a_longer_pair(served, problem_type):
+    for model in served(problem_type, True):
         outputs = model.predict_values if problem_type == REGRESSION else model.predict_proba
         alone = outputs(["a great film"], ["i hated it"])
-        model.batch_size = 8
-        batched = outputs(["a great film", LONG], ["i hated it", LONG])[:1]  # padded to the long pair
+        batched = outputs(["a great film", LONG], ["i hated it", LONG])[:1]  # one batch, padded to the long pair
         np.testing.assert_allclose(batched, alone, atol=1e-5)
 
 
@@ -192,7 +208,7 @@ def test_a_regression_student_refuses_a_temperature_and_a_teacher_of_another_kin
 
 
 @pytest.mark.parametrize("problem_type", [MULTI_LABEL, REGRESSION])
-def test_a_student_of_a_pair_task_trains_on_its_teacher_s_soft_targets(kind_run, problem_type, tmp_path):
+def test_a_student_of_a_pair_task_trains_on_its_teacher_s_soft_targets(kind_run, served, problem_type, tmp_path):
     teacher_dir = kind_run(problem_type, True)
     student = train_tiny_run(
         tmp_path / "student",
@@ -212,7 +228,7 @@ def test_a_student_of_a_pair_task_trains_on_its_teacher_s_soft_targets(kind_run,
     assert (len(saved.texts), len(saved.text_pairs), saved.real_rows) == (2 * rows, 2 * rows, rows)
     data = load_task(DataArguments(**run.data.options))
     assert (saved.texts[:rows], saved.text_pairs[:rows]) == (data.texts("train"), data.text_pairs("train"))
-    teacher = load(teacher_dir)
+    teacher, _ = served(problem_type, True)
     if problem_type == REGRESSION:
         np.testing.assert_allclose(
             saved.teacher[:, 0], teacher.predict_values(saved.texts, saved.text_pairs), atol=1e-5
@@ -224,8 +240,8 @@ def test_a_student_of_a_pair_task_trains_on_its_teacher_s_soft_targets(kind_run,
     assert np.isfinite(run.validation[headline])
 
 
-def test_explain_shows_a_pair_as_one_sequence_joined_by_the_separator(kind_run):
-    model = load(kind_run(REGRESSION, True))
+def test_explain_shows_a_pair_as_one_sequence_joined_by_the_separator(served):
+    model, _ = served(REGRESSION, True)
     tokens, attention = model.explain("A great film", "i HATED it")
     assert tokens == ["a", "great", "film", "[SEP]", "i", "hated", "it"]
     assert attention.shape[-2:] == (7, 7)

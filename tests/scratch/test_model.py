@@ -1,3 +1,5 @@
+import functools
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -174,6 +176,7 @@ PAIR_TRAIN = ["a great film", "a dull film", "truly great", "the plot was thin a
 PAIRS = [("a great film", "truly great"), ("dull", "a great film, truly great, the plot was thin"), ("", "great")]
 
 
+@functools.cache  # the tests only call the model: one build per configuration serves them all
 def pair_model(problem_type: str, num_labels: int, tokenizer: str = "words") -> tf.keras.Model:
     tokenizer_layer = make_tokenizer(tokenizer, PAIR_TRAIN, vocab_size=30, max_length=12, pairs=True)
     config = ModelConfig(**TINY, num_labels=num_labels, problem_type=problem_type, pairs=True, tokenizer=tokenizer)
@@ -246,6 +249,7 @@ READINGS = ["joint", "siamese", "cross"]
 SHORT, LONG_PAIR = ("a great film", "truly great"), ("the plot was thin", "a dull film and the acting wooden truly")
 
 
+@functools.cache  # the tests only call the model and read its layers: one build per configuration serves them all
 def reading_model(reading: str, num_labels: int = 3, problem_type: str = "single_label_classification"):
     tokenizer_layer = make_tokenizer("words", PAIR_TRAIN, vocab_size=30, max_length=12, pairs=True)
     config = ModelConfig(**TINY, num_labels=num_labels, problem_type=problem_type, pairs=True, pair_reading=reading)

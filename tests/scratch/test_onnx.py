@@ -97,7 +97,7 @@ def test_a_wordpiece_run_is_served_through_onnx_with_the_python_tokenizer(tmp_pa
 
 @pytest.mark.slow
 def test_a_run_trained_with_no_onnx_is_served_through_tensorflow(tmp_path: Path) -> None:
-    run_dir = train_tiny_run(tmp_path / "run", tmp_path / "train.csv", no_onnx=True, epochs=1)
+    run_dir = train_tiny_run(tmp_path / "run", tmp_path / "train.csv", no_onnx=True, epochs=1, max_steps=2)
     assert not (run_dir / "model.onnx").exists()
     assert read_run(run_dir).serving == {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     assert load(run_dir).runtime == "tensorflow"

@@ -1,4 +1,9 @@
+import contextlib
+import io
 import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,10 +37,44 @@ def test_tiny_preset_learns_the_separable_fixture_within_200_steps(tiny_run):
     assert "## Validation metrics" in (tiny_run / "README.md").read_text()
 
 
+@pytest.fixture(scope="module")
+def again(tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The shared tiny run trained again with the same seed (no ONNX step), and what it logged."""
+    with logged() as said:
+        run_dir = train_tiny_run(tmp_path_factory.mktemp("again") / "run", tiny_run.parent / "train.csv", no_onnx=True)
+    return run_dir, said.getvalue()
+
+
+@pytest.fixture(scope="module")
+def budget(tiny_run: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A run of the shared run's data ended by a 30-step budget, its warmup left to the ratio, and what it logged."""
+    run_dir = tmp_path_factory.mktemp("budget") / "run"
+    with logged() as said:
+        train_tiny_run(
+            run_dir, tiny_run.parent / "train.csv", epochs=None, max_steps=30, warmup_steps=None, no_onnx=True
+        )
+    return run_dir, said.getvalue()
+
+
+@contextlib.contextmanager
+def logged() -> Iterator[io.StringIO]:
+    """What the root logger is given at INFO and above while the block runs."""
+    said = io.StringIO()
+    handler = logging.StreamHandler(said)
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        yield said
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+
 @pytest.mark.slow
-def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
-    again = train_tiny_run(tmp_path / "again", tiny_run.parent / "train.csv", no_onnx=True)
-    first, second = read_run(tiny_run), read_run(again)
+def test_the_same_seed_gives_the_same_run(tiny_run, again):
+    first, second = read_run(tiny_run), read_run(again[0])
     assert second.validation == first.validation
     untimed = [
         {k: v for k, v in row.items() if k not in ("train_seconds", "elapsed_seconds")}
@@ -48,11 +87,8 @@ def test_the_same_seed_gives_the_same_run(tiny_run, tmp_path):
 
 
 @pytest.mark.slow
-def test_run_json_records_the_warmup_the_ratio_gave(tiny_run, tmp_path):
-    run_dir = train_tiny_run(
-        tmp_path / "ratio", tiny_run.parent / "train.csv", warmup_steps=None, max_steps=30, no_onnx=True
-    )
-    hyperparameters = read_run(run_dir).hyperparameters
+def test_run_json_records_the_warmup_the_ratio_gave(budget):
+    hyperparameters = read_run(budget[0]).hyperparameters
     assert (hyperparameters["warmup_ratio"], hyperparameters["warmup_steps"]) == (0.1, 3)  # a tenth of 30 steps
 
 
@@ -102,10 +138,9 @@ def test_steps_per_epoch_counts_the_batches_an_epoch_yields():
 
 
 @pytest.mark.slow
-def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_path):
-    run = read_run(
-        train_tiny_run(tmp_path / "budget", tiny_run.parent / "train.csv", epochs=None, max_steps=30, no_onnx=True)
-    )
+def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(budget):
+    run_dir, _ = budget
+    run = read_run(run_dir)
     training, hyperparameters = run.training, run.hyperparameters
     per_epoch = hyperparameters["steps_per_epoch"]
     assert per_epoch == 12  # 162 training rows in batches of 16, one length bucket
@@ -116,24 +151,20 @@ def test_a_step_budget_ends_training_mid_epoch_and_is_recorded(tiny_run, tmp_pat
     )
     assert hyperparameters["epochs"] == training.epochs_run == 3  # ceil(30 / 12), the third cut short
     assert hyperparameters["total_steps"] == 30
-    assert json.loads((tmp_path / "budget" / "history.jsonl").read_text().splitlines()[-1])["examples"] == 6 * 16
+    assert json.loads((run_dir / "history.jsonl").read_text().splitlines()[-1])["examples"] == 6 * 16
 
 
 @pytest.mark.slow
-def test_progress_lines_count_the_runs_own_steps_and_say_why_training_ended(tiny_run, tmp_path, caplog):
-    caplog.set_level("INFO")
-    train_tiny_run(tmp_path / "budget", tiny_run.parent / "train.csv", epochs=None, max_steps=30, no_onnx=True)
-    said = caplog.text
+def test_progress_lines_count_the_runs_own_steps_and_say_why_training_ended(tiny_run, budget, again):
+    said = budget[1]
     # Three validations of a 30-step budget (12 steps an epoch, the third cut short): steps of the run, not of Keras
     for step in (12, 24, 30):
         assert f"validated at step {step}/30: val_accuracy" in said
     assert "Training ended after 30 steps: the step budget was spent" in said
     assert "early stopping" not in said.lower()
-    caplog.clear()
     stopped = read_run(tiny_run).training  # the shared run stopped early (epoch 4, 48 steps)
     assert stopped.stop_reason == "early_stopping"
-    train_tiny_run(tmp_path / "again", tiny_run.parent / "train.csv", no_onnx=True)
-    assert f"Training ended after {stopped.steps} steps: early stopping" in caplog.text
+    assert f"Training ended after {stopped.steps} steps: early stopping" in again[1]
 
 
 @pytest.mark.slow

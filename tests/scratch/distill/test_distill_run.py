@@ -31,7 +31,13 @@ def runs(tiny_run: Path) -> dict[str, Path]:
     """The shared tiny run as the teacher, and a student of it (A = 0.3, T = 2, one augmented copy)."""
     train_file = tiny_run.parent / "train.csv"
     student = train_tiny_run(
-        tiny_run.parent / "student", train_file, teacher=tiny_run, distill_weight=0.3, augment=1, max_steps=STEPS
+        tiny_run.parent / "student",
+        train_file,
+        teacher=tiny_run,
+        distill_weight=0.3,
+        augment=1,
+        max_steps=STEPS,
+        no_onnx=True,
     )
     return {"teacher": tiny_run, "student": student, "train_file": train_file}
 
