@@ -176,7 +176,7 @@ def tiny_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def toy_file(tmp_path_factory) -> Path:
     from tests.scratch.translation.toy import toy_pairs, write_tsv
 
-    return write_tsv(tmp_path_factory.mktemp("toy") / "train.tsv", toy_pairs(3000))
+    return write_tsv(tmp_path_factory.mktemp("toy") / "train.tsv", toy_pairs(1500))
 
 
 @pytest.fixture(scope="session")
@@ -184,7 +184,9 @@ def tiny_translation_run(toy_file, tmp_path_factory) -> Path:
     from tests.scratch.translation.conftest import tiny_command, train_tiny
 
     return built_once(
-        tmp_path_factory, "translation", lambda folder: train_tiny(tiny_command(toy_file, folder / "run"))
+        tmp_path_factory,
+        "translation",
+        lambda folder: train_tiny(tiny_command(toy_file, folder / "run", "--max-tokens", "512")),
     )
 
 

@@ -20,7 +20,7 @@ def test_bench_scores_the_test_split_per_decoding_and_times_cached_and_uncached_
     result = json.loads(capsys.readouterr().out)
     translator = load(tiny_translation_run)  # the saved model: the bench decodes the weights as it does
     split = load_pairs(PairDataArguments(**translator.record.data.options)).splits["test"]
-    assert result["n"] == len(split) == 270
+    assert result["n"] == len(split) == 135
     assert list(result["decodings"]) == ["greedy", "beam 3", "beam 3 + MBR"]
     for decoding, beam, mbr in (("greedy", 1, False), ("beam 3", 3, False), ("beam 3 + MBR", 3, True)):
         hypotheses = translator.translate(split.sources, beam=beam, mbr=mbr)
