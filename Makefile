@@ -32,11 +32,11 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 test: lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=25
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 # The inner loop: every test but those marked slow (make test runs them all).
 test-fast: lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not slow"
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -m "not slow"
 
 report: setup
 	$(PY) -m compare run --task $(TASK) --profile $(PROFILE) --output-dir reports/$(TASK)

@@ -28,12 +28,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The files with the most slow tests run first, each file's tests in their order: pytest-xdist hands out whole
-    files (`--dist loadfile`), and a long file handed out last would keep one worker busy while the other idles."""
+    """The files with the most slow tests run first (then those with the most tests), each file's tests in their
+    order: pytest-xdist hands out whole files (`--dist loadfile`, with `--no-loadscope-reorder` so that it keeps this
+    order), and a long file handed out last keeps one worker busy while the other idles."""
     from collections import Counter
 
     slow = Counter(item.path for item in items if item.get_closest_marker("slow"))
-    items.sort(key=lambda item: -slow[item.path])
+    tests = Counter(item.path for item in items)
+    items.sort(key=lambda item: (-slow[item.path], -tests[item.path]))
 
 
 @pytest.fixture(scope="session", autouse=True)
