@@ -41,8 +41,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def unoptimised_graphs() -> None:
     """TensorFlow's graph optimiser (Grappler) is off in the test processes: it rewrites every graph before its first
-    run, which for a tiny model costs more than the run (docs/results.md, "The test suite's time"). The rewrites do
-    not change what a graph computes; commands the tests start in other processes keep it on."""
+    run, which costs a tiny model's few steps more than it saves (docs/results.md, "no graph optimiser in the test
+    processes"). The rewrites do not change what a graph computes; commands started in child processes keep it."""
     import tensorflow as tf
 
     tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
