@@ -8,6 +8,7 @@ option answer at once.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -286,9 +287,26 @@ class BudgetArguments:
             "before a --resume included; the period under way is validated and the best validation kept."
         },
     )
+    min_epochs: int = field(
+        default=0,
+        metadata={
+            "help": "Early stopping may not stop before this many passes over the train split (nor --min-steps)."
+        },
+    )
+    evals_per_epoch: int | None = field(
+        default=None,
+        metadata={
+            "help": "Validate at least this many times a pass over the train split: every pass's steps / N, or every "
+            "--eval-steps when that is more often."
+        },
+    )
 
     def __post_init__(self) -> None:
         check_budget(self.epochs, self.max_steps)
+        if self.min_epochs < 0:
+            raise ValueError(f"--min-epochs must be 0 or more, got {self.min_epochs}.")
+        if self.evals_per_epoch is not None and self.evals_per_epoch < 1:
+            raise ValueError(f"--evals-per-epoch must be at least 1, got {self.evals_per_epoch}.")
         if self.time_budget is not None and not self.time_budget > 0:
             raise ValueError(
                 f"--time-budget must be a number of minutes above 0, such as 10 or 0.5; got {self.time_budget}."
@@ -306,6 +324,26 @@ class BudgetArguments:
     def plan(self, steps_per_epoch: int) -> TrainingPlan:
         """The epochs and total optimizer steps of this budget on a train split of `steps_per_epoch` steps."""
         return plan_training(steps_per_epoch, self.DEFAULT_EPOCHS, self.max_steps, self.min_steps, self.epochs)
+
+    def per_pass(self, steps_per_epoch: int) -> BudgetArguments:
+        """These options with the bounds given in passes (`--min-epochs`, `--evals-per-epoch`) turned into optimizer
+        steps on a train split of `steps_per_epoch` steps, as the run trains and records them: `min_steps` at least
+        the passes' steps (within `--max-steps`), `eval_steps` at most a pass's share.
+
+        >>> args = BudgetArguments(min_steps=100, eval_steps=300, min_epochs=1, evals_per_epoch=3)
+        >>> resolved = args.per_pass(162); resolved.min_steps, resolved.eval_steps
+        (162, 54)
+        >>> resolved = args.per_pass(2100); resolved.min_steps, resolved.eval_steps
+        (2100, 300)
+        """
+        min_steps = max(self.min_steps, self.min_epochs * steps_per_epoch)
+        if self.max_steps is not None:
+            min_steps = min(min_steps, self.max_steps)
+        eval_steps = self.eval_steps
+        if self.evals_per_epoch is not None:
+            share = max(1, math.ceil(steps_per_epoch / self.evals_per_epoch))
+            eval_steps = min(eval_steps, share) if eval_steps is not None else share
+        return dataclasses.replace(self, min_steps=min_steps, eval_steps=eval_steps)
 
 
 @dataclass

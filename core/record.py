@@ -156,6 +156,10 @@ class PretrainingSection(Section):
     seconds: float | None = None
     unlabeled_file: str | None = None  # --unlabeled-file as given; null without one
     unlabeled_rows: int | None = None  # the texts read from it
+    passes: float | None = None  # passes over its texts the steps took
+    stop_reason: str | None = None  # `budget` (its passes or steps) or `time` (--pretrain-time-budget)
+    budget: dict | None = None  # {epochs, steps, time_budget_minutes} as asked
+    validation_texts: int | None = None  # the validation texts its masked-LM loss is scored on
 
 
 @dataclass(frozen=True)

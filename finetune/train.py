@@ -80,7 +80,9 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
             encoded["train"], targets["train"], args.batch_size, data_args.max_length, pad_id, data_args.seed
         )
         validation_batches = eval_dataset(encoded["validation"], targets["validation"], args.batch_size * 2, pad_id)
-        plan = args.plan(steps_per_epoch(encoded["train"].lengths, args.batch_size, data_args.max_length))
+        pass_steps = steps_per_epoch(encoded["train"].lengths, args.batch_size, data_args.max_length)
+        args = args.per_pass(pass_steps)  # bounds in passes as steps, recorded so
+        plan = args.plan(pass_steps)
 
         # model and compile
         with strategy.scope():

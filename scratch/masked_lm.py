@@ -25,7 +25,7 @@ import numpy as np
 import tensorflow as tf
 
 from core.training.budget import pass_examples
-from core.training.callbacks import ProgressLog, StepBudget
+from core.training.callbacks import ProgressLog, StepBudget, TimeBudget
 from core.training.log import append_history, training_summary
 from scratch.pipeline import grouped_batches, steps_per_epoch
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
@@ -182,14 +182,84 @@ def masked_batches(
     return batches.map(masked)
 
 
+VALIDATION_TEXTS = 2000  # the validation texts the masked-LM model is scored on at most (a seeded sample)
+
+
+def validation_masks(
+    ids: Sequence[np.ndarray], rate: float, vocabulary_size: int, separator_id: int | None, seed: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The validation texts' (inputs, targets), masked once with `mask_tokens`' 80/10/10 rule and a seeded generator,
+    so that every validation scores the same positions; a text the draw left without a picked piece gets its middle
+    one picked (a batch of short texts would otherwise ask nothing)."""
+    rng = np.random.default_rng(seed)
+    masked = []
+    for text in ids:
+        text = np.asarray(text, np.int64)
+        real = (text > 0) & (text != (separator_id if separator_id is not None else -1))
+        picked = real & (rng.random(len(text)) < rate)
+        if real.any() and not picked.any():
+            candidates = np.flatnonzero(real)
+            picked[candidates[len(candidates) // 2]] = True
+        roll = rng.random(len(text))
+        random_ids = rng.integers(1, vocabulary_size, len(text))
+        if separator_id is not None:
+            random_ids[random_ids == separator_id] = 1
+        inputs = np.where(picked & (roll < MASK_SHARE), mask_id(vocabulary_size), text)
+        inputs = np.where(picked & (roll >= MASK_SHARE) & (roll < MASK_SHARE + RANDOM_SHARE), random_ids, inputs)
+        masked.append((inputs, np.where(picked, text, 0)))
+    return masked
+
+
+class MaskedValidation(tf.keras.callbacks.Callback):
+    """Scores the masked-LM model on fixed validation masks (`validation_masks`) after every logging period and puts
+    into its logs `val_loss` (mean cross-entropy over the picked pieces), `val_masked_accuracy` and
+    `val_loss_drop_se`: the standard error of the loss's fall since the previous validation, paired over the same
+    pieces (the noise `compare.diagnosis` holds that fall against; absent at the first validation)."""
+
+    def __init__(self, masked: list[tuple[np.ndarray, np.ndarray]], batch_size: int) -> None:
+        super().__init__()
+        self.batches = []
+        for start in range(0, len(masked), batch_size):
+            chunk = masked[start : start + batch_size]
+            width = max(len(inputs) for inputs, _ in chunk)
+            inputs = np.zeros((len(chunk), width), np.int64)  # (B, T), padded with 0
+            targets = np.zeros((len(chunk), width), np.int64)  # (B, T)
+            for row, (text, target) in enumerate(chunk):
+                inputs[row, : len(text)], targets[row, : len(target)] = text, target
+            self.batches.append((tf.constant(inputs), tf.constant(targets)))
+        self.previous: np.ndarray | None = None
+
+    def losses(self) -> tuple[np.ndarray, np.ndarray]:
+        """(cross-entropy, whether ranked first) of every picked validation piece, (N,) each."""
+        losses, right = [], []
+        for inputs, targets in self.batches:
+            logits = self.model([inputs, targets], training=False)  # (N_batch, V)
+            picked = picked_targets(targets)
+            losses.append(tf.keras.losses.sparse_categorical_crossentropy(picked, logits, from_logits=True).numpy())
+            right.append((tf.argmax(logits, axis=-1) == picked).numpy())
+        return np.concatenate(losses), np.concatenate(right)
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        if logs is None or not self.batches:
+            return
+        losses, right = self.losses()
+        logs["val_loss"], logs["val_masked_accuracy"] = float(losses.mean()), float(right.mean())
+        if self.previous is not None and len(self.previous) == len(losses):
+            drops = self.previous - losses  # (N,), paired over the same pieces
+            logs["val_loss_drop_se"] = float(drops.std(ddof=1) / np.sqrt(len(drops))) if len(drops) > 1 else 0.0
+        self.previous = losses
+
+
 class PretrainingLog(tf.keras.callbacks.Callback):
     """Appends one row per logging period to `path` (JSON lines, read back by `core.training.log.read_history`):
-    `epoch` (the period, from 1), `loss` (masked-LM), `masked_accuracy`, `train_seconds`, `steps` (optimizer steps
-    so far, resumed ones included) and `examples` (`examples(first_step, last_step)`)."""
+    `epoch` (the period, from 1), `loss` (masked-LM, on the training batches), `masked_accuracy`, the validation's
+    `val_loss`, `val_masked_accuracy` and `val_loss_drop_se` (`MaskedValidation`), `train_seconds`,
+    `elapsed_seconds` (the clock's, resumed sessions included), `steps` (optimizer steps so far, resumed ones
+    included) and `examples` (`examples(first_step, last_step)`)."""
 
-    def __init__(self, path: Path, examples: Callable[[int, int], int]) -> None:
+    def __init__(self, path: Path, examples: Callable[[int, int], int], clock: TimeBudget) -> None:
         super().__init__()
-        self.path, self.examples = Path(path), examples
+        self.path, self.examples, self.clock = Path(path), examples, clock
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
         self.start, self.steps_before = time.perf_counter(), int(self.model.optimizer.iterations.numpy())
@@ -200,11 +270,18 @@ class PretrainingLog(tf.keras.callbacks.Callback):
             "epoch": epoch + 1,
             "loss": float(logs["loss"]),
             "masked_accuracy": float(logs["masked_accuracy"]),
+            **{key: float(logs[key]) for key in VALIDATION_KEYS if key in logs},
             "train_seconds": round(time.perf_counter() - self.start, 3),
+            "elapsed_seconds": round(self.clock.elapsed(), 3),
             "steps": steps,
             "examples": self.examples(self.steps_before, steps),
         }
+        if self.clock.reached:
+            row["stop_reason"] = self.clock.reason
         append_history(self.path, row)
+
+
+VALIDATION_KEYS = ("val_loss", "val_masked_accuracy", "val_loss_drop_se")
 
 
 def pretrain(
@@ -212,51 +289,69 @@ def pretrain(
     config: ModelConfig,
     tokenizer: tf.keras.layers.Layer,
     ids: list[np.ndarray],
+    validation_ids: list[np.ndarray],
     run_dir: Path,
     args: ScratchArguments,
     options: PretrainingArguments,
-    steps: int,
     seed: int,
     callbacks: Sequence[tf.keras.callbacks.Callback] = (),
 ) -> dict[str, Any]:
-    """Trains the classifier's encoder with masked language modelling on `ids` (the corpus' token ids) for `steps`
-    optimizer steps, continuing the backup in `run_dir` if there is one; returns the pretraining's record (without
+    """Trains the classifier's encoder with masked language modelling on `ids` (the corpus' token ids) for its
+    budget (`options`: passes or steps, and minutes), validated on `validation_ids` (a seeded sample of at most
+    `VALIDATION_TEXTS`), continuing the backup in `run_dir` if there is one; returns the pretraining's record (without
     the corpus' description). `callbacks` run first (a test's interruption)."""
     model = build_masked_lm(classifier, config, len(tokenizer.vocabulary))
+    pass_steps = steps_per_epoch(ids, args.batch_size, tokenizer.max_length)
+    steps = options.planned_steps(pass_steps)
     warmup = max(1, math.ceil(args.warmup_ratio * steps)) if args.warmup_steps is None else args.warmup_steps
     optimizer = transformer_adamw(WarmupInverseSqrt(args.learning_rate, warmup), args.weight_decay, args.clip_norm)
     model.compile(optimizer=optimizer, loss=masked_lm_loss, metrics=[masked_accuracy])
     period = min(options.pretrain_log_steps, steps)
-    periods = math.ceil(steps / period)
-    pass_steps = steps_per_epoch(ids, args.batch_size, tokenizer.max_length)
     batches = masked_batches(ids, tokenizer, args.batch_size, tokenizer.max_length, options.mask_rate, seed)
+    sample = np.random.default_rng(seed).permutation(len(validation_ids))[:VALIDATION_TEXTS]
+    masked = validation_masks(
+        [validation_ids[i] for i in np.sort(sample)],
+        options.mask_rate,
+        len(tokenizer.vocabulary),
+        tokenizer.separator_id,
+        seed,
+    )
+    minutes = options.pretrain_time_budget
+    clock = TimeBudget(minutes * 60 if minutes else None, run_dir / HISTORY_FILE)
     logger.info(
-        "Pretraining with masked language modelling: %d steps on %d texts (%.1f passes)",
+        "Pretraining with masked language modelling: %d steps on %d texts (%.1f passes)%s, validated on %d texts "
+        "every %d steps",
         steps,
         len(ids),
         steps / pass_steps,
+        f" or {minutes:g} minutes" if minutes else "",
+        len(masked),
+        period,
     )
     model.fit(
         batches,
-        epochs=periods,
+        epochs=math.ceil(steps / period),
         steps_per_epoch=period,
         callbacks=[
             *callbacks,
             StepBudget(steps),
-            PretrainingLog(run_dir / HISTORY_FILE, pass_examples(len(ids), pass_steps, args.batch_size)),
+            clock,
+            MaskedValidation(masked, args.batch_size),
+            PretrainingLog(run_dir / HISTORY_FILE, pass_examples(len(ids), pass_steps, args.batch_size), clock),
             # kept after pretraining ends: a run interrupted while fine-tuning finds its pretraining done
             tf.keras.callbacks.BackupAndRestore(backup_dir=str(run_dir / BACKUP_DIR), delete_checkpoint=False),
-            ProgressLog(steps, "masked_accuracy"),
+            ProgressLog(steps, "val_masked_accuracy", clock=clock),
         ],
         verbose=0,
     )
-    summary = training_summary(run_dir / HISTORY_FILE, monitor="loss", mode="min")
+    summary = training_summary(run_dir / HISTORY_FILE, monitor="val_loss", mode="min")
     last = summary["history"][-1] if summary["history"] else {}
     logger.info(
-        "Pretraining ended after %d steps: masked-LM loss %.4f, masked accuracy %.4f",
+        "Pretraining ended after %d steps (%.2f passes): masked-LM validation loss %.4f, masked accuracy %.4f",
         summary["steps"],
-        last.get("loss", float("nan")),
-        last.get("masked_accuracy", float("nan")),
+        summary["steps"] / pass_steps,
+        last.get("val_loss", float("nan")),
+        last.get("val_masked_accuracy", float("nan")),
     )
     return {
         "objective": OBJECTIVE,
@@ -264,6 +359,10 @@ def pretrain(
         "planned_steps": steps,
         "steps": summary["steps"],
         "seconds": summary["seconds"],
+        "passes": summary["steps"] / pass_steps,
+        "stop_reason": "time" if any(row.get("stop_reason") == "time" for row in summary["history"]) else "budget",
+        "budget": {"epochs": options.pretrain_epochs, "steps": options.pretrain_steps, "time_budget_minutes": minutes},
+        "validation_texts": len(masked),
         "history": summary["history"],
     }
 

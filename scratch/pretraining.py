@@ -6,12 +6,14 @@ data alone and come close to pretraining on BookWiki; here the corpus is every i
 classifier reads it (a pair as `text [SEP] text_pair`), and each text of `--unlabeled-file` (a .txt with one text
 per line, or a table with the run's text column, read by `core.tables`). The tokenizer is built on that corpus.
 
-The budget is shared: `--pretrain-steps N`, or by default `--pretrain-share` (half) of the run's optimizer steps
-(`--max-steps`, else its planned epochs' steps), go to pretraining and the rest to fine-tuning, so that a
-self-pretrained run costs as many steps as a plain one. Pretraining validates nothing; every `--pretrain-log-steps`
-steps it logs the masked-LM loss and accuracy (`pretraining.jsonl`) and backs up its model and optimizer
-(`pretraining_backup/`, Keras `BackupAndRestore`; `scratch.masked_lm.pretrain`), so `--resume` continues an interrupted
-pretraining where its last backup left it, and a run interrupted while fine-tuning finds its pretraining done.
+Pretraining has a budget of its own, in passes over its texts (`--pretrain-epochs`, or `--pretrain-steps`) and
+minutes (`--pretrain-time-budget`), whichever ends first; fine-tuning then trains on the run's own budget, as a plain
+run does, so that a model is compared after it has learned the objective rather than after a share of the plain
+run's steps. Every `--pretrain-log-steps` steps it validates the masked-LM model on the validation split's texts
+(masked once, seeded, at least one piece per text), logs the loss and accuracy (`pretraining.jsonl`) and backs up its
+model and optimizer (`pretraining_backup/`, Keras `BackupAndRestore`; `scratch.masked_lm.pretrain`), so `--resume`
+continues an interrupted pretraining where its last backup left it, and a run interrupted while fine-tuning finds its
+pretraining done.
 run.json's `pretraining` section records it (docs/formats.md).
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +34,10 @@ if TYPE_CHECKING:
     from core.args import DataArguments
 
 logger = logging.getLogger(__name__)
+
+# Passes over the pretraining texts by default, where the masked-LM validation loss flattens on this suite's tasks
+# (docs/results.md, "Self-pretraining budgets").
+PRETRAIN_EPOCHS = 3.0
 
 
 @dataclass
@@ -53,30 +60,41 @@ class PretrainingArguments:
             ".tsv, .json, .jsonl or .parquet file with the run's text column."
         },
     )
+    pretrain_epochs: float = field(
+        default=PRETRAIN_EPOCHS,
+        metadata={"help": "With --self-pretrain: passes over the pretraining texts (fractions allowed: 0.5)."},
+    )
     pretrain_steps: int | None = field(
         default=None,
-        metadata={"help": "With --self-pretrain: optimizer steps of pretraining (default: --pretrain-share)."},
+        metadata={"help": "With --self-pretrain: optimizer steps of pretraining instead of --pretrain-epochs."},
     )
-    pretrain_share: float = field(
-        default=0.5,
+    pretrain_time_budget: float | None = field(
+        default=None,
         metadata={
-            "help": "With --self-pretrain: the share of the run's optimizer steps (--max-steps, else its planned "
-            "epochs') spent pretraining; fine-tuning gets the rest."
+            "help": "With --self-pretrain: end pretraining after this many minutes (time before a --resume "
+            "included), whatever --pretrain-epochs or --pretrain-steps planned."
         },
     )
     mask_rate: float = field(
         default=0.15, metadata={"help": "With --self-pretrain: the share of tokens hidden for the model to guess."}
     )
     pretrain_log_steps: int = field(
-        default=100,
-        metadata={"help": "With --self-pretrain: log the masked-LM loss and back up for --resume every N steps."},
+        default=200,
+        metadata={
+            "help": "With --self-pretrain: every N steps, validate the masked-LM model on the validation split's "
+            "texts, log it and back up for --resume."
+        },
     )
 
     def __post_init__(self) -> None:
+        if not self.pretrain_epochs > 0:
+            raise ValueError(f"--pretrain-epochs must be above 0 (such as 2 or 0.5), got {self.pretrain_epochs}.")
         if self.pretrain_steps is not None and self.pretrain_steps < 1:
             raise ValueError(f"--pretrain-steps must be at least 1, got {self.pretrain_steps}.")
-        if not 0 < self.pretrain_share < 1:
-            raise ValueError(f"--pretrain-share must be in (0, 1), got {self.pretrain_share}.")
+        if self.pretrain_time_budget is not None and not self.pretrain_time_budget > 0:
+            raise ValueError(
+                f"--pretrain-time-budget must be a number of minutes above 0, got {self.pretrain_time_budget}."
+            )
         if not 0 < self.mask_rate < 1:
             raise ValueError(f"--mask-rate must be in (0, 1), got {self.mask_rate}.")
         if self.pretrain_log_steps < 1:
@@ -87,19 +105,13 @@ class PretrainingArguments:
             flags = ", ".join(f"--{name.replace('_', '-')}" for name in given)
             raise ValueError(f"{flags} only apply with --self-pretrain; add it, or leave them out.")
 
-    def split_budget(self, args: ScratchArguments, total_steps: int) -> tuple[int, ScratchArguments]:
-        """(pretraining steps, the options fine-tuning trains with): the run's `total_steps` shared between the two,
-        fine-tuning's `--max-steps` the rest and its `--min-steps` cut to fit."""
-        from core.tables import DataError  # (pandas: not for --help)
+    def planned_steps(self, pass_steps: int) -> int:
+        """Pretraining's optimizer steps: `--pretrain-steps`, else `--pretrain-epochs` passes of `pass_steps` steps.
 
-        steps = self.pretrain_steps or max(1, round(self.pretrain_share * total_steps))
-        rest = total_steps - steps
-        if rest < 1:
-            raise DataError(
-                f"--pretrain-steps {steps} leaves none of the run's {total_steps} optimizer steps for fine-tuning; "
-                f"give fewer, or a larger --max-steps."
-            )
-        return steps, dataclasses.replace(args, max_steps=rest, min_steps=min(args.min_steps, rest))
+        >>> PretrainingArguments(self_pretrain=True, pretrain_epochs=1.5).planned_steps(100)
+        150
+        """
+        return self.pretrain_steps or max(1, math.ceil(self.pretrain_epochs * pass_steps))
 
 
 @dataclass
@@ -117,11 +129,6 @@ def check_pretraining(args: ScratchArguments, options: PretrainingArguments) -> 
     before the run directory is made."""
     from core.tables import DataError  # (pandas: not for --help)
 
-    if args.max_steps is not None and options.pretrain_steps is not None and options.pretrain_steps >= args.max_steps:
-        raise DataError(
-            f"--pretrain-steps {options.pretrain_steps} leaves none of --max-steps {args.max_steps} for fine-tuning; "
-            "give fewer pretraining steps, or a larger --max-steps."
-        )
     if args.causal:
         raise DataError("--self-pretrain teaches an encoder to fill in hidden words; it does not go with --causal.")
     if args.teacher:

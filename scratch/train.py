@@ -99,10 +99,9 @@ def train(
     validation_batches = grouped_batches(
         validation_ids, data.targets("validation"), args.batch_size, data_args.max_length
     )
-    plan = args.plan(steps_per_epoch(train_ids, args.batch_size, data_args.max_length))
-    if pretraining:  # the run's steps shared: pretraining first, fine-tuning the rest
-        pretrain_steps, args = pretraining.split_budget(args, plan.total_steps)
-        plan = args.plan(steps_per_epoch(train_ids, args.batch_size, data_args.max_length))
+    pass_steps = steps_per_epoch(train_ids, args.batch_size, data_args.max_length)
+    args = args.per_pass(pass_steps)  # bounds in passes as steps, recorded so
+    plan = args.plan(pass_steps)
     warmup_steps = args.warmup(plan.total_steps)
 
     # model (pretrained first with --self-pretrain; its table has a row for the mask id) and compile
@@ -113,7 +112,7 @@ def train(
         if pretraining:
             corpus = train_ids + tokenize(tokenizer, unlabeled)
             pretrained = masked_lm.pretrain(
-                classifier, config, tokenizer, corpus, partial, args, pretraining, pretrain_steps, data_args.seed
+                classifier, config, tokenizer, corpus, validation_ids, partial, args, pretraining, data_args.seed
             )
             pretrained.update(
                 texts=len(corpus),

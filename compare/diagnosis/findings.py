@@ -9,14 +9,16 @@ that `results.json` `models.<name>.diagnosis` holds:
 - `stuck_at_zero`: the watched validation score was 0 at every validation (the model never scored).
 - `stopped_while_improving`: a limit ended training (the step budget, the clock of `--time-budget` or the epoch
   limit; not early stopping) while the model was still improving (`still_improving`): the last validation is the
-  best so far and above the one before by at least the noise (`MIN_LAST_EPOCH_GAIN`, or one validation example's
-  worth when that is more), and validation loss did not rise at the last validation (a score rising by a hair while
+  best so far and above the one before by more than the noise (`noise`: the score's standard error on the
+  validation rows, at least `MIN_LAST_EPOCH_GAIN`), below a perfect score, and validation loss did not rise at the last validation (a score rising by a hair while
   the loss rises is noise on a model fitting its training split, not a model short of training). A run of one
   validation has none before it to compare with; its gain is measured against chance (`chance`: 1 / number of
   labels for accuracy, 0 for macro-F1 and Spearman), the score of the untrained model it started from. A run.json
   without `stop_reason` is judged on the rise alone: early stopping never ends on an epoch that improved. The
   message says how training ended (the clock, the step budget, the epoch limit) and how far it got: "within its
   first epoch" only for a run of at most one pass.
+- `pretraining_unfinished`: a self-pretrained run's masked-LM pretraining ended while its validation loss was still
+  falling by more than its noise (`pretraining_unfinished`).
 - `stopped_by_clock`: the clock (`--time-budget`) ended training, the model no longer improving.
 - `below_baseline`: the test score below the strongest TF-IDF reference row (`compare.scoring.wording.
   TFIDF_REFERENCES`: logistic regression, one-vs-rest, ridge or cosine) by more than `BASELINE_MARGIN`.
@@ -44,13 +46,16 @@ Examples:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from compare.scoring import wording
 from core.record import RunRecord
 
-# A rise smaller than this (0.2 points) is within what a handful of validation examples can swing.
+# The smallest rise that counts as learning (0.2 points), where the score's standard error is smaller (`noise`).
 MIN_LAST_EPOCH_GAIN = 0.002
+# A validation score this high (every example right, a perfect correlation) cannot rise.
+PERFECT = 1.0
 # Test accuracy this far below the TF-IDF reference counts as below it (0: any shortfall).
 BASELINE_MARGIN = 0.0
 # Epochs over which validation loss must rise, and training loss fall, at every epoch.
@@ -61,9 +66,15 @@ SEED_SPREAD_LIMIT = 0.02
 # A validation score that moves less than this (1 point) over the last validations is flat.
 PLATEAU_RANGE = 0.01
 
+# Pretraining's masked-LM validation loss counts as still falling when its last fall is above twice the fall's
+# standard error (paired over the same masked pieces) and above this share of the loss (0.5%): a significant but
+# negligible fall on a large validation sample is a flat curve.
+PRETRAINING_FLAT = 0.005
+
 CODES = (
     "stuck_at_zero",
     "stopped_while_improving",
+    "pretraining_unfinished",
     "stopped_by_clock",
     "below_baseline",
     "overfitting",
@@ -94,6 +105,7 @@ def diagnose(
     findings = [
         stuck_at_zero(run, metric),
         stopped_while_improving(run, metric),
+        pretraining_unfinished(run),
         stopped_by_clock(run, metric),
         below_baseline(model_scores, baselines, metric),
         overfit,
@@ -143,11 +155,30 @@ def rising_gain(scores: Sequence[float], min_gain: float) -> float | None:
     return gain if gain >= min_gain and scores[-1] >= max(scores) else None
 
 
-def noise(run: RunRecord) -> float:
-    """The smallest rise that counts as learning: `MIN_LAST_EPOCH_GAIN`, or one validation example's worth
-    (1 / validation rows) when that is more."""
+def noise(run: RunRecord, metric: str = "accuracy", score: float | None = None) -> float:
+    """The smallest rise that counts as learning: the standard error of the validation score `score` on the run's
+    validation rows, or `MIN_LAST_EPOCH_GAIN` when that is more (or the rows are unknown).
+
+    The standard error of a share p (accuracy, an F1) on n examples is sqrt(p (1 - p) / n); of a correlation r,
+    (1 - r^2) sqrt(1.06 / (n - 3)) (Fisher's, with Bonett and Wright's 1.06 for Spearman's). A rise smaller than
+    that is what drawing another validation split of the same size could give: "+0.2 points in its last 270 steps"
+    of macro-F1 on 5,426 texts (a standard error of 0.7 points) is noise.
+
+    >>> from types import SimpleNamespace as record
+    >>> run = record(data=record(splits={"validation": 5426}))
+    >>> round(noise(run, "macro_f1", 0.45), 4), round(noise(run, "spearman", 0.8), 4)
+    (0.0068, 0.005)
+    >>> noise(record(data=None), "accuracy", 0.8)
+    0.002
+    """
     rows = int((getattr(run.data, "splits", None) or {}).get("validation", 0)) if run.data else 0
-    return max(MIN_LAST_EPOCH_GAIN, 1 / rows if rows else 0.0)
+    if not rows or score is None:
+        return MIN_LAST_EPOCH_GAIN
+    if wording.is_fraction(metric):
+        error = math.sqrt(max(score * (1 - score), 0.0) / rows)
+    else:
+        error = (1 - min(score * score, 1.0)) * math.sqrt(1.06 / max(rows - 3, 1))
+    return max(MIN_LAST_EPOCH_GAIN, error)
 
 
 def loss_rising(history: Sequence[dict]) -> bool:
@@ -185,9 +216,10 @@ def still_improving(run: RunRecord, metric: str = "accuracy") -> float | None:
     history, key = compared_validations(training.history), f"val_{metric}"
     if not history or training.stop_reason == "early_stopping" or any(key not in row for row in history):
         return None
-    if loss_rising(history):
+    if loss_rising(history) or history[-1][key] >= PERFECT:  # a perfect score has nothing left to converge to
         return None
-    return rising_gain([chance(run, metric), *(row[key] for row in history)], noise(run))
+    scores = [chance(run, metric), *(row[key] for row in history)]
+    return rising_gain(scores, noise(run, metric, scores[-1]))
 
 
 def last_period(run: RunRecord) -> str:
@@ -230,8 +262,8 @@ def how_it_ended(run: RunRecord) -> tuple[str, str]:
         budget = f" ({minutes:g} minutes)" if minutes else ""
         return f"The clock ended training: its time budget{budget} ran out{steps}", "a larger --time-budget"
     if training.stop_reason == "max_epochs":
-        limit = run.hyperparameters.get("epochs", len(training.history))
-        return f"Training ended at its epoch limit ({limit} epochs)", "a larger --epochs"
+        limit = run.hyperparameters.get("epochs") or len(training.history)
+        return f"Training ended at its epoch limit ({wording.plural(limit, 'epoch')})", "a larger --epochs"
     return f"Training ended at its step budget{steps}", "a larger --max-steps"
 
 
@@ -277,6 +309,52 @@ def stopped_while_improving(run: RunRecord, metric: str = "accuracy") -> dict | 
             "passes": trained,
             "time_budget_minutes": time_budget(run),
             "metric": metric,
+        },
+    }
+
+
+def pretraining_unfinished(run: RunRecord) -> dict | None:
+    """A self-pretrained run whose masked-LM pretraining ended (its passes, steps or minutes) while the validation
+    loss was still falling: by more than twice the fall's standard error over its last validation period, and by
+    more than `PRETRAINING_FLAT` of the loss. Its fine-tuned score then says little about what the objective gives.
+
+    >>> from types import SimpleNamespace as record
+    >>> rows = [{"steps": 200, "val_loss": 6.0}, {"steps": 400, "val_loss": 5.5, "val_loss_drop_se": 0.01}]
+    >>> run = record(pretraining=record(history=rows, passes=0.5, stop_reason="time", budget={}))
+    >>> pretraining_unfinished(run)["evidence"]["drop"]
+    0.5
+    >>> rows[-1].update(val_loss=5.99); pretraining_unfinished(run) is None
+    True
+    """
+    pretraining = getattr(run, "pretraining", None)
+    rows = [row for row in (pretraining.history if pretraining else []) if "val_loss" in row]
+    if len(rows) < 2 or "val_loss_drop_se" not in rows[-1]:
+        return None
+    before, last = rows[-2]["val_loss"], rows[-1]["val_loss"]
+    drop, error = before - last, rows[-1]["val_loss_drop_se"]
+    if drop <= max(2 * error, PRETRAINING_FLAT * last):
+        return None
+    steps = rows[-1]["steps"] - rows[-2]["steps"]
+    passes = pretraining.passes
+    trained = f"{rows[-1]['steps']:,} steps" + (f" ({passes:.2f} passes over its texts)" if passes else "")
+    ended = "its time budget ran out" if pretraining.stop_reason == "time" else "its planned passes ran out"
+    return {
+        "code": "pretraining_unfinished",
+        "message": (
+            f"Self-pretraining ended after {trained}, when {ended}, while its masked-LM validation loss was still "
+            f"falling: {before:.3f} to {last:.3f} in its last {steps} steps (twice its standard error is "
+            f"{2 * error:.3f}). The model was compared before it had learned the objective, so its score understates "
+            "what self-pretraining gives; rerun with --pretrain-epochs or --pretrain-time-budget larger."
+        ),
+        "evidence": {
+            "drop": drop,
+            "drop_se": error,
+            "val_loss": last,
+            "steps": rows[-1]["steps"],
+            "period": steps,
+            "passes": passes,
+            "stop_reason": pretraining.stop_reason,
+            "budget": pretraining.budget,
         },
     }
 

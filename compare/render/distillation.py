@@ -26,7 +26,7 @@ def pair_table(results: dict) -> Table | None:
             signed_score(second, p[f"{second}_diff"]),
             f"{p_value(p):.3g}",
             f"{p[holm]:.3g}",
-            p["winner"] or "none",
+            p["winner"] or ("unsettled" if p.get("unsettled") else "none"),
         ]
         for p in pairs
     ]
@@ -43,7 +43,8 @@ def pair_table(results: dict) -> Table | None:
         ],
         rows,
         note=f"Holm p: {test} p-values adjusted for testing every pair together. A winner is named only when "
-        "the pair's 95% interval excludes 0.",
+        "the pair's 95% interval excludes 0; a pair is unsettled when a model in it had not finished learning (the "
+        "diagnosis says which, with the command that gives it more room).",
     )
 
 

@@ -135,7 +135,7 @@ def training_length(m: dict) -> str:
     ('500 (3.1)', '4 epochs')
     """
     if m.get("steps") is None:
-        return f"{m['epochs']} epochs" if m.get("epochs") is not None else "–"
+        return wording.plural(m["epochs"], "epoch") if m.get("epochs") is not None else "–"
     passes = m.get("passes")
     return f"{m['steps']:,}" + (f" ({passes:.1f})" if passes is not None else "")
 

@@ -18,9 +18,9 @@ from compare.report.runs import Model
 def qualify(
     results: dict, models: list[Model], seed_scores: dict[str, dict[str, list[float]]], output_dir: Path = Path(".")
 ) -> None:
-    """Adds `models.<name>.diagnosis` and `training_curves`, and the findings' clause to the verdict, in place; takes
-    the winner back when the model behind was still improving (`compare.diagnosis.verdict.settle`), with the command
-    that settles it, written to `output_dir` again."""
+    """Adds `models.<name>.diagnosis` and `training_curves`, and the findings' clause to the verdict, in place; calls
+    the comparison and every pair of `comparisons` unsettled when a model had not finished learning
+    (`compare.diagnosis.verdict.settle`), with the command that settles it, written to `output_dir` again."""
     runs = {model.name: model.primary.record for model in models}
     headline = results["headline_metric"]
     per_seed = {name: scores[headline] for name, scores in seed_scores.items()}
@@ -34,6 +34,8 @@ def qualify(
     if clause:
         comparison["verdict"] = comparison["verdict"].removesuffix(".") + clause + "."
     settle(comparison, found, runs, output_dir)
+    for pair in results.get("comparisons", []):  # with more models, every pair is held to the same rule
+        settle(pair, found, runs, output_dir)
     metric = f"val_{headline}"
     curves = training_curves(runs, metric)
     results["training_curves"] = {

@@ -86,3 +86,12 @@ def signed_interval(metric: str, bounds: list[float]) -> str:
     """`[+1.0, +5.0] points` or `[+0.012, +0.050]`."""
     numbers = f"[{signed_number(metric, bounds[0])}, {signed_number(metric, bounds[1])}]"
     return numbers + (" points" if is_fraction(metric) else "")
+
+
+def plural(number: int, noun: str) -> str:
+    """`1 epoch`, `3 epochs`: a count with its noun, plural unless one.
+
+    >>> plural(1, "epoch"), plural(3, "epoch")
+    ('1 epoch', '3 epochs')
+    """
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -14,8 +14,8 @@ from core.sides import Budget
 def test_profiles_are_budgets_in_steps_passes_and_minutes_on_the_whole_train_split() -> None:
     args = {name: CompareRunArguments(output_dir="x", profile=name) for name in PROFILES}
     assert args["quick"].side_flags("finetune") == [
-        *("--min-steps", "300", "--epochs", "1", "--time-budget", "4"),
-        *("--eval-steps", "300"),
+        *("--min-steps", "0", "--epochs", "3", "--time-budget", "4"),
+        *("--min-epochs", "1", "--evals-per-epoch", "3", "--eval-steps", "300", "--patience", "2"),
     ]
     assert args["quick"].side_flags("scratch") == [
         *("--min-steps", "800", "--max-steps", "2000", "--time-budget", "3"),
@@ -36,7 +36,10 @@ def test_tuning_trials_drop_the_budget_but_keep_the_other_flags() -> None:
         *("--patience", "3", "--eval-steps", "250"),
         *("--class-weight", "balanced", "--preset", "tiny"),
     ]
-    assert args.side_flags("finetune", budget=False) == ["--eval-steps", "300", "--class-weight", "balanced"]
+    assert args.side_flags("finetune", budget=False) == [
+        *("--min-epochs", "1", "--evals-per-epoch", "3", "--eval-steps", "300", "--patience", "2"),
+        *("--class-weight", "balanced"),
+    ]
     budget = get_profile("quick")["scratch"].budget
     assert args.side_flags("scratch")[:4] == [
         "--min-steps",
@@ -143,9 +146,9 @@ def test_bad_side_args_are_refused_naming_the_option(flags, message) -> None:
         ),
         (
             ["--finetune-args", "--learning-rate 1"],
-            "python -m finetune would refuse --min-steps 300 --epochs 1 --time-budget 4 --eval-steps 300 --learning-rate 1 (the "
-            "quick profile's --min-steps 300 --epochs 1 --time-budget 4 --eval-steps 300, then --finetune-args): --learning-rate "
-            "must be in (0, 0.01], got 1.0",
+            "python -m finetune would refuse --min-steps 0 --epochs 3 --time-budget 4 --min-epochs 1 --evals-per-epoch 3 --eval-steps 300 --patience 2 "
+            "--learning-rate 1 (the quick profile's --min-steps 0 --epochs 3 --time-budget 4 --min-epochs 1 --evals-per-epoch 3 --eval-steps 300 --patience 2, "
+            "then --finetune-args): --learning-rate must be in (0, 0.01], got 1.0",
         ),
         (["--scratch-args", "--epochs 2 --no-such-flag"], "unrecognized arguments: --no-such-flag"),
         (
@@ -201,9 +204,18 @@ def test_a_step_bound_of_the_user_moves_the_profile_budget_to_fit_it() -> None:
 
     shorter = CompareRunArguments(output_dir="x", profile="quick", finetune_args="--max-steps 20")
     flags = shorter.side_flags("finetune")
-    assert flags == ["--min-steps", "20", "--time-budget", "4", "--eval-steps", "300", "--max-steps", "20"]
+    assert flags == [
+        "--min-steps",
+        "0",
+        "--time-budget",
+        "4",
+        *("--min-epochs", "1", "--evals-per-epoch", "3", "--eval-steps", "300", "--patience", "2"),
+        "--max-steps",
+        "20",
+    ]
     *_, parsed = TRAIN.parse(["--task", "sst2", "--output-dir", "u", *flags])[1]
-    assert (parsed.min_steps, parsed.max_steps) == (20, 20)
+    assert (parsed.min_steps, parsed.max_steps) == (0, 20)
+    assert (parsed.per_pass(2100).min_steps, parsed.per_pass(2100).eval_steps) == (20, 300)  # one pass, cut to 20
     longer = CompareRunArguments(output_dir="x", profile="quick", scratch_args="--min-steps=3000")
     assert longer.side_flags("scratch")[:4] == ["--min-steps", "800", "--max-steps", "3000"]
     within = CompareRunArguments(output_dir="x", profile="quick", scratch_args="--max-steps 1000")
@@ -218,9 +230,8 @@ def test_a_profile_setting_a_side_refuses_is_named_with_where_it_came_from(tmp_p
         command.main(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags])
     assert exit_.value.code == 2
     assert capsys.readouterr().err == (
-        "error: python -m finetune would refuse --min-steps 300 --time-budget 4 --eval-steps 300 --min-steps 50 "
-        "--max-steps 20 (the quick profile's --min-steps 300 --epochs 1 --time-budget 4 --eval-steps 300, then "
-        "--finetune-args): "
+        "error: python -m finetune would refuse --min-steps 0 --time-budget 4 --min-epochs 1 --evals-per-epoch 3 "
+        "--eval-steps 300 --patience 2 --min-steps 50 --max-steps 20 (the quick profile's --min-steps 0 --epochs 3 --time-budget 4 --min-epochs 1 --evals-per-epoch 3 --eval-steps 300 --patience 2, then --finetune-args): "
         "--min-steps 50 is more than --max-steps 20; the minimum must fit in the budget.\n"
     )
     assert not (tmp_path / "out").exists()

@@ -1,5 +1,5 @@
-"""Self-pretraining: BERT's masking, the masked-LM loss falling on a tiny model, the step budget shared with
-fine-tuning, resuming an interrupted pretraining from its backup, and the unlabelled file refused as bad input."""
+"""Self-pretraining: BERT's masking, the masked-LM loss falling on a tiny model and on validation texts, its own
+budget, a finite validation loss on short texts, resuming an interrupted pretraining from its backup, and the unlabelled file refused as bad input."""
 
 from __future__ import annotations
 
@@ -69,31 +69,57 @@ def test_the_masked_lm_loss_falls_on_a_tiny_model(tmp_path: Path) -> None:
     config = config_from_preset("tiny", num_labels=2)
     classifier = build_classifier(config, len(tokenizer.vocabulary) + 1)
     args = ScratchArguments(preset="tiny", batch_size=16, learning_rate=3e-3, warmup_steps=5)
-    options = PretrainingArguments(self_pretrain=True, pretrain_log_steps=10)
+    options = PretrainingArguments(self_pretrain=True, pretrain_steps=60, pretrain_log_steps=10)
     before = [w.copy() for w in classifier.get_layer("encoder_0").get_weights()]
-    record = masked_lm.pretrain(
-        classifier, config, tokenizer, tokenize(tokenizer, texts), tmp_path, args, options, 60, 0
-    )
-    losses = [row["loss"] for row in record["history"]]
-    assert [row["steps"] for row in record["history"]] == [10, 20, 30, 40, 50, 60] and record["steps"] == 60
+    ids = tokenize(tokenizer, texts)
+    record = masked_lm.pretrain(classifier, config, tokenizer, ids[:160], ids[160:], tmp_path, args, options, 0)
+    history = record["history"]
+    losses, validation = [row["loss"] for row in history], [row["val_loss"] for row in history]
+    assert [row["steps"] for row in history] == [10, 20, 30, 40, 50, 60] and record["steps"] == 60
     assert losses[-1] < 0.85 * losses[0]  # the fixture's few words are soon guessed
-    assert record["history"][-1]["masked_accuracy"] > record["history"][0]["masked_accuracy"] + 0.1
+    assert validation[-1] < 0.9 * validation[0]  # on texts it never trained on too
+    assert history[-1]["val_masked_accuracy"] > history[0]["val_masked_accuracy"] + 0.1
+    assert "val_loss_drop_se" not in history[0] and all(row["val_loss_drop_se"] > 0 for row in history[1:])
+    assert record["stop_reason"] == "budget" and record["validation_texts"] == 40
     after = classifier.get_layer("encoder_0").get_weights()  # the classifier's own encoder learnt it
     assert any(not np.allclose(a, b) for a, b in zip(before, after))
 
 
-def test_the_run_shares_its_step_budget_with_pretraining() -> None:
-    options = PretrainingArguments(self_pretrain=True)
-    steps, fine_tuning = options.split_budget(ScratchArguments(max_steps=100, min_steps=80), 100)
-    assert steps == 50 and (fine_tuning.max_steps, fine_tuning.min_steps) == (50, 50)
-    steps, fine_tuning = PretrainingArguments(self_pretrain=True, pretrain_steps=30).split_budget(
-        ScratchArguments(), 240
-    )
-    assert steps == 30 and fine_tuning.max_steps == 210
+def test_pretraining_has_a_budget_of_its_own_in_passes_steps_and_minutes() -> None:
+    assert PretrainingArguments(self_pretrain=True, pretrain_epochs=2).planned_steps(40) == 80
+    assert PretrainingArguments(self_pretrain=True, pretrain_epochs=0.5).planned_steps(41) == 21
+    assert PretrainingArguments(self_pretrain=True, pretrain_epochs=2, pretrain_steps=30).planned_steps(40) == 30
     with pytest.raises(ValueError, match="--unlabeled-file, --pretrain-steps only apply with --self-pretrain"):
         PretrainingArguments(unlabeled_file="x.txt", pretrain_steps=3)
     with pytest.raises(ValueError, match="--mask-rate must be in"):
         PretrainingArguments(self_pretrain=True, mask_rate=1.5)
+    with pytest.raises(ValueError, match="--pretrain-epochs must be above 0"):
+        PretrainingArguments(self_pretrain=True, pretrain_epochs=0)
+    with pytest.raises(ValueError, match="--pretrain-time-budget must be a number of minutes above 0, got -1"):
+        PretrainingArguments(self_pretrain=True, pretrain_time_budget=-1)
+
+
+def test_the_masked_lm_validation_loss_is_finite_on_short_texts() -> None:
+    tf.keras.utils.set_random_seed(0)
+    texts = ["good", "bad", "fine film", "ok", "dull", "yes"] * 5  # one or two pieces: most draws pick none
+    tokenizer = WordTokenizer.adapt(texts, 50, 8)
+    ids = tokenize(tokenizer, texts)
+    masked = masked_lm.validation_masks(ids, 0.15, len(tokenizer.vocabulary), tokenizer.separator_id, seed=0)
+    assert all((targets > 0).sum() >= 1 for _, targets in masked)  # every text asks at least one piece
+    again = masked_lm.validation_masks(ids, 0.15, len(tokenizer.vocabulary), tokenizer.separator_id, seed=0)
+    assert all(np.array_equal(a[0], b[0]) for a, b in zip(masked, again))  # every validation asks the same
+    config = config_from_preset("tiny", num_labels=2)
+    model = masked_lm.build_masked_lm(
+        build_classifier(config, len(tokenizer.vocabulary) + 1), config, len(tokenizer.vocabulary)
+    )
+    validation = masked_lm.MaskedValidation(masked, batch_size=4)
+    validation.set_model(model)
+    logs: dict = {}
+    validation.on_epoch_end(0, logs)
+    assert np.isfinite(logs["val_loss"]) and logs["val_loss"] > 0 and 0 <= logs["val_masked_accuracy"] <= 1
+    losses, _ = validation.losses()
+    assert len(losses) == sum(int((targets > 0).sum()) for _, targets in masked)
+    assert logs["val_loss"] == pytest.approx(float(losses.mean()))
 
 
 class InterruptAt(tf.keras.callbacks.Callback):
@@ -135,7 +161,8 @@ def test_an_interrupted_pretraining_resumes_from_its_backup(tmp_path: Path, monk
     assert [row["epoch"] for row in pretraining["history"]] == [1, 2, 3, 4] and pretraining["steps"] == 40
     assert pretraining["unlabeled_file"] == str(unlabeled) and pretraining["unlabeled_rows"] == 300
     assert pretraining["texts"] == record["data"]["splits"]["train"] + 300
-    assert record["training"]["steps"] == 20 and record["hyperparameters"]["max_steps"] == 20  # the budget's rest
+    assert record["hyperparameters"]["max_steps"] == 60  # fine-tuning has the run's whole budget, not what is left
+    assert pretraining["passes"] > 0 and pretraining["stop_reason"] == "budget"
     assert not (out / masked_lm.BACKUP_DIR).exists()
 
 

@@ -36,6 +36,7 @@ def run(
     splits=None,
     minutes=None,
     eval_steps=None,
+    pretraining=None,
 ):
     training = {"seconds": 9.0, "epochs_run": len(rows), "best_epoch": len(rows), "steps": steps, "history": rows}
     training["budget"] = {"min_steps": 0, "max_steps": steps}
@@ -45,7 +46,25 @@ def run(
         training["stop_reason"] = stop_reason
     data = {"labels": list(labels), "splits": splits or {}}
     hyperparameters = {"epochs": epochs, **({"eval_steps": eval_steps} if eval_steps else {})}
-    return partial({"data": data, "hyperparameters": hyperparameters, "training": training})
+    record = {"data": data, "hyperparameters": hyperparameters, "training": training}
+    return partial({**record, **({"pretraining": pretraining} if pretraining else {})})
+
+
+def pretrained(val_losses, errors, stop_reason="time"):
+    """run.json `pretraining` whose masked-LM validation loss went through `val_losses`, each fall's standard error
+    in `errors` (one fewer)."""
+    rows = [{"epoch": i + 1, "loss": v, "steps": 200 * (i + 1), "val_loss": v} for i, v in enumerate(val_losses)]
+    for row, error in zip(rows[1:], errors):
+        row["val_loss_drop_se"] = error
+    return {
+        "objective": "masked language modelling",
+        "steps": rows[-1]["steps"],
+        "history": rows,
+        "texts": 6000,
+        "passes": 1.7,
+        "stop_reason": stop_reason,
+        "budget": {"epochs": 3, "steps": None, "time_budget_minutes": 4},
+    }
 
 
 def codes(found):
@@ -169,10 +188,30 @@ def test_a_flat_noisy_curve_with_rising_validation_loss_is_not_advised_to_train_
     assert codes(diagnose(run(falling), {"accuracy": 0.9}, TFIDF)) == ["stopped_while_improving"]
 
 
-def test_a_rise_of_less_than_one_validation_example_is_noise():
-    # 200 validation rows: one example is half a point, more than the 0.2-point minimum.
-    assert findings.stopped_while_improving(run(history([0.5, 0.504]), splits={"validation": 200})) is None
-    assert findings.stopped_while_improving(run(history([0.5, 0.505]), splits={"validation": 200})) is not None
+def test_a_rise_within_the_score_s_standard_error_is_noise():
+    # 200 validation rows: the standard error of a score near 0.5 is 3.5 points.
+    assert findings.stopped_while_improving(run(history([0.5, 0.53]), splits={"validation": 200})) is None
+    assert findings.stopped_while_improving(run(history([0.5, 0.54]), splits={"validation": 200})) is not None
+
+
+def test_pretraining_unfinished_fires_on_a_falling_masked_lm_curve_and_not_on_a_flat_one():
+    falling = run(
+        history([0.5, 0.6]), stop_reason="early_stopping", pretraining=pretrained([7.0, 6.2, 5.9], [0.02, 0.01])
+    )
+    found = findings.pretraining_unfinished(falling)
+    assert found["evidence"]["drop"] == pytest.approx(0.3) and found["evidence"]["period"] == 200
+    assert "still falling: 6.200 to 5.900 in its last 200 steps" in found["message"]
+    assert "when its time budget ran out" in found["message"]
+    assert verdict.finding_phrase(found) == (
+        "stopped pretraining while its masked-LM loss was still falling (-0.300 in its last 200 steps)"
+    )
+    flat = run(history([0.5, 0.6]), pretraining=pretrained([7.0, 5.0, 4.99], [0.02, 0.004]))
+    assert findings.pretraining_unfinished(flat) is None  # significant (0.01 > 0.008) but under 0.5% of the loss
+    noisy = run(history([0.5, 0.6]), pretraining=pretrained([7.0, 5.0, 4.9], [0.02, 0.06]))
+    assert findings.pretraining_unfinished(noisy) is None  # a 0.1 fall within twice its standard error
+    assert findings.pretraining_unfinished(run(history([0.5, 0.6]))) is None  # no pretraining
+    single = run(history([0.5, 0.6]), pretraining=pretrained([7.0], []))
+    assert findings.pretraining_unfinished(single) is None
 
 
 def test_a_validation_score_stuck_at_zero_is_named():
@@ -279,6 +318,7 @@ def test_every_finding_has_a_code_from_the_documented_list_and_a_sentence():
         (run(history([0.3, 0.5, 0.6])), None),
         (run(flat, stop_reason="time"), None),
         (run(history([0.0, 0.0])), None),
+        (run(history([0.5, 0.6]), pretraining=pretrained([7.0, 6.0], [0.01])), None),
     ]
     found = [f for case, seeds in cases for f in diagnose(case, {"accuracy": 0.5}, TFIDF, seed_scores=seeds)]
     assert set(codes(found)) == set(findings.CODES)
