@@ -51,6 +51,10 @@ from core.tasks import MIRROR_LABEL_SEPARATOR, PAIR, SPLITS, TaskSpec, get_task
 logger = logging.getLogger(__name__)
 
 HELD_OUT_FRACTION = 0.1
+# A carved validation split holds at most this many rows, the rest staying in train: every validation of a large
+# file costs its size again, and 10,000 rows already give a score within about a point (docs/results.md, "Budgets
+# that let each model finish").
+MAX_CARVED_VALIDATION = 10_000
 
 
 @dataclass
@@ -85,6 +89,11 @@ class TaskData:
         """The numbers a model gives per example: one per class or label, one value for regression (transformers'
         `num_labels`)."""
         return self.kind.num_outputs(len(self.labels))
+
+    @property
+    def validation_capped(self) -> bool:
+        """Whether the validation split was carved from train at its cap, `MAX_CARVED_VALIDATION` rows."""
+        return "validation" in self.carved and len(self.splits["validation"]) == MAX_CARVED_VALIDATION
 
     @functools.cached_property
     def fingerprints(self) -> dict[str, str]:
@@ -128,6 +137,7 @@ class TaskData:
             "labels": list(self.labels),
             "splits": {name: len(split) for name, split in self.splits.items()},
             "carved_from_train": list(self.carved),
+            **({"carved_validation_cap": MAX_CARVED_VALIDATION} if self.validation_capped else {}),
             **({"official_splits": dict(self.official_splits)} if self.official_splits else {}),
             "fingerprints": self.fingerprints,
             "leakage": self.leakage,
@@ -253,7 +263,8 @@ def carve_missing_splits(
     splits: dict[str, Any], seed: int, hold_out: Callable[[Any, int, int], tuple[Any, Any]], unit: str
 ) -> tuple[dict[str, Any], list[str]]:
     """Fills in a missing validation or test split with `hold_out(train, size, seed) -> (rest, held)`, 10% of
-    train each (validation first, seeded with `seed`, then test with `seed + 1`); returns the splits in
+    train each, validation at most `MAX_CARVED_VALIDATION` rows (validation first, seeded with `seed`, then test with
+    `seed + 1`); returns the splits in
     `SPLITS` order and the names carved. `unit` names the rows in messages ("training pairs")."""
     if "train" not in splits:
         raise DataError("No train split was found; pass --train-file or a task whose mirror has a train file.")
@@ -265,7 +276,16 @@ def carve_missing_splits(
                 f"The train split has {len(train)} {unit.split()[-1]}, too few to hold out a {name} split; "
                 f"pass --{name}-file or more training data."
             )
-        train, splits[name] = hold_out(train, max(1, round(len(train) * HELD_OUT_FRACTION)), seed + offset)
+        size = max(1, round(len(train) * HELD_OUT_FRACTION))
+        if name == "validation" and size > MAX_CARVED_VALIDATION:
+            logger.info(
+                "No validation split given: holding out %s %s, not 10%% (%s); the rest stays in train.",
+                f"{MAX_CARVED_VALIDATION:,}",
+                unit,
+                f"{size:,}",
+            )
+            size = MAX_CARVED_VALIDATION
+        train, splits[name] = hold_out(train, size, seed + offset)
         logger.info("No %s split given: held out %d %s.", name, len(splits[name]), unit)
     splits["train"] = train
     return {name: splits[name] for name in SPLITS}, carved

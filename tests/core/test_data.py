@@ -85,6 +85,21 @@ def test_carved_splits_are_stratified_disjoint_and_seeded(tiny_csv: Path) -> Non
     assert load_task(files(train_file=str(tiny_csv), seed=7)).fingerprints != data.fingerprints
 
 
+def test_a_carved_validation_split_is_capped_and_the_rest_stays_in_train(tmp_path: Path, monkeypatch, caplog) -> None:
+    import core.data
+
+    monkeypatch.setattr(core.data, "MAX_CARVED_VALIDATION", 15)  # 10% of 300 rows would be 30
+    rows = [(f"review number {i} " + text, label) for i, (text, label) in enumerate(separable_rows(300))]
+    args = files(train_file=str(write_csv(tmp_path / "t.csv", rows)))
+    with caplog.at_level(logging.INFO, logger="core.data"):
+        data = load_task(args)
+    assert {name: len(split) for name, split in data.splits.items()} == {"train": 257, "validation": 15, "test": 28}
+    assert "holding out 15 stratified training rows, not 10% (30); the rest stays in train" in caplog.text
+    assert data.describe(args)["carved_validation_cap"] == 15
+    monkeypatch.setattr(core.data, "MAX_CARVED_VALIDATION", 10_000)
+    assert "carved_validation_cap" not in load_task(args).describe(args)
+
+
 def test_each_split_is_fingerprinted_once(tiny_csv: Path, monkeypatch) -> None:
     import core.data
 
