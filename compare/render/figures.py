@@ -33,6 +33,7 @@ FIGURE_TITLES = {
     "reliability.png": "Reliability diagrams",
     "curve.png": "Learning curve",
     "training_curves.png": "Validation score against training time",
+    "pretraining.png": "Self-pretraining: masked-LM loss and accuracy against steps",
     "tuning.png": "Tuning: expected best validation score against the number of trials",
 }
 COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
@@ -231,6 +232,29 @@ FIGURES = {
         lambda models, labels, outputs, gold: predicted_against_gold(models, outputs, gold),
     ),
 }
+
+
+def pretraining_curves(section: dict[str, dict]) -> bytes:
+    """`pretraining.png` of results.json `pretraining` (`compare.diagnosis.pretraining`): two panels sharing the step axis: the masked-LM loss (training, dashed, and validation) and the validation
+    masked accuracy, one colour per self-pretrained model."""
+    fig, (loss_ax, accuracy_ax) = plt.subplots(1, 2, figsize=(9.6, 3.8))
+    for i, (name, model) in enumerate(section.items()):
+        steps = [point["steps"] for point in model["curve"]]
+        loss_ax.plot(
+            steps, [p["loss"] for p in model["curve"]], "--", color=color(i), alpha=0.6, label=f"{name}, train"
+        )
+        validated = [p for p in model["curve"] if "val_loss" in p]
+        loss_ax.plot([p["steps"] for p in validated], [p["val_loss"] for p in validated], "o-", color=color(i),
+                     markersize=3, label=f"{name}, validation")  # fmt: skip
+        accuracy_ax.plot([p["steps"] for p in validated], [p["val_masked_accuracy"] for p in validated], "o-",
+                         color=color(i), markersize=3, label=name)  # fmt: skip
+    loss_ax.set(xlabel="pretraining optimizer steps", ylabel="masked-LM loss (cross-entropy)", title="Masked-LM loss")
+    accuracy_ax.set(xlabel="pretraining optimizer steps", ylabel="validation masked accuracy", title="Masked accuracy")
+    for ax in (loss_ax, accuracy_ax):
+        style_axes(ax)
+        ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return png_bytes(fig)
 
 
 def all_figures(results: dict, outputs: dict[str, np.ndarray], gold: np.ndarray) -> dict[str, bytes]:

@@ -19,7 +19,7 @@ import numpy as np
 from compare.diagnosis import training_curves_png
 from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.progress import Progress
-from compare.render.figures import all_figures
+from compare.render.figures import all_figures, pretraining_curves
 from compare.render.html import render_html
 from compare.render.markdown import render_markdown
 from compare.render.trust import trust_figures
@@ -119,6 +119,8 @@ def build_report(
     curves = results["training_curves"]["curves"]
     if any(curves.values()):
         figures[TRAINING_CURVES] = training_curves_png(curves, results["training_curves"]["metric"])
+    if results.get("pretraining"):
+        figures["pretraining.png"] = pretraining_curves(results["pretraining"])
     if tuning:
         figures[TUNING_FIGURE] = tuning_figure(tuning, split.headline)
     progress.stage("drew %d figures. Verdict: %s", len(figures), results["comparison"]["verdict"])

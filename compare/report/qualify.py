@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compare.diagnosis import diagnose_report, equal_time_sentence, training_curves, verdict_clause
+from compare.diagnosis.pretraining import pretraining_section
 from compare.diagnosis.verdict import settle
 from compare.report.runs import Model
 
@@ -18,7 +19,7 @@ from compare.report.runs import Model
 def qualify(
     results: dict, models: list[Model], seed_scores: dict[str, dict[str, list[float]]], output_dir: Path = Path(".")
 ) -> None:
-    """Adds `models.<name>.diagnosis` and `training_curves`, and the findings' clause to the verdict, in place; calls
+    """Adds `models.<name>.diagnosis`, `training_curves` and, with self-pretrained models, `pretraining`, and the findings' clause to the verdict, in place; calls
     the comparison and every pair of `comparisons` unsettled when a model had not finished learning
     (`compare.diagnosis.verdict.settle`), with the command that settles it, written to `output_dir` again."""
     runs = {model.name: model.primary.record for model in models}
@@ -34,8 +35,11 @@ def qualify(
     if clause:
         comparison["verdict"] = comparison["verdict"].removesuffix(".") + clause + "."
     settle(comparison, found, runs, output_dir)
-    for pair in results.get("comparisons", []):  # with more models, every pair is held to the same rule
-        settle(pair, found, runs, output_dir)
+    for each in results.get("comparisons", []):  # with more models, every pair is held to the same rule
+        settle(each, found, runs, output_dir)
+    pretraining = pretraining_section(runs)
+    if pretraining:
+        results["pretraining"] = pretraining
     metric = f"val_{headline}"
     curves = training_curves(runs, metric)
     results["training_curves"] = {

@@ -27,7 +27,10 @@ def test_the_self_pretrained_side_is_compared_only_when_asked() -> None:
     assert sides.classifier_names(asked.opted_in()) == ["finetune", "scratch", "scratch-pretrained"]
     quick = CompareRunArguments(output_dir="x", self_pretrain=True)
     scratch, pretrained = quick.side_flags("scratch"), quick.side_flags("scratch-pretrained")
-    assert pretrained == [*scratch, "--self-pretrain"]  # the same budget, self-pretrained
+    # the same fine-tuning budget, after a pretraining of its own
+    assert pretrained == [*scratch, "--self-pretrain", "--pretrain-time-budget", "4"]
+    full = CompareRunArguments(output_dir="x", self_pretrain=True, profile="full")
+    assert full.side_flags("scratch-pretrained") == [*full.side_flags("scratch"), "--self-pretrain"]
     with pytest.raises(ValueError, match="--scratch-pretrained-args gives flags to the self-pretrained model; add"):
         CompareRunArguments(output_dir="x", scratch_pretrained_args="--mask-rate 0.2")
     with pytest.raises(ValueError, match=r"python -m scratch would refuse .*--mask-rate 2"):
@@ -75,7 +78,13 @@ def test_compare_run_self_pretrain_writes_a_three_model_report(tiny_runs: dict, 
         ("finetune", "scratch-pretrained"),
         ("scratch", "scratch-pretrained"),
     }
+    curve = results["pretraining"]["scratch-pretrained"]["curve"]
+    assert [point["steps"] for point in curve] == [10, 20, 30] and list(results["pretraining"]) == names[2:]
+    assert results["pretraining"]["scratch-pretrained"]["val_masked_accuracy"] == curve[-1]["val_masked_accuracy"]
+    assert (out / "pretraining.png").stat().st_size > 0
     report_md = (out / "report.md").read_text(encoding="utf-8")
+    assert "Self-pretraining: the masked-LM phase before fine-tuning" in report_md
+    assert "| scratch-pretrained | 30 steps |" in report_md
     assert "Where the fine-tuned model's lead comes from" in report_md
     assert "scratch-pretrained (From-scratch Transformer, self-pretrained)" in report_md
 
