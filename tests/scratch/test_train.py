@@ -209,10 +209,12 @@ def test_multi_label_early_stopping_keeps_the_best_validation_at_tuned_threshold
 def test_early_stopping_waits_for_the_minimum_steps(tiny_run, tmp_path):
     unhurried = read_run(tiny_run).training
     assert unhurried.stop_reason == "early_stopping" and unhurried.epochs_run == 4
-    run = read_run(train_tiny_run(tmp_path / "minimum", tiny_run.parent / "train.csv", min_steps=70, no_onnx=True))
-    training = run.training
-    assert training.budget["min_steps"] == 70
-    # Early stopping wanted to stop after epoch 4 (48 steps); the first epoch end past 70 steps is the 6th (72).
+    minimum = train_tiny_run(
+        tmp_path / "minimum", tiny_run.parent / "train.csv", min_steps=70, min_epochs=6, no_onnx=True
+    )
+    training = read_run(minimum).training
+    assert training.budget["min_steps"] == 72  # six 12-step passes (--min-epochs 6) are more than --min-steps 70
+    # Early stopping wanted to stop after epoch 4 (48 steps); the minimum ends with the 6th (72).
     assert (training.epochs_run, training.steps, training.stop_reason) == (6, 72, "early_stopping")
     assert training.best_epoch == unhurried.best_epoch  # every epoch stays a candidate for the best
 
@@ -285,7 +287,7 @@ def test_resume_continues_an_interrupted_run(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_eval_steps_validate_every_n_steps_within_an_epoch(tiny_run, tmp_path):
+def test_eval_steps_and_evals_per_epoch_validate_within_an_epoch(tiny_run, tmp_path):
     run = read_run(
         train_tiny_run(
             tmp_path / "periods",
@@ -293,17 +295,19 @@ def test_eval_steps_validate_every_n_steps_within_an_epoch(tiny_run, tmp_path):
             epochs=None,
             max_steps=30,
             eval_steps=7,
+            evals_per_epoch=2,
             patience=10,
             no_onnx=True,
         )
     )
     training, hyperparameters = run.training, run.hyperparameters
-    assert hyperparameters["steps_per_epoch"] == 12 and hyperparameters["eval_steps"] == 7
+    # twice a 12-step pass is more often than every 7 steps: the run validates, and records, every 6
+    assert hyperparameters["steps_per_epoch"] == 12 and hyperparameters["eval_steps"] == 6
     history = training.history
-    assert [row["steps"] for row in history] == [7, 14, 21, 28, 30]  # every 7 steps, across the 12-step epochs
+    assert [row["steps"] for row in history] == [6, 12, 18, 24, 30]
     assert [row["stop_reason"] for row in history] == [None] * 4 + ["budget"]
     # 162 rows a pass in batches of 16: a whole pass counts its rows, the rest of a pass a batch per step
-    assert [row["examples"] for row in history] == [112, 162 - 112 + 2 * 16, 7 * 16, 162 - 9 * 16 + 4 * 16, 2 * 16]
+    assert [row["examples"] for row in history] == [6 * 16, 162 - 6 * 16] * 2 + [6 * 16]
     assert training.best_epoch == 1 + [row["val_accuracy"] for row in history].index(
         max(row["val_accuracy"] for row in history)
     )
