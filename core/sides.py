@@ -315,7 +315,8 @@ SIDES: dict[str, Side] = {
 
 # The from-scratch side's code, self-pretrained (`python -m scratch --self-pretrain`): the plain model's profiles,
 # its fine-tuning budget included, after a masked-LM pretraining with a budget of its own in passes and minutes
-# (docs/results.md, "Self-pretraining budgets"): under `full` the default passes, under `quick` at most 4 minutes.
+# (docs/results.md, "Budgets that let each model finish"): under `full` the default 10 passes, under `quick` at most
+# 4 minutes of them.
 SELF_PRETRAINED = "scratch-pretrained"
 PRETRAINING_FLAGS = {"full": (), "quick": ("--pretrain-time-budget", "4")}
 SIDES[SELF_PRETRAINED] = Side(

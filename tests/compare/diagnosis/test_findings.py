@@ -205,8 +205,9 @@ def test_pretraining_unfinished_fires_on_a_falling_masked_lm_curve_and_not_on_a_
     assert verdict.finding_phrase(found) == (
         "stopped pretraining while its masked-LM loss was still falling (-0.300 in its last 200 steps)"
     )
-    flat = run(history([0.5, 0.6]), pretraining=pretrained([7.0, 5.0, 4.99], [0.02, 0.004]))
-    assert findings.pretraining_unfinished(flat) is None  # significant (0.01 > 0.008) but under 0.5% of the loss
+    # the masked-LM curve of 6,000 SST-2 texts: lowest after 200 steps, then wandering about that level
+    flat = run(history([0.5, 0.6]), pretraining=pretrained([7.34, 7.41, 7.60, 7.52], [0.02, 0.013, 0.011]))
+    assert findings.pretraining_unfinished(flat) is None  # a significant last fall, but above the earlier low
     noisy = run(history([0.5, 0.6]), pretraining=pretrained([7.0, 5.0, 4.9], [0.02, 0.06]))
     assert findings.pretraining_unfinished(noisy) is None  # a 0.1 fall within twice its standard error
     assert findings.pretraining_unfinished(run(history([0.5, 0.6]))) is None  # no pretraining
