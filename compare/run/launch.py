@@ -146,7 +146,12 @@ def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str
 
 
 def train_side(
-    side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: str | Path, retrain: bool = False
+    side: str,
+    data: DataArguments | PairDataArguments,
+    flags: list[str],
+    run_dir: str | Path,
+    retrain: bool = False,
+    env: dict[str, str] | None = None,
 ) -> tuple[Path, bool]:
     """Trains `side` into `run_dir` unless an equivalent finished run is there already.
 
@@ -156,6 +161,7 @@ def train_side(
         flags: model flags for the side's command (e.g. `["--epochs", "1"]`).
         run_dir: the run directory to write or reuse.
         retrain: train again even if an equivalent run exists.
+        env: extra environment variables for the side's command (a tuning trial's study, `core.training.pruning`).
     Returns:
         (the run directory, whether it was reused).
     Raises:
@@ -178,7 +184,7 @@ def train_side(
         write_json(pending_path(run_dir), {**request_record(side, flags, cmd[1:]), "data": data.to_dict()})
     start = time.perf_counter()
     with Heartbeat(run_dir.name, HEARTBEAT_SECONDS) as heartbeat:
-        run_command(cmd, log=log_path(run_dir), append=resume, on_line=heartbeat.on_line)
+        run_command(cmd, log=log_path(run_dir), append=resume, on_line=heartbeat.on_line, env=env)
     read_run(side, run_dir)
     write_json(request_path(run_dir), request_record(side, flags, cmd[1:]))
     pending_path(run_dir).unlink(missing_ok=True)

@@ -209,4 +209,7 @@ def test_a_multilabel_task_is_tuned_on_its_validation_macro_f1(tmp_path: Path, m
         assert [t["validation_macro_f1"] for t in record["trials"]] == pytest.approx(scores)
     markdown = (tmp_path / "out" / "report.md").read_text()
     assert "### Tuning: expected best validation macro-F1 against the number of trials" in markdown
-    assert "| model | trial | parameters | validation macro-F1 % | chosen | test macro-F1 % |" in markdown
+    assert (
+        "| model | trial | state | parameters | validation macro-F1 % | steps | seconds | chosen | test macro-F1 % |"
+        in markdown
+    )
