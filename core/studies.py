@@ -16,6 +16,7 @@ and handed to `stale_trial_callback`); anything else is the path of a journal fi
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,13 +51,15 @@ def open_storage(
     from optuna.storages.journal import JournalFileBackend, JournalStorage
 
     if is_database(url):
-        return optuna.storages.RDBStorage(
-            url,
-            heartbeat_interval=heartbeat_seconds,
-            grace_period=grace_seconds,
-            heartbeat_stale_trial_callback=stale_trial_callback,
-            engine_kwargs={"pool_pre_ping": True},
-        )
+        with warnings.catch_warnings():  # the heartbeat is experimental in Optuna, and the way to see a worker die
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            return optuna.storages.RDBStorage(
+                url,
+                heartbeat_interval=heartbeat_seconds,
+                grace_period=grace_seconds,
+                heartbeat_stale_trial_callback=stale_trial_callback,
+                engine_kwargs={"pool_pre_ping": True},
+            )
     Path(url).parent.mkdir(parents=True, exist_ok=True)
     return JournalStorage(JournalFileBackend(str(url)))
 

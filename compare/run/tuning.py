@@ -9,7 +9,8 @@ train, so that other chosen parameters make another grid. Several processes or m
 one storage share the trials (`compare.tune.study`); each process trains trials until every study has all of its
 trials finished, and the one that finished the last trial writes the report.
 
-Each trial is a run directory `<output>/runs/tune/<side>/trial-NNN` (NNN: the trial's slot, kept by its retries),
+Each trial is a run directory `<output>/runs/tune/<side>/trial-NNN` (NNN: the place of the trial's slot, which its
+retries keep),
 trained through `train_side` like the main runs, so that a finished trial with the same data options and flags is
 reused and an interrupted one resumed. A trial's flags are the profile's without its step budget (the trial's
 `--max-steps` is its training length), `--class-weight` and the user's flags, then the trial's parameters, which win
@@ -37,7 +38,7 @@ from compare.run.profiles import side_data
 from compare.scoring import wording
 from compare.tune import sample_trials, search_space, suggest, trial_flags, trial_name, tuning_record
 from compare.tune.sampling import Grid, make_pruner, make_sampler
-from compare.tune.study import Outcome, Sweep, check_study, importances, open_study, slot_of
+from compare.tune.study import Outcome, Sweep, check_study, importances, open_study
 from core.args import DataArguments
 from core.data import load_task
 from core.record import read_run
@@ -136,7 +137,7 @@ def tune_side(
     )
 
     def train(trial: optuna.Trial) -> Outcome:
-        params, slot = suggest(trial, space), slot_of(sweep.frozen(trial.number))
+        params, slot = suggest(trial, space), sweep.index(sweep.frozen(trial.number))
         study = {"storage": studies.storage, "study": name, "trial": trial.number, "pruner": args.tune_pruner}
         run_dir, reused = train_side(
             side,
@@ -178,7 +179,7 @@ def side_record(sweep: Sweep, output_dir: Path, side: str, sampler: str) -> dict
     slots = sweep.slots()
     metric = next((t.user_attrs["metric"] for a in slots.values() for t in a if "metric" in t.user_attrs), "accuracy")
     trials = []
-    for slot, attempts in slots.items():
+    for slot, attempts in enumerate(slots.values()):
         finished = [t for t in attempts if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
         trial = (finished or attempts)[-1]
         attrs = trial.user_attrs
@@ -188,7 +189,7 @@ def side_record(sweep: Sweep, output_dir: Path, side: str, sampler: str) -> dict
                 "trial": trial.number,
                 "state": trial.state.name.lower(),
                 "params": trial.params,
-                f"validation_{metric}": attrs.get("validation"),
+                f"validation_{metric}": attrs.get("validation", trial.value),
                 "pruned_at": len(trial.intermediate_values) if trial.state == TrialState.PRUNED else None,
                 "steps": attrs.get("steps"),
                 "seconds": attrs.get("seconds"),

@@ -39,6 +39,7 @@ logger = logging.getLogger(__name__)
 HEARTBEAT_SECONDS = 10  # how often a training trial says it is alive
 GRACE_SECONDS = 60  # a running trial silent this long is failed and retried
 POLL_SECONDS = 5.0  # how often a process with nothing to claim looks again
+OPEN_ATTEMPTS = 4  # tries at opening a database, which processes starting together may race to set up
 MAX_RETRY = 3  # retries of one slot; a slot failed more often counts as finished (failed)
 SURPLUS, HEARTBEAT = "surplus", "heartbeat"
 FINISHED = (TrialState.COMPLETE, TrialState.PRUNED)
@@ -74,21 +75,40 @@ def open_study(
     """The study `name` in the storage `url`, created when missing (maximizing), and its storage. Refuses an
     unreachable storage with a `UserError` naming `--tune-storage`."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)  # one line per trial would drown the progress lines
-    retry = retry_callback()
-    try:
-        storage = open_storage(url, HEARTBEAT_SECONDS, GRACE_SECONDS, retry)
-        study = optuna.create_study(
-            study_name=name, storage=storage, sampler=sampler, pruner=pruner, direction="maximize", load_if_exists=True
-        )
-    except Exception as error:  # sqlalchemy's and the drivers' errors have no common base but Exception
-        if not is_database(url) and not isinstance(error, OSError):
-            raise
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise UserError(
-            f"--tune-storage {masked(url)} cannot be opened ({reason}); start the server, or give a storage this "
-            "machine can reach (a journal file path, or postgresql://user:password@host/database)."
-        ) from None
-    return study, storage
+    attempt = 0
+    while True:
+        try:
+            storage = open_storage(url, HEARTBEAT_SECONDS, GRACE_SECONDS, retry_callback())
+            study = optuna.create_study(
+                study_name=name,
+                storage=storage,
+                sampler=sampler,
+                pruner=pruner,
+                direction="maximize",
+                load_if_exists=True,
+            )
+            return study, storage
+        except Exception as error:  # sqlalchemy's and the drivers' errors have no common base but Exception
+            if not is_database(url) and not isinstance(error, OSError):
+                raise
+            attempt += 1
+            if attempt < OPEN_ATTEMPTS and not unreachable(error):
+                # Processes starting together on a new database race to create Optuna's tables: the loser retries.
+                time.sleep(attempt)
+                continue
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise UserError(
+                f"--tune-storage {masked(url)} cannot be opened ({reason}); start the server, or give a storage this "
+                "machine can reach (a journal file path, or postgresql://user:password@host/database)."
+            ) from None
+
+
+def unreachable(error: Exception) -> bool:
+    """Whether opening a database failed for want of a server (or of its driver), which trying again will not mend."""
+    text = str(error).lower()
+    return isinstance(error, (ImportError, OSError)) or any(
+        words in text for words in ("connection refused", "could not connect", "name or service", "timeout", "import")
+    )
 
 
 def check_study(study: optuna.Study, fingerprint: str, described: str) -> None:
@@ -128,6 +148,11 @@ class Sweep:
             found.setdefault(slot_of(trial), []).append(trial)
         return {slot: found[slot] for slot in sorted(found)[: self.n]}
 
+    def index(self, trial: FrozenTrial) -> int:
+        """The place of `trial`'s slot among the slots, from 0: its run directory's number, the same for its retries
+        (a surplus trial never comes before a slot, so the place of a claimed slot never changes)."""
+        return sorted(self.slots()).index(slot_of(trial))
+
     def done(self) -> bool:
         """Whether every one of the N slots has finished: completed, pruned, or failed more than `MAX_RETRY` times."""
         slots = self.slots()
@@ -161,18 +186,19 @@ class Sweep:
         is the one to go on: it finished the study's last trial, or found the study finished when it came."""
         if self.done():
             return True
-        last = False
+        last, waiting = False, False
         while True:
             trial = self.claim()
             if trial is None:
                 if self.done():
                     return last
-                if on_wait:
+                if on_wait and not waiting:  # once per wait: the trials training elsewhere may take hours
                     on_wait()
+                waiting = True
                 time.sleep(POLL_SECONDS)
                 continue
             self.train(trial, train)
-            last = self.done()
+            last, waiting = self.done(), False
 
     def train(self, trial: optuna.Trial, train: Callable[[optuna.Trial], Outcome]) -> None:
         """Trains one claimed trial while it beats, and tells the study how it ended; a failure or an interruption
