@@ -37,8 +37,8 @@ from compare.run.launch import train_side
 from compare.run.profiles import side_data
 from compare.scoring import wording
 from compare.tune import sample_trials, search_space, suggest, trial_flags, trial_name, tuning_record
-from compare.tune.sampling import Grid, make_pruner, make_sampler
-from compare.tune.study import Outcome, Sweep, check_study, importances, open_study
+from compare.tune.sampling import make_pruner, make_sampler
+from compare.tune.study import Outcome, Sweep, check_study, importances, open_study, run_grid
 from core.args import DataArguments
 from core.data import load_task
 from core.record import read_run
@@ -234,16 +234,16 @@ def train_others(
         return None, True
     what = json.dumps({key: [side, data.to_dict(), flags] for key, (side, data, flags, _) in runs.items()})
     name = f"{studies.name}/runs-{hashlib.sha256(what.encode()).hexdigest()[:10]}"
-    keys = sorted(runs)
-    sampler = Grid({"run": keys}, seed=0)
-    study = open_study(studies.storage, name, sampler)
-    check_study(study[0], studies.fingerprint, studies.described)
-    sweep = Sweep(study, len(keys))
 
-    def train(trial: optuna.Trial) -> Outcome:
-        side, data, flags, run_dir = runs[trial.suggest_categorical("run", keys)]
-        run_dir, reused = train_side(side, data, flags, run_dir, args.retrain)
-        progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, data.seed, run_dir)
-        return Outcome(TrialState.COMPLETE, 0.0, {"run": str(run_dir)})
+    def training(side: str, data: DataArguments, flags: list[str], run_dir: Path):
+        def train() -> None:
+            _, reused = train_side(side, data, flags, run_dir, args.retrain)
+            progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, data.seed, run_dir)
 
-    return name, sweep.run(train, on_wait=lambda: progress.stage("waiting for %s runs training elsewhere", name))
+        return train
+
+    def wait() -> None:
+        progress.stage("waiting for %s runs training elsewhere", name)
+
+    work = {key: training(*run) for key, run in runs.items()}
+    return name, run_grid(studies.storage, name, work, studies.fingerprint, studies.described, wait)

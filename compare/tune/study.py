@@ -296,3 +296,30 @@ def importances(study: optuna.Study) -> dict[str, float] | None:
         logger.info("No parameter importances for %s: %s", study.study_name, error)
         return None
     return {name: round(float(value), 4) for name, value in found.items()}
+
+
+def run_grid(
+    url: str,
+    name: str,
+    work: dict[str, Callable[[], None]],
+    fingerprint: str,
+    described: str,
+    on_wait: Callable[[], None] | None = None,
+) -> bool:
+    """Runs `work` (a training per key) as the trials of the grid study `name` in the storage `url`: Optuna's
+    `GridSampler` over the keys, trial i taking key i, shared by every process running the same grid.
+
+    Returns:
+        Whether this process finished the grid's last training or found the grid finished (`Sweep.run`).
+    """
+    from compare.tune.sampling import Grid
+
+    keys = sorted(work)
+    study, storage = open_study(url, name, Grid({"run": keys}, seed=0))
+    check_study(study, fingerprint, described)
+
+    def train(trial: optuna.Trial) -> Outcome:
+        work[trial.suggest_categorical("run", keys)]()
+        return Outcome(TrialState.COMPLETE, 0.0, {})
+
+    return Sweep((study, storage), len(keys)).run(train, on_wait)
