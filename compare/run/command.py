@@ -28,7 +28,7 @@ from compare.report.publish import check_output_dir
 from compare.run.arguments import CompareRunArguments
 from compare.run.audit import audit_train, check_audit
 from compare.run.distill import TEACHER, distilled_runs
-from compare.run.launch import data_flags, train_side
+from compare.run.launch import data_flags, run_dirs, train_side
 from compare.run.profiles import side_data
 from compare.run.tuning import check_tuning, other_runs, studies_of, train_others, tune_side
 from compare.scoring.statistics import StatisticsArguments
@@ -46,14 +46,6 @@ def main(argv: list[str] | None = None) -> int:
     from compare.commands import RUN
 
     return RUN.main(argv)
-
-
-def run_dirs(output_dir: Path, seeds: list[int], names: list[str] | None = None) -> dict[tuple[str, int], Path]:
-    """Where each (side, seed) run of the sides `names` (default: those always compared) lives."""
-    runs, names = output_dir / "runs", sides.classifier_names() if names is None else names
-    if len(seeds) == 1:
-        return {(side, seeds[0]): runs / side for side in names}
-    return {(side, seed): runs / f"{side}-seed{seed}" for seed in seeds for side in names}
 
 
 def run_comparison(

@@ -59,6 +59,14 @@ def data_flags(data: DataArguments | PairDataArguments) -> list[str]:
     return flags
 
 
+def run_dirs(output_dir: Path, seeds: list[int], names: list[str] | None = None) -> dict[tuple[str, int], Path]:
+    """Where each (side, seed) run of the sides `names` (default: those always compared) lives."""
+    runs, names = output_dir / "runs", sides.classifier_names() if names is None else names
+    if len(seeds) == 1:
+        return {(side, seeds[0]): runs / side for side in names}
+    return {(side, seed): runs / f"{side}-seed{seed}" for seed in seeds for side in names}
+
+
 def request_path(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".request.json")
 

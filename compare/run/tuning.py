@@ -33,7 +33,7 @@ from optuna.trial import TrialState
 
 from compare.progress import Progress
 from compare.run.arguments import CompareRunArguments, check_command_flags
-from compare.run.launch import train_side
+from compare.run.launch import run_dirs, train_side
 from compare.run.profiles import side_data
 from compare.scoring import wording
 from compare.tune import sample_trials, search_space, suggest, trial_flags, trial_name, tuning_record
@@ -204,8 +204,6 @@ def other_runs(
 ) -> dict[str, tuple[str, DataArguments, list[str], Path]]:
     """The trainings besides the tuning trials, by key: each untuned side's runs (one per seed), and each chosen
     trial again for the other seeds; (side, data options, flags, run directory)."""
-    from compare.run.command import run_dirs
-
     output_dir, seeds = Path(args.output_dir), [data.seed + i for i in range(args.seeds)]
     found = {}
     for side in names:
