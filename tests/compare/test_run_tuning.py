@@ -296,3 +296,14 @@ def test_a_pruned_trial_shows_in_results_json_and_the_report_and_is_not_chosen(s
     assert found.trials[1].state == optuna.trial.TrialState.PRUNED
     markdown = (out / "report.md").read_text()
     assert "| scratch | trial-001 | pruned |" in markdown and "1 trial(s) pruned" in markdown
+
+
+def test_with_tpe_the_report_leaves_the_expected_best_out_and_says_why(setup) -> None:
+    data, _, _, _, out = setup
+    loader = fake_loader({trial_name(i): 0.7 for i in range(3)} | {"finetune": 0.7}, data)
+    results = tune(data, out, loader, 3, tune_sides="scratch", tune_sampler="tpe")
+    assert results["tuning"]["study"]["sampler"] == "tpe"
+    assert results["tuning"]["scratch"]["expected_max_validation"] is None
+    markdown = (out / "report.md").read_text()
+    assert "expected best validation accuracy against the number of trials" not in markdown
+    assert "TPE drew each trial from the ones before it" in markdown
