@@ -190,7 +190,7 @@ def side_record(sweep: Sweep, output_dir: Path, side: str, sampler: str) -> dict
                 "state": trial.state.name.lower(),
                 "params": trial.params,
                 f"validation_{metric}": attrs.get("validation", trial.value),
-                "pruned_at": len(trial.intermediate_values) if trial.state == TrialState.PRUNED else None,
+                "pruned_at": max(trial.intermediate_values, default=None) if trial.state == TrialState.PRUNED else None,
                 "steps": attrs.get("steps"),
                 "seconds": attrs.get("seconds"),
                 "run": str(trial_dir(output_dir, side, slot)),

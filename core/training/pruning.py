@@ -46,7 +46,7 @@ class TrialPruning(tf.keras.callbacks.Callback):
     def __init__(self, trial, monitor: str, mode: str = "max", parent: int | None = None) -> None:
         super().__init__()
         self.trial, self.monitor, self.sign, self.parent = trial, monitor, 1.0 if mode == "max" else -1.0, parent
-        self.reached, self.validations, self._checked = False, 0, time.monotonic()
+        self.reached, self._checked = False, time.monotonic()
 
     @classmethod
     def from_environment(cls, monitor: str, mode: str) -> TrialPruning | None:
@@ -72,10 +72,10 @@ class TrialPruning(tf.keras.callbacks.Callback):
         value = (logs or {}).get(self.monitor)
         if value is None:
             return
-        self.validations += 1
-        self.trial.report(self.sign * float(value), self.validations)
+        validation = epoch + 1  # every epoch ends with a validation; a resumed run counts on from its backup
+        self.trial.report(self.sign * float(value), validation)
         if self.trial.should_prune():
-            logger.info("The study pruned this trial at validation %d (%s %.4f)", self.validations, self.monitor, value)
+            logger.info("The study pruned this trial at validation %d (%s %.4f)", validation, self.monitor, value)
             self.reached = True
             self.model.stop_training = True
 
