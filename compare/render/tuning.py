@@ -174,6 +174,7 @@ def tuning_figure(tuning: dict, metric: str = "accuracy") -> bytes:
             for n, v in done:
                 best = max(best, v)
                 line.append((n, best))
+            line.append((len(trials), best))  # the best so far holds to the last trial, pruned ones included
             ax.step(*zip(*line), where="post", color=color(i), alpha=0.6, label=f"{side}: best so far")
         if cut:
             ax.scatter(*zip(*cut), facecolors="none", edgecolors=color(i), s=22, label=f"{side}: pruned trial")
