@@ -24,6 +24,7 @@ from core.studies import make_pruner
 from tests.compare.fakes import tiny_data
 
 ROOT = Path(__file__).resolve().parents[3]
+WORKER_SECONDS = 600  # a worker's whole run; one took over 240 s on the 2-core machine at load 12
 
 
 def sweep(storage: Path | str, n: int, name: str = "t/tune-scratch", pruner: str = "none") -> Sweep:
@@ -142,7 +143,12 @@ def events(tmp_path: Path) -> list[dict]:
 
 
 def finish(worker: subprocess.Popen) -> str:
-    output, _ = worker.communicate(timeout=240)
+    try:
+        output, _ = worker.communicate(timeout=WORKER_SECONDS)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        output, _ = worker.communicate()
+        raise AssertionError(f"the worker did not end within {WORKER_SECONDS} s:\n{output[-3000:]}") from None
     assert worker.returncode == 0, output[-3000:]
     return output
 
