@@ -35,7 +35,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.distributions import Choice, Distribution, LogUniform, Uniform
+from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution
+
 from core.tasks import CLASSIFICATION, TRANSLATION
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ class SideProfile:
     budget: Budget | None = None  # None: the side's own defaults decide how long it trains
     flags: tuple[str, ...] = ()  # other model flags appended to `python -m <command>`
     data: dict = field(default_factory=dict)  # DataArguments fields to override, e.g. max_train_samples
-    trial_lengths: Choice | None = None  # `--tune` trials' `max_steps` under this profile; None: the space's own
+    trial_lengths: CategoricalDistribution | None = None  # `--tune` trials' `max_steps` here; None: the space's own
 
     def side_flags(self, budget: bool = True) -> list[str]:
         """The budget's flags (unless `budget` is False, as for tuning trials, which bring their own), then the rest."""
@@ -149,7 +150,7 @@ class Side:
             for a classification side, `core.translator.Translator` for translation).
         task_kind: `classification` or `translation`, as run.json `task_kind`.
         profiles: per `compare run` profile (`PROFILES`), its budget, flags and data overrides.
-        search_space: `compare run --tune`'s distributions, by option name (empty: the side is not tuned).
+        search_space: `compare run --tune`'s Optuna distributions, by option name (empty: the side is not tuned).
         bench: how `compare bench` times its training (None: not benchmarked).
         opt_in: the `compare run` flag that adds it to the comparison (`--self-pretrain`); None: always compared.
         marked_by: the run.json section only its runs have, telling them from the runs of another side with the same
@@ -164,7 +165,7 @@ class Side:
     predict: str
     task_kind: str = CLASSIFICATION
     profiles: Mapping[str, SideProfile] = field(default_factory=lambda: {name: SideProfile() for name in PROFILES})
-    search_space: Mapping[str, Distribution] = field(default_factory=dict)
+    search_space: Mapping[str, BaseDistribution] = field(default_factory=dict)
     bench: Benchmark | None = None
     role: str | None = None
     opt_in: str | None = None
@@ -213,10 +214,13 @@ SIDES: dict[str, Side] = {
                 "quick": SideProfile(
                     budget=Budget(min_steps=0, passes=3, minutes=4),
                     flags=("--min-epochs", "1", "--evals-per-epoch", "3", "--eval-steps", "300", "--patience", "2"),
-                    trial_lengths=Choice((250, 500, 1000)),
+                    trial_lengths=CategoricalDistribution((250, 500, 1000)),
                 ),
             },
-            search_space={"learning_rate": LogUniform(2e-5, 2e-4), "max_steps": Choice((250, 500, 1000, 2000))},
+            search_space={
+                "learning_rate": FloatDistribution(2e-5, 2e-4, log=True),
+                "max_steps": CategoricalDistribution((250, 500, 1000, 2000)),
+            },
             bench=Benchmark(
                 steps={"quick": (3, 2), "full": (6, 3)},
                 model_options=("batch_size", "pooling"),
@@ -262,14 +266,14 @@ SIDES: dict[str, Side] = {
                 "quick": SideProfile(
                     budget=Budget(min_steps=800, max_steps=2000, minutes=3),
                     flags=("--patience", "3", "--eval-steps", "250"),
-                    trial_lengths=Choice((500, 1000, 2000)),
+                    trial_lengths=CategoricalDistribution((500, 1000, 2000)),
                 ),
             },
             search_space={
-                "learning_rate": LogUniform(1e-4, 3e-3),
-                "max_steps": Choice((500, 1000, 2000, 4000)),
-                "dropout": Uniform(0.0, 0.3),
-                "preset": Choice(("small", "base")),
+                "learning_rate": FloatDistribution(1e-4, 3e-3, log=True),
+                "max_steps": CategoricalDistribution((500, 1000, 2000, 4000)),
+                "dropout": FloatDistribution(0.0, 0.3, step=0.01),
+                "preset": CategoricalDistribution(("small", "base")),
             },
             bench=Benchmark(
                 steps={"quick": (20, 5), "full": (60, 10)},

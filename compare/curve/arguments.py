@@ -30,6 +30,19 @@ class CurveArguments(SideTrainingArguments):
         },
     )
     sizes: str = field(default="500,2000,8000", metadata={"help": "Train-set sizes, comma-separated."})
+    storage: str | None = field(
+        default=None,
+        metadata={
+            "help": "Where the grid studies of the curve's runs live, so that several processes or machines running "
+            "the same command share the runs: a journal file (default: runs/curve.journal in --output-dir) or a "
+            "database URL (postgresql://user:password@host/db).",
+            "metavar": "URL",
+        },
+    )
+    study: str | None = field(
+        default=None,
+        metadata={"help": "The name the curve's studies start with (default: the --output-dir folder's name)."},
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -14,6 +14,7 @@ points are the curve's third line, side `scratch-distilled`, runs `DIR/runs/scra
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import logging
 import os
@@ -35,6 +36,7 @@ from compare.run.profiles import side_data
 from compare.scoring import wording
 from compare.scoring.scores import decide
 from compare.scoring.timing import outputs
+from compare.tune.study import run_grid
 from core import kinds, sides
 from core.args import DataArguments
 from core.classifier import Classifier, load
@@ -47,6 +49,7 @@ logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 SPLIT = "test"
+STORAGE_FILE = "curve.journal"  # the grid studies of the curve's runs, without --storage
 
 Loader = Callable[[Path], Classifier]
 
@@ -94,8 +97,9 @@ def score_path(run_dir: Path) -> Path:
 
 def build_curve(
     data: DataArguments, args: CurveArguments, progress: Progress | None = None, loader: Loader = load
-) -> dict:
-    """Trains (or reuses) every point, scores it on the full test split, and writes the curve; returns curve.json.
+) -> dict | None:
+    """Trains (or reuses) every point, scores it on the full test split, and writes the curve; returns curve.json
+    (None when another process sharing the curve's studies finished the last training and writes it).
 
     `loader` turns a run directory into a Classifier; tests replace it.
     """
@@ -115,24 +119,19 @@ def build_curve(
         )
     test = ScoredSplit.of(task)
     progress.stage("curve: sizes %s, seeds %s, %d test examples", sizes, seeds, len(test.texts))
+    names = [*sides.classifier_names(), *([STUDENT] if args.distill else [])]
+    reused = {}
+    if not train_points(data, args, task, sizes, seeds, reused, progress):
+        progress.stage("the process that finished the last training writes the curve: %s", output_dir / "curve.html")
+        return None
     points, paths = [], []
     for size in sizes:
         for seed in seeds:
-            for side in [*sides.classifier_names(), *([STUDENT] if args.distill else [])]:
+            for side in names:
                 path = run_path(output_dir, side, size, seed)
-                if side == STUDENT:
-                    teacher = run_path(output_dir, TEACHER, size, seed)
-                    options = dataclasses.replace(data, max_train_samples=size)
-                    _, reused = train_student(options, args, teacher, path, seed)
-                else:
-                    side_options = dataclasses.replace(
-                        side_data(data, side, args.profile, seed), max_train_samples=size
-                    )
-                    _, reused = train_side(side, side_options, args.side_flags(side), path, args.retrain)
-                point = score_point(path, test, side, size, seed, args.retrain or not reused, loader)
+                point = score_point(path, test, side, size, seed, args.retrain or not reused.get(path, True), loader)
                 progress.stage(
-                    "%s %s at %d examples (seed %d): test %s %.4f",
-                    "reused" if reused else "trained",
+                    "%s at %d examples (seed %d): test %s %.4f",
                     side,
                     size,
                     seed,
@@ -158,6 +157,58 @@ def build_curve(
     write_curve(output_dir, curve)
     progress.stage("curve written: %s", output_dir / "curve.html")
     return curve
+
+
+def train_points(
+    data: DataArguments,
+    args: CurveArguments,
+    task: TaskData,
+    sizes: list[int],
+    seeds: list[int],
+    reused: dict[Path, bool],
+    progress: Progress,
+) -> bool:
+    """Trains this process's share of the curve's runs, each size x seed x side a trial of a grid study on
+    `--storage` (the teachers and the other sides first, then with `--distill` the students they teach), and waits
+    for the other processes' share; records in `reused` whether each run this process met was reused.
+
+    Returns:
+        Whether this process finished the last training or found every one finished: it then scores and writes.
+    """
+    output_dir = Path(args.output_dir)
+
+    def side_run(side: str, size: int, seed: int) -> Callable[[], None]:
+        def train() -> None:
+            path = run_path(output_dir, side, size, seed)
+            if side == STUDENT:
+                options = dataclasses.replace(data, max_train_samples=size)
+                _, reused[path] = train_student(options, args, run_path(output_dir, TEACHER, size, seed), path, seed)
+            else:
+                options = dataclasses.replace(side_data(data, side, args.profile, seed), max_train_samples=size)
+                _, reused[path] = train_side(side, options, args.side_flags(side), path, args.retrain)
+            progress.stage("%s %s at %d examples (seed %d)", "reused" if reused[path] else "trained", side, size, seed)
+
+        return train
+
+    storage = args.storage or str(output_dir / "runs" / STORAGE_FILE)
+    digest = hashlib.sha256(json.dumps(task.fingerprints, sort_keys=True).encode()).hexdigest()
+    described = f"{data.task or data.train_file}, {len(task.splits['train'])} train rows, fingerprint {digest[:12]}"
+    stages = [sides.classifier_names(), [STUDENT] if args.distill else []]
+    finished = True
+    for names in filter(None, stages):
+        work = {
+            f"{side}-n{size}-seed{seed}": side_run(side, size, seed)
+            for size in sizes
+            for seed in seeds
+            for side in names
+        }
+        flags = {side: args.side_flags(side) for side in sides.classifier_names()}  # a student's: the scratch side's
+        what = json.dumps([sorted(work), flags, data.to_dict(), args.profile, args.distill_args], sort_keys=True)
+        name = f"{args.study or output_dir.resolve().name}/curve-{hashlib.sha256(what.encode()).hexdigest()[:10]}"
+        finished = run_grid(
+            storage, name, work, digest, described, lambda name=name: progress.stage("waiting for %s", name)
+        )
+    return finished
 
 
 def check_sizes(sizes: list[int], train_rows: int) -> None:

@@ -34,7 +34,7 @@ FIGURE_TITLES = {
     "curve.png": "Learning curve",
     "training_curves.png": "Validation score against training time",
     "pretraining.png": "Self-pretraining: masked-LM loss and accuracy against steps",
-    "tuning.png": "Tuning: expected best validation score against the number of trials",
+    "tuning.png": "Tuning: each trial's validation score and the parameters' importances",
 }
 COLORS = ["#3b6fb6", "#e07b39", "#4a9d5b", "#c44e52", "#8172b3", "#937860"]
 BASELINE_STYLE = {"majority": ":", "no_labels": ":", "train_mean": ":", "tfidf_cosine": "-."}  # TF-IDF models: --

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 from compare.report.arguments import FAITHFULNESS_HELP
 from compare.run.profiles import PROFILES, get_profile, give_way
+from compare.tune.sampling import PRUNERS, SAMPLERS
+from compare.tune.space import tuned_sides
 from core import sides
 from core.args import VERBOSE_HELP, DataArguments, OptionsError
 from core.tasks import TRANSLATION
@@ -98,8 +100,8 @@ class _SideTrainingArguments:
         for side, flags in self.extra.items():
             refuse_data_flags(self.spelling[side], flags, DataArguments)
         refuse_data_flags("--distill-args", split_flags("--distill-args", self.distill_args), DataArguments)
-        budget = not getattr(self, "tune", 0)  # a tuning trial brings its own training length
         for side in sides.classifier_names(None):
+            budget = side not in self.tuned_sides()  # a tuning trial brings its own training length
             check_command_flags(side, self.side_flags(side, budget), self.origin(side, budget))
         if self.distill:  # the teacher's path is checked when the student starts: it does not exist yet
             student = [
@@ -112,6 +114,10 @@ class _SideTrainingArguments:
                 ", then --distill-args" if self.distill_args else ""
             )
             check_command_flags(sides.FROM_SCRATCH, student, origin)
+
+    def tuned_sides(self) -> list[str]:
+        """The sides whose model is chosen by tuning trials (none here; `compare run --tune` has them)."""
+        return []
 
     def given_side_flags(self) -> tuple[dict[str, list[str]], dict[str, str]]:
         """The user's extra flags per side, from `--side-args NAME="FLAGS"` and each side's `--NAME-args`, split as
@@ -227,9 +233,47 @@ class CompareRunArguments(SideTrainingArguments):
     tune: int | None = field(
         default=None,
         metadata={
-            "help": "Tune each side: train N seeded random trials of its search space and keep the one with the "
+            "help": "Tune each side: N trials of an Optuna study over its search space, and keep the one with the "
             "best validation score, the task's headline (runs/tune/<side>/trial-NNN; the profile's step budget gives "
-            "way to each trial's)."
+            "way to each trial's). Several processes or machines running the same command on one --tune-storage "
+            "share the N trials."
+        },
+    )
+    tune_sides: str | None = field(
+        default=None,
+        metadata={
+            "help": "Tune only these sides, NAME[,NAME] (default: every side with a search space).",
+            "metavar": "NAME[,NAME]",
+        },
+    )
+    tune_sampler: str = field(
+        default="random",
+        metadata={
+            "help": "How trials are drawn: random (Optuna's RandomSampler, seeded by --seed; the report's expected "
+            "best of n trials assumes it) or tpe (Optuna's TPESampler).",
+            "choices": SAMPLERS,
+        },
+    )
+    tune_pruner: str = field(
+        default="median",
+        metadata={
+            "help": "Which Optuna pruner stops a hopeless trial at a validation: median, hyperband, or none.",
+            "choices": PRUNERS,
+        },
+    )
+    tune_storage: str | None = field(
+        default=None,
+        metadata={
+            "help": "Where the tuning studies live: a journal file (default: runs/tuning.journal in --output-dir) "
+            "or a database URL (postgresql://user:password@host/db, mysql://...) that several machines reach.",
+            "metavar": "URL",
+        },
+    )
+    tune_study: str | None = field(
+        default=None,
+        metadata={
+            "help": "The name the studies start with (default: the --output-dir folder's name), e.g. sst2 for the "
+            "studies sst2/tune-scratch and sst2/runs-...; optuna-dashboard lists them by it."
         },
     )
     faithfulness: int = field(default=0, metadata={"help": FAITHFULNESS_HELP})
@@ -253,6 +297,14 @@ class CompareRunArguments(SideTrainingArguments):
         },
     )
 
+    def tuned_sides(self) -> list[str]:
+        """The sides `--tune` tunes: those `--tune-sides` names, or every side with a search space."""
+        if not self.tune:
+            return []
+        if self.tune_sides is None:
+            return tuned_sides()
+        return [name.strip() for name in self.tune_sides.split(",") if name.strip()]
+
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.tune and self.self_pretrain:
@@ -268,6 +320,17 @@ class CompareRunArguments(SideTrainingArguments):
             raise ValueError(
                 "--distill does not combine with --tune yet; distil the sides' profile runs without --tune."
             )
+        tuning = {"--tune-sides": self.tune_sides, "--tune-storage": self.tune_storage, "--tune-study": self.tune_study}
+        given = [flag for flag, value in tuning.items() if value is not None]
+        if given and not self.tune:
+            raise ValueError(f"{given[0]} is for tuning; add --tune N, or leave it out.")
+        unknown = [name for name in self.tuned_sides() if name not in tuned_sides()]
+        if unknown:
+            raise ValueError(
+                f"--tune-sides names {unknown[0]!r}; the sides with a search space are {', '.join(tuned_sides())}."
+            )
+        if self.tune_sides is not None and not self.tuned_sides():
+            raise ValueError("--tune-sides names no side; give NAME[,NAME], e.g. scratch.")
         if self.tune is not None and self.tune < 1:
             raise ValueError(
                 f"--tune must be a positive number of trials per side, got {self.tune}; leave it out to train "

@@ -5,8 +5,9 @@ Runs go to `DIR/runs/finetune` and `DIR/runs/scratch`; with `--seeds N` (N > 1) 
 goes to DIR. Model flags beyond the profile's pass through `--side-args NAME="..."` (a shell-quoted string per side,
 or `--finetune-args "..."` / `--scratch-args "..."`), for instance tiny configurations in tests; `--class-weight`
 goes to both.
-With `--tune N` each side's model is instead the best of N seeded random trials on validation, by the task's
-headline score (`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`. With `--distill` each fine-tuned
+With `--tune N` each tuned side's model is instead the best of the N trials of an Optuna study on validation, by the
+task's headline score (`compare.run.tuning`), under `DIR/runs/tune/<side>/trial-NNN`; several processes running the
+same command on one `--tune-storage` share the trials, and the one that finishes the last writes the report. With `--distill` each fine-tuned
 run also teaches a from-scratch student, `DIR/runs/scratch-distilled` (`compare.run.distill`), the report's third
 model. With `--self-pretrain` the from-scratch side is also trained self-pretrained (`python -m scratch
 --self-pretrain`, the side `scratch-pretrained` of `core.sides`, same profile and budget), `DIR/runs/scratch-pretrained`.
@@ -27,9 +28,9 @@ from compare.report.publish import check_output_dir
 from compare.run.arguments import CompareRunArguments
 from compare.run.audit import audit_train, check_audit
 from compare.run.distill import TEACHER, distilled_runs
-from compare.run.launch import data_flags, train_side
+from compare.run.launch import data_flags, run_dirs, train_side
 from compare.run.profiles import side_data
-from compare.run.tuning import check_trials, tune_side
+from compare.run.tuning import check_tuning, other_runs, studies_of, train_others, tune_side
 from compare.scoring.statistics import StatisticsArguments
 from core import kinds, sides
 from core.args import DataArguments
@@ -45,14 +46,6 @@ def main(argv: list[str] | None = None) -> int:
     from compare.commands import RUN
 
     return RUN.main(argv)
-
-
-def run_dirs(output_dir: Path, seeds: list[int], names: list[str] | None = None) -> dict[tuple[str, int], Path]:
-    """Where each (side, seed) run of the sides `names` (default: those always compared) lives."""
-    runs, names = output_dir / "runs", sides.classifier_names() if names is None else names
-    if len(seeds) == 1:
-        return {(side, seeds[0]): runs / side for side in names}
-    return {(side, seed): runs / f"{side}-seed{seed}" for seed in seeds for side in names}
 
 
 def run_comparison(
@@ -77,7 +70,8 @@ def run_comparison(
 def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
     """Everything `compare run` can refuse before any side starts (the flags each side gets were checked by the
     options themselves): the output directory, the data (files there and readable, columns present), a class weight
-    the kind of task has no classes for, every tuning trial's flags. Creates nothing."""
+    the kind of task has no classes for, every tuning trial's flags, the tuning storage and its studies' data. Creates
+    nothing but the tuning studies."""
     check_output_dir(Path(args.output_dir))
     checked, names = [], sides.classifier_names(args.opted_in())
     for side in names:  # each side's data, as the profile cuts it
@@ -90,8 +84,7 @@ def check_comparison(data: DataArguments, args: CompareRunArguments) -> None:
     if args.audit_train:
         check_audit(task, args.audit_train)
     if args.tune:
-        for side in names:
-            check_trials(side, data, args, args.tune)  # every trial's flags, before the first trains
+        check_tuning(data, args)  # the trials' flags, the storage, the studies' data: before any training
     if args.self_pretrain:
         check_unlabeled_file(data, args.side_flags(sides.SELF_PRETRAINED))
 
@@ -110,18 +103,46 @@ def check_unlabeled_file(data: DataArguments, flags: list[str]) -> None:
         read_unlabeled(options.unlabeled_file, text_columns(data))
 
 
+def tune_sides(
+    data: DataArguments, args: CompareRunArguments, names: list[str], progress: Progress
+) -> tuple[dict | None, list[tuple[str, Path]]]:
+    """With `--tune`: this process's share of the tuning trials and of the other runs (`compare.run.tuning`).
+
+    Returns:
+        (results.json `tuning`, the report's runs by side and seed), or (None, []) when another process finished the
+        last training and writes the report.
+    """
+    studies = studies_of(data, args)
+    tuning, last = {}, True
+    for side in args.tuned_sides():
+        tuning[side], last = tune_side(side, data, args, studies, progress)
+    runs = other_runs(data, args, tuning, names)
+    grid, finished = train_others(runs, args, studies, progress)
+    if not (finished if runs else last):
+        progress.stage(
+            "the process that finished the last training writes the report: %s", Path(args.output_dir) / "report.html"
+        )
+        return None, []
+    tuning = {"study": studies.record(args, grid), **tuning}
+    ordered = []
+    for side in names:
+        chosen = [Path(tuning[side]["trials"][tuning[side]["selected"]]["run"])] if side in tuning else []
+        ordered += [(side, path) for path in chosen + [run_dir for s, _, _, run_dir in runs.values() if s == side]]
+    return tuning, ordered
+
+
 def train_and_report(
     data: DataArguments, args: CompareRunArguments, stats: StatisticsArguments, progress: Progress, loader: Loader
-) -> dict:
-    """The work of `run_comparison`, once its input is checked."""
+) -> dict | None:
+    """The work of `run_comparison`, once its input is checked (None: another process of a shared `--tune` writes the
+    report)."""
     output_dir = Path(args.output_dir)
     seeds = [data.seed + i for i in range(args.seeds)]
     tuning, names = None, sides.classifier_names(args.opted_in())
     if args.tune:
-        tuning, ordered = {}, []
-        for side in names:
-            tuning[side], paths = tune_side(side, data, args, args.tune, progress)
-            ordered += [(side, path) for path in paths]
+        tuning, ordered = tune_sides(data, args, names, progress)
+        if tuning is None:
+            return None
     else:
         paths = run_dirs(output_dir, seeds, names)
         for (side, seed), path in paths.items():

@@ -59,6 +59,14 @@ def data_flags(data: DataArguments | PairDataArguments) -> list[str]:
     return flags
 
 
+def run_dirs(output_dir: Path, seeds: list[int], names: list[str] | None = None) -> dict[tuple[str, int], Path]:
+    """Where each (side, seed) run of the sides `names` (default: those always compared) lives."""
+    runs, names = output_dir / "runs", sides.classifier_names() if names is None else names
+    if len(seeds) == 1:
+        return {(side, seeds[0]): runs / side for side in names}
+    return {(side, seed): runs / f"{side}-seed{seed}" for seed in seeds for side in names}
+
+
 def request_path(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".request.json")
 
@@ -146,7 +154,12 @@ def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str
 
 
 def train_side(
-    side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: str | Path, retrain: bool = False
+    side: str,
+    data: DataArguments | PairDataArguments,
+    flags: list[str],
+    run_dir: str | Path,
+    retrain: bool = False,
+    env: dict[str, str] | None = None,
 ) -> tuple[Path, bool]:
     """Trains `side` into `run_dir` unless an equivalent finished run is there already.
 
@@ -156,6 +169,7 @@ def train_side(
         flags: model flags for the side's command (e.g. `["--epochs", "1"]`).
         run_dir: the run directory to write or reuse.
         retrain: train again even if an equivalent run exists.
+        env: extra environment variables for the side's command (a tuning trial's study, `core.training.pruning`).
     Returns:
         (the run directory, whether it was reused).
     Raises:
@@ -178,7 +192,7 @@ def train_side(
         write_json(pending_path(run_dir), {**request_record(side, flags, cmd[1:]), "data": data.to_dict()})
     start = time.perf_counter()
     with Heartbeat(run_dir.name, HEARTBEAT_SECONDS) as heartbeat:
-        run_command(cmd, log=log_path(run_dir), append=resume, on_line=heartbeat.on_line)
+        run_command(cmd, log=log_path(run_dir), append=resume, on_line=heartbeat.on_line, env=env)
     read_run(side, run_dir)
     write_json(request_path(run_dir), request_record(side, flags, cmd[1:]))
     pending_path(run_dir).unlink(missing_ok=True)

@@ -17,6 +17,10 @@ Examples:
     [0.2, 0.2444, 0.2667]
     >>> select_trial([0.81, 0.84, 0.84])
     1
+    >>> record = tuning_record([{"state": "pruned", "params": {"max_steps": 500}, "steps": 200, "validation_accuracy": 0.9},
+    ...                         {"state": "complete", "params": {"max_steps": 500}, "steps": 500, "validation_accuracy": 0.8}])
+    >>> record["selected"], record["pruned"], record["saved_steps"]
+    (1, 1, 300)
 """
 
 from __future__ import annotations
@@ -44,24 +48,37 @@ def select_trial(validation_scores: Sequence[float]) -> int:
     return int(np.argmax(np.asarray(validation_scores, dtype=float)))
 
 
-def tuning_record(trials: list[dict], metric: str = "accuracy") -> dict:
-    """One side's results.json `tuning.<side>` section from its finished trials.
+def tuning_record(
+    trials: list[dict], metric: str = "accuracy", expected: bool = True, study: str | None = None
+) -> dict:
+    """One side's results.json `tuning.<side>` section from its trials.
 
     Args:
-        trials: `[{"params", "validation_<metric>", "run"}]` in trial order (any other keys are kept but
-            never read).
+        trials: `[{"state", "params", "validation_<metric>", "run", ...}]` by slot; `state` is `complete`,
+            `pruned` or `fail` (a trial without `state` counts as complete). Only completed trials are chosen
+            from and enter the expected-maximum curve: a pruned trial's score is that of a training cut short.
         metric: the headline score the trials are chosen by.
+        expected: whether the trials are independent draws, so that the expected-maximum curve means what it
+            says (a random search; not TPE, whose draws follow the earlier trials).
+        study: the Optuna study the trials are read from.
 
     Returns:
-        `{"metric": metric, "trials": trials, "expected_max_validation": [n = 1..N], "selected": index of the chosen
-        trial}`.
+        `{"metric", "study", "trials", "expected_max_validation": [n = 1..completed] or None, "selected": index of
+        the chosen trial in `trials` (None when none completed), "pruned": how many were pruned, "saved_steps":
+        the optimizer steps the pruned trials did not train of their `max_steps`}`.
     """
-    scores = [trial[f"validation_{metric}"] for trial in trials]
+    completed = [i for i, trial in enumerate(trials) if trial.get("state", "complete") == "complete"]
+    scores = [trials[i][f"validation_{metric}"] for i in completed]
+    pruned = [trial for trial in trials if trial.get("state") == "pruned"]
+    saved = [trial["params"]["max_steps"] - trial["steps"] for trial in pruned if "max_steps" in trial["params"]]
     return {
         "metric": metric,
+        "study": study,
         "trials": trials,
-        "expected_max_validation": expected_max(scores),
-        "selected": select_trial(scores),
+        "expected_max_validation": expected_max(scores) if expected and scores else None,
+        "selected": completed[select_trial(scores)] if scores else None,
+        "pruned": len(pruned),
+        "saved_steps": int(sum(max(step, 0) for step in saved if step is not None)),
     }
 
 

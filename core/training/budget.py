@@ -26,8 +26,8 @@ logger = logging.getLogger(__name__)
 
 CLASS_WEIGHTS = ("none", "balanced")
 # Why training ended, as the training log and run.json `training.stop_reason` record it: the step budget
-# (`--max-steps`), early stopping, the planned epochs, or the clock (`--time-budget`).
-STOP_REASONS = ("budget", "early_stopping", "max_epochs", "time")
+# (`--max-steps`), early stopping, the planned epochs, the clock (`--time-budget`), or a tuning study's pruner.
+STOP_REASONS = ("budget", "early_stopping", "max_epochs", "time", "pruned")
 
 
 @dataclass(frozen=True)

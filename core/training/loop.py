@@ -3,7 +3,8 @@
 The callbacks, in order: progress lines when stdout is not a terminal; validation scores Keras' metrics do not
 compute (a classifier kind's `monitored_score` over every validation output, the translator's chrF++), put into the
 epoch's logs before anything reads them; TensorBoard logs; the optimizer-step budget; the clock (`--time-budget`,
-which carries the time spent across `--resume` and may end training mid-epoch); early stopping on the watched
+which carries the time spent across `--resume` and may end training mid-epoch); in a `compare run --tune` trial, the
+report of each validation to its Optuna study, whose pruner may end training (`core.training.pruning`); early stopping on the watched
 validation quantity with the best epoch's weights restored (never stopping before the minimum number of steps, and
 restoring an epoch finished before an interruption too); the training log (`core.training.log`), which records why
 training ends; with `--average-last`, the weights of the last epochs, averaged when training ends; and last
@@ -31,6 +32,7 @@ from core.training.averaging import RECENT_DIR, AverageLast
 from core.training.callbacks import BEST_WEIGHTS, EarlyStopping, ProgressLog, StepBudget, TimeBudget, ValidationScore
 from core.training.config import TrainingConfig
 from core.training.log import HISTORY_FILE, TrainingLog, read_history, training_summary
+from core.training.pruning import TrialPruning
 from core.training.schedule import schedule_of
 
 logger = logging.getLogger(__name__)
@@ -90,6 +92,7 @@ def fit(
     reason = "budget" if config.max_steps is not None and limit == config.max_steps else "max_epochs"
     budget = StepBudget(limit, reason) if limit is not None else None
     clock = TimeBudget(config.time_budget, Path(run_dir) / HISTORY_FILE)
+    pruning = TrialPruning.from_environment(config.monitor, config.mode)  # None unless a `--tune` trial
     averaging = None
     if config.average_last > 1:
         scores = [c for c in callbacks if isinstance(c, ValidationScore)]
@@ -100,7 +103,7 @@ def fit(
         epochs=min(epochs, resumed_end(Path(run_dir) / HISTORY_FILE, limit, config.time_budget) or epochs),
         steps_per_epoch=steps_per_epoch,
         callbacks=[  # the progress last: it reads the restored step count and the epoch's finished logs
-            *make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging, clock),
+            *make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging, clock, pruning),
             ProgressLog(limit or epochs * (steps_per_epoch or plan.steps_per_epoch), config.monitor, clock=clock),
         ],
         class_weight=config.class_weight,
@@ -154,6 +157,7 @@ STOP_REASONS = {
     "early_stopping": "early stopping (the watched score stopped improving)",
     "max_epochs": "the planned epochs ran out",
     "time": "the clock ran out (the time budget was spent)",
+    "pruned": "the tuning study pruned the trial",
 }
 
 
@@ -187,7 +191,7 @@ def stop_reason(callbacks: Sequence[tf.keras.callbacks.Callback]) -> str | None:
     """Why training ends after the epoch that just finished, read from the callbacks that can end it (None: it goes
     on, unless that was the last epoch)."""
     for callback in callbacks:
-        if isinstance(callback, (StepBudget, TimeBudget)) and callback.reached:
+        if isinstance(callback, (StepBudget, TimeBudget, TrialPruning)) and callback.reached:
             return callback.reason
     if any(isinstance(c, EarlyStopping) and c.stopped_epoch > 0 for c in callbacks):
         return "early_stopping"
@@ -202,12 +206,14 @@ def make_callbacks(
     first: Sequence[tf.keras.callbacks.Callback] = (),
     averaging: AverageLast | None = None,
     clock: TimeBudget | None = None,
+    pruning: TrialPruning | None = None,
 ) -> list[tf.keras.callbacks.Callback]:
     """The callbacks of a `fit`, in the order the module docstring gives, writing into the unfinished run directory
     `run_dir`: `first` (validation scores, the training stream) before the others; `examples` counts a period's
-    training examples for the training log; `clock` times the run (and with a time budget may end it)."""
+    training examples for the training log; `clock` times the run (and with a time budget may end it); `pruning`
+    reports to a tuning study, which may end it."""
     run_dir = Path(run_dir)
-    stoppers = [c for c in (budget, clock, stopping) if c is not None]
+    stoppers = [c for c in (budget, clock, pruning, stopping) if c is not None]
     return [
         *first,
         tf.keras.callbacks.TensorBoard(log_dir=str(run_dir / LOG_DIR), write_graph=False, profile_batch=0),
@@ -224,7 +230,7 @@ def resumed_end(history_path: Path, max_steps: int | None, time_budget: float | 
     by early stopping or the step budget, or that reached the step budget or spent the time budget (seconds) it is
     given now. (A run that ran out of epochs or of time continues when given more.)"""
     for row in read_history(history_path):
-        stopped = row.get("stop_reason") in ("budget", "early_stopping")
+        stopped = row.get("stop_reason") in ("budget", "early_stopping", "pruned")
         out_of_time = time_budget is not None and row.get("elapsed_seconds", 0.0) >= time_budget
         if stopped or out_of_time or (max_steps is not None and row["steps"] >= max_steps):
             return row["epoch"]

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import optuna
 import pytest
 
 from compare.run import launch
@@ -18,6 +19,7 @@ from compare.run.command import CompareRunArguments, run_comparison
 from compare.run.profiles import get_profile
 from compare.scoring.statistics import StatisticsArguments
 from compare.tune import sample_trials, trial_flags, trial_name
+from core.studies import open_storage
 from demo import report_view
 from tests.compare.fakes import fake_loader, fake_run, multilabel_data, tiny_data
 
@@ -40,7 +42,8 @@ class FakeSides:
         side, run_dir = cmd[2], Path(cmd[cmd.index("--output-dir") + 1])
         flags = cmd[cmd.index("--overwrite") + 1 :]
         options = dict(zip(flags[::2], flags[1::2]))  # the last of a repeated flag wins, as in argparse
-        accuracy = validation_accuracy(side, float(options["--learning-rate"]))
+        untuned = {"finetune": "5e-05", "scratch": "1e-3"}[side]  # a side's profile run, not a trial
+        accuracy = validation_accuracy(side, float(options.get("--learning-rate", untuned)))
         seed = int(cmd[cmd.index("--seed") + 1])
         shutil.rmtree(run_dir, ignore_errors=True)
         fake_run(run_dir, side, dataclasses.replace(self.data, seed=seed), validation={self.metric: accuracy})
@@ -209,4 +212,98 @@ def test_a_multilabel_task_is_tuned_on_its_validation_macro_f1(tmp_path: Path, m
         assert [t["validation_macro_f1"] for t in record["trials"]] == pytest.approx(scores)
     markdown = (tmp_path / "out" / "report.md").read_text()
     assert "### Tuning: expected best validation macro-F1 against the number of trials" in markdown
-    assert "| model | trial | parameters | validation macro-F1 % | chosen | test macro-F1 % |" in markdown
+    assert (
+        "| model | trial | state | parameters | validation macro-F1 % | steps | seconds | chosen | test macro-F1 % |"
+        in markdown
+    )
+
+
+def refused(argv: list[str], capsys) -> str:
+    """The one `error:` line `compare run argv` ends with, once it has exited with status 2."""
+    from compare.run import command
+
+    with pytest.raises(SystemExit) as exit_:
+        command.main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err
+
+
+def data_argv(data) -> list[str]:
+    return ["--train-file", data.train_file, "--validation-file", data.validation_file, "--test-file", data.test_file]
+
+
+def test_a_storage_that_cannot_be_reached_is_refused_naming_it_without_its_password(setup, capsys) -> None:
+    data, _, _, _, out = setup
+    url = "postgresql://me:secret@127.0.0.1:1/sweeps"
+    err = refused([*data_argv(data), "--output-dir", str(out), "--tune", "2", "--tune-storage", url], capsys)
+    assert "--tune-storage postgresql://me:***@127.0.0.1:1/sweeps cannot be opened" in err and "secret" not in err
+
+
+def test_a_study_of_other_data_in_the_same_storage_is_refused(setup, tmp_path: Path, capsys) -> None:
+    data, _, _, loader, out = setup
+    storage = str(tmp_path / "shared.journal")
+    tune(data, out, loader, 1, tune_storage=storage, tune_study="sweep")
+    other = tiny_data(tmp_path / "other", n_test=100)  # another test split: other data
+    argv = [*data_argv(other), "--output-dir", str(tmp_path / "out2"), "--tune", "1"]
+    err = refused([*argv, "--tune-storage", storage, "--tune-study", "sweep"], capsys)
+    assert "the study 'sweep/tune-finetune' in --tune-storage holds trials of other data" in err
+    assert "give another --tune-study name or another --tune-storage" in err
+
+
+def test_a_misspelt_sampler_is_refused_with_the_choices(setup, capsys) -> None:
+    data, _, _, _, out = setup
+    err = refused([*data_argv(data), "--output-dir", str(out), "--tune", "2", "--tune-sampler", "tpee"], capsys)
+    assert "--tune-sampler" in err and "'tpee'" in err and "random" in err and "tpe" in err
+
+
+def test_tune_sides_tunes_one_side_and_claims_the_other_sides_run_through_a_study(setup) -> None:
+    data, sides, _, _, out = setup
+    loader = fake_loader({trial_name(i): 0.7 for i in range(3)} | {"finetune": 0.7}, data)
+    results = tune(data, out, loader, 3, tune_sides="scratch")
+    assert list(results["tuning"]) == ["study", "scratch"]
+    assert sorted(name for side, name, _ in sides.calls if side == "finetune") == ["finetune"]  # the profile's run
+    study = results["tuning"]["study"]
+    assert study["storage"] == str(out / "runs" / "tuning.journal")
+    assert study["studies"]["scratch"] == "out/tune-scratch" and study["studies"]["runs"].startswith("out/runs-")
+    found = optuna.load_study(study_name=study["studies"]["scratch"], storage=open_storage(study["storage"]))
+    assert [t.params for t in found.trials] == [t["params"] for t in results["tuning"]["scratch"]["trials"]]
+    assert [t.value for t in found.trials] == [t["validation_accuracy"] for t in results["tuning"]["scratch"]["trials"]]
+
+
+def test_a_pruned_trial_shows_in_results_json_and_the_report_and_is_not_chosen(setup, monkeypatch) -> None:
+    data, _, _, _, out = setup
+
+    class PruningSides(FakeSides):
+        def __call__(self, cmd, log=None, **options):
+            super().__call__(cmd, log, **options)
+            run_dir = Path(cmd[cmd.index("--output-dir") + 1])
+            if run_dir.name == "trial-001":  # as the side writes a run its study pruned at its first validation
+                record = json.loads((run_dir / "run.json").read_text())
+                record["training"] |= {"stop_reason": "pruned", "steps": 250}
+                record["validation"]["accuracy"] = 0.99  # better than any completed trial, yet cut short
+                (run_dir / "run.json").write_text(json.dumps(record))
+
+    monkeypatch.setattr(launch, "run_command", PruningSides(data))
+    loader = fake_loader({trial_name(i): 0.7 for i in range(3)} | {"finetune": 0.7}, data)
+    results = tune(data, out, loader, 3, tune_sides="scratch")
+    record = results["tuning"]["scratch"]
+    assert [t["state"] for t in record["trials"]] == ["complete", "pruned", "complete"]
+    assert record["selected"] != 1 and record["pruned"] == 1
+    assert record["saved_steps"] == record["trials"][1]["params"]["max_steps"] - 250
+    found = optuna.load_study(study_name="out/tune-scratch", storage=open_storage(str(out / "runs" / "tuning.journal")))
+    assert found.trials[1].state == optuna.trial.TrialState.PRUNED
+    markdown = (out / "report.md").read_text()
+    assert "| scratch | trial-001 | pruned |" in markdown and "1 trial(s) pruned" in markdown
+
+
+def test_with_tpe_the_report_leaves_the_expected_best_out_and_says_why(setup) -> None:
+    data, _, _, _, out = setup
+    loader = fake_loader({trial_name(i): 0.7 for i in range(3)} | {"finetune": 0.7}, data)
+    results = tune(data, out, loader, 3, tune_sides="scratch", tune_sampler="tpe")
+    assert results["tuning"]["study"]["sampler"] == "tpe"
+    assert results["tuning"]["scratch"]["expected_max_validation"] is None
+    markdown = (out / "report.md").read_text()
+    assert "expected best validation accuracy against the number of trials" not in markdown
+    assert "TPE drew each trial from the ones before it" in markdown

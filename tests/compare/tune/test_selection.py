@@ -73,3 +73,16 @@ def test_selection_never_sees_test_scores():
     assert record["selected"] == 0
     assert [t["run"] for t in record["trials"]] == ["t0", "t1", "t2"]
     assert record["expected_max_validation"] == pytest.approx(expected_max([0.88, 0.86, 0.87]))
+
+
+def test_a_pruned_trial_is_never_chosen_and_stays_out_of_the_expected_best():
+    trials = [
+        {"state": "pruned", "params": {"max_steps": 1000}, "steps": 250, "validation_accuracy": 0.95, "run": "t0"},
+        {"state": "complete", "params": {"max_steps": 500}, "steps": 500, "validation_accuracy": 0.81, "run": "t1"},
+        {"state": "complete", "params": {"max_steps": 2000}, "steps": 900, "validation_accuracy": 0.84, "run": "t2"},
+    ]
+    record = tuning_record(trials)
+    assert record["selected"] == 2 and record["pruned"] == 1 and record["saved_steps"] == 750
+    assert record["expected_max_validation"] == pytest.approx(expected_max([0.81, 0.84]))
+    assert tuning_record(trials, expected=False)["expected_max_validation"] is None  # TPE: no independent draws
+    assert tuning_record(trials[:1])["selected"] is None  # nothing completed, nothing to choose

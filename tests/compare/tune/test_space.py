@@ -1,14 +1,57 @@
-"""Trials are seeded, prefix-stable, inside the documented space, and become the sides' flags."""
+"""The search spaces are Optuna distributions over the documented ranges; a seeded study draws the same trials
+again, prefix-stable; trials become the sides' flags."""
 
 from __future__ import annotations
 
 import math
 
+import optuna
 import pytest
+from optuna.distributions import CategoricalDistribution, FloatDistribution
 
-from compare.tune.space import sample_trials, search_space, trial_flags, tuned_sides
+from compare.tune.sampling import make_sampler
+from compare.tune.space import sample_trials, search_space, suggest, trial_flags, tuned_sides
 from core import sides
-from core.distributions import Choice, LogUniform, Uniform
+
+# The ranges the hand-written distributions drew from before the search spaces became Optuna's (learning rates
+# log-uniform, dropout uniform to two decimals), and each profile's training lengths.
+RANGES = {
+    "finetune": {"learning_rate": ("log", 2e-5, 2e-4), "max_steps": ("choice", (250, 500, 1000, 2000))},
+    "scratch": {
+        "learning_rate": ("log", 1e-4, 3e-3),
+        "max_steps": ("choice", (500, 1000, 2000, 4000)),
+        "dropout": ("uniform", 0.0, 0.3),
+        "preset": ("choice", ("small", "base")),
+    },
+}
+QUICK_LENGTHS = {"finetune": (250, 500, 1000), "scratch": (500, 1000, 2000)}
+
+
+@pytest.mark.parametrize("side", tuned_sides())
+def test_the_optuna_distributions_cover_the_same_ranges_as_before(side):
+    space = search_space(side, "full")
+    assert set(space) == set(RANGES[side])
+    for name, (law, *bounds) in RANGES[side].items():
+        distribution = space[name]
+        if law == "choice":
+            assert isinstance(distribution, CategoricalDistribution) and distribution.choices == bounds[0]
+        else:
+            assert isinstance(distribution, FloatDistribution)
+            assert (distribution.low, distribution.high, distribution.log) == (*bounds, law == "log")
+    assert search_space(side, "quick")["max_steps"].choices == QUICK_LENGTHS[side]
+    assert search_space(side, "full")["dropout"].step == 0.01 if side == "scratch" else True
+
+
+def test_a_seeded_study_draws_the_same_trials_again_in_any_process_order():
+    space = search_space("scratch", "quick")
+    first = sample_trials("scratch", 6, seed=9, profile="quick")
+    # A stored study drawing the same trials one by one, as several processes would: trial i's parameters depend on
+    # the seed and i alone.
+    study = optuna.create_study(direction="maximize", sampler=make_sampler("random", 9))
+    trials = [study.ask() for _ in range(6)]
+    drawn = {trial.number: suggest(trial, space) for trial in reversed(trials)}
+    assert [drawn[i] for i in range(6)] == first
+    assert len({str(t) for t in first}) == 6  # independent draws, no two alike
 
 
 @pytest.mark.parametrize("side", tuned_sides())
@@ -24,8 +67,8 @@ def test_every_value_lies_in_its_distribution_and_every_choice_is_drawn(side, pr
     trials = sample_trials(side, 300, seed=0, profile=profile)
     for name, distribution in search_space(side, profile).items():
         values = [trial[name] for trial in trials]
-        if isinstance(distribution, Choice):
-            assert set(values) == set(distribution.values)
+        if isinstance(distribution, CategoricalDistribution):
+            assert set(values) == set(distribution.choices)
         else:
             assert all(distribution.low <= v <= distribution.high for v in values)
             # 300 draws reach within a tenth of the range of each bound (a miss has chance 0.9**300).
@@ -37,7 +80,7 @@ def test_the_quick_profile_drops_the_longest_training_length_and_keeps_the_rest_
     for side in tuned_sides():
         full, quick = search_space(side, "full"), search_space(side, "quick")
         assert full == sides.get(side).search_space
-        assert quick["max_steps"].values == full["max_steps"].values[:-1]
+        assert quick["max_steps"].choices == full["max_steps"].choices[:-1]
         assert {name: d for name, d in quick.items() if name != "max_steps"} == {
             name: d for name, d in full.items() if name != "max_steps"
         }
@@ -96,10 +139,10 @@ def test_an_unknown_side_is_refused_with_the_known_ones():
         sample_trials("distilled", 3, seed=0)
 
 
-def test_bad_distributions_are_refused():
-    with pytest.raises(ValueError, match="0 < low < high"):
-        LogUniform(0.0, 1e-3)
-    with pytest.raises(ValueError, match="low < high"):
-        Uniform(0.3, 0.1)
-    with pytest.raises(ValueError, match="at least one value"):
-        Choice(())
+def test_a_misspelt_sampler_or_pruner_is_refused_with_the_known_ones():
+    from core.studies import make_pruner
+
+    with pytest.raises(ValueError, match="--tune-sampler takes random or tpe, not 'tpee'"):
+        make_sampler("tpee", 0)
+    with pytest.raises(ValueError, match="--tune-pruner takes median, hyperband, none, not 'mean'"):
+        make_pruner("mean")
