@@ -235,19 +235,18 @@ FIGURES = {
 
 
 def pretraining_curves(section: dict[str, dict]) -> bytes:
-    """`pretraining.png` of results.json `pretraining` (`compare.diagnosis.pretraining`): two panels sharing the step axis: the masked-LM loss (training, dashed, and validation) and the validation
-    masked accuracy, one colour per self-pretrained model."""
+    """`pretraining.png` of results.json `pretraining` (`compare.diagnosis.pretraining`), two panels sharing the step
+    axis: the masked-LM loss (training dashed, validation with markers) and the validation masked accuracy, one
+    colour per self-pretrained model."""
     fig, (loss_ax, accuracy_ax) = plt.subplots(1, 2, figsize=(9.6, 3.8))
     for i, (name, model) in enumerate(section.items()):
-        steps = [point["steps"] for point in model["curve"]]
-        loss_ax.plot(
-            steps, [p["loss"] for p in model["curve"]], "--", color=color(i), alpha=0.6, label=f"{name}, train"
-        )
-        validated = [p for p in model["curve"] if "val_loss" in p]
-        loss_ax.plot([p["steps"] for p in validated], [p["val_loss"] for p in validated], "o-", color=color(i),
-                     markersize=3, label=f"{name}, validation")  # fmt: skip
-        accuracy_ax.plot([p["steps"] for p in validated], [p["val_masked_accuracy"] for p in validated], "o-",
-                         color=color(i), markersize=3, label=name)  # fmt: skip
+        curve = model["curve"]
+        validated = [point for point in curve if "val_loss" in point]
+        steps = [point["steps"] for point in validated]
+        loss_ax.plot([p["steps"] for p in curve], [p["loss"] for p in curve], "--", color=color(i), alpha=0.6,
+                     label=f"{name}, training")  # fmt: skip
+        loss_ax.plot(steps, [p["val_loss"] for p in validated], "o-", ms=3, color=color(i), label=f"{name}, validation")
+        accuracy_ax.plot(steps, [p["val_masked_accuracy"] for p in validated], "o-", ms=3, color=color(i), label=name)
     loss_ax.set(xlabel="pretraining optimizer steps", ylabel="masked-LM loss (cross-entropy)", title="Masked-LM loss")
     accuracy_ax.set(xlabel="pretraining optimizer steps", ylabel="validation masked accuracy", title="Masked accuracy")
     for ax in (loss_ax, accuracy_ax):
