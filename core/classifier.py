@@ -176,7 +176,7 @@ class BaseClassifier(ABC):
         if not texts:
             return self.kind.empty_outputs(len(self.labels))
         outputs = self.kind.tidy_outputs(np.asarray(self.outputs(texts, text_pairs), np.float32))
-        return self.kind.calibrate(outputs, self.temperatures)  # run.json `calibration`, fitted on validation
+        return self.kind.calibration.apply(outputs, self.temperatures)  # run.json `calibration`, fitted on validation
 
 
 def predict_in_batches(

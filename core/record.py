@@ -398,7 +398,7 @@ class RunContext:
         training: `core.training.fit`'s summary, with what the side adds.
         validation: the kept weights' validation scores (`Kind.validation_scores`).
         thresholds: a multi-label run's decision threshold per label, chosen on validation; None for the other kinds.
-        calibration: the temperature scaling fitted on validation (`Kind.fit_calibration`); None where none.
+        calibration: the temperature scaling fitted on validation (`Kind.calibration`); None where none.
         task_kind: `classification` or `translation`.
         sections: other top-level sections (`serving`, `tokenizer`, `distillation`).
     """

@@ -17,6 +17,7 @@ from compare.render.tuning import FIGURE as TUNING_FIGURE
 from compare.translation import figures as translation_figures
 from core.tasks import TRANSLATION
 from demo import report_view
+from demo.kinds import shown
 from demo.prediction import (
     BOTH,
     DEFAULT_MAX_CHARS,
@@ -93,10 +94,10 @@ def header(
 
 
 def task_line(task: Task, labels: list[str]) -> str:
-    """What to type and what the models answer (`Kind.invitation`, `Kind.answer_space`), for the page's header."""
+    """What to type and what the models answer (`ShownKind.invitation`, `ShownKind.answer_space`), for the page's header."""
     typed = f"two texts (`{task.text_column}` and `{task.pair_column}`)" if task.has_pairs else "a text"
-    invitation = task.kind.invitation("them" if task.has_pairs else "it")
-    return f"Type {typed} and {invitation}. Task **{task.name}**, {task.kind.answer_space(labels, task.value_range)}."
+    invitation = shown(task.kind).invitation("them" if task.has_pairs else "it")
+    return f"Type {typed} and {invitation}. Task **{task.name}**, {shown(task.kind).answer_space(labels, task.value_range)}."
 
 
 def build_demo(
@@ -238,7 +239,7 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                 gr.Markdown("**Why: the words each answer rests on** (Integrated Gradients)", elem_id="why-title")
                 why = gr.HTML(elem_id="why")
                 gold = gr.Textbox(  # filled by the examples below: a reference beside the answers, not an input
-                    label=f"{task.kind.gold_title} (test split)",
+                    label=f"{shown(task.kind).gold_title} (test split)",
                     interactive=False,
                     visible=any(e.gold is not None for e in examples),
                     elem_id="gold",
@@ -277,9 +278,9 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
 
 
 def answer_panel(name: str, task: Task) -> Any:
-    """Where a model's answer shows: a `gr.Label` of class probabilities where the kind shows one (`Kind.label_panel`),
+    """Where a model's answer shows: a `gr.Label` of class probabilities where the kind shows one (`ShownKind.label_panel`),
     else Markdown."""
-    if task.kind.label_panel:
+    if shown(task.kind).label_panel:
         return gr.Label(label=title(name), num_top_classes=8, elem_id=f"label-{name}", elem_classes="label-panel")
     with gr.Column(min_width=160, elem_classes="label-panel"):
         gr.Markdown(f"**{title(name)}**", elem_classes="panel-title")

@@ -22,6 +22,7 @@ from compare.render.faithfulness import highlighted_words
 from core import sides
 from demo.answers import answers
 from demo.arguments import DEFAULT_MAX_CHARS
+from demo.kinds import shown
 from demo.sources import CREATE_COMMAND
 from demo.task import Task, page_task, task_of
 
@@ -121,8 +122,8 @@ def attribution(model: Any, text: str, text_pair: str | None = None) -> dict[str
 
 
 def confidence(answer: dict[str, Any], kind: Any) -> float | None:
-    """How sure a model's answer is (`Kind.confidence`): what the app abstains by; None for a value."""
-    return kind.confidence(answer)
+    """How sure a model's answer is (`ShownKind.confidence`): what the app abstains by; None for a value."""
+    return shown(kind).confidence(answer)
 
 
 def check_min_confidence(min_confidence: Any) -> str | None:
@@ -188,7 +189,7 @@ def classify(
     """What the `/classify` endpoint returns: `{model: answer}` (`demo.answers`), or `{"error": message}`.
 
     With `min_confidence` above 0 (up to 1), also `abstained`: `{model: confidence}` for each model less sure of its
-    answer than that (`Kind.confidence`), which the page says instead of letting the answer stand; with
+    answer than that (`ShownKind.confidence`), which the page says instead of letting the answer stand; with
     `attributions` true, also `attributions`: `{model: {"target", "words", "scores", "gap"}}`, each model's words and
     their Integrated Gradients towards its answer (`core.attribution`)."""
     return classify_timed(text, choice, models, max_chars, text_pair, attributions, min_confidence)[0]
@@ -235,7 +236,7 @@ def render_results(
 ) -> tuple[Any, ...]:
     """One panel per model in `names` (in that order), the latency line and the status message (an error, or which
     models abstained below `min_confidence`) for one `classify` result; a model that did not answer gets an empty
-    panel. A panel is what the kind shows (`Kind.panel`): the
+    panel. A panel is what the kind shows (`ShownKind.panel`): the
     answer itself for a `gr.Label` (single label), else Markdown."""
     task = task or Task()
     if "error" in result:
@@ -246,8 +247,8 @@ def render_results(
 
 
 def panel(answer: dict[str, Any] | None, task: Task) -> Any:
-    """What a model's panel shows of its answer (`Kind.panel`); nothing for a model that did not answer."""
-    return None if answer is None else task.kind.panel(answer, task.value_range)
+    """What a model's panel shows of its answer (`ShownKind.panel`); nothing for a model that did not answer."""
+    return None if answer is None else shown(task.kind).panel(answer, task.value_range)
 
 
 def attention_model(models: dict[str, Any], choice: Any) -> Any:

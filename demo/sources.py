@@ -24,6 +24,7 @@ from core.sides import STUDENT, of_run
 from core.tasks import TRANSLATION
 from core.translator import load as load_translator
 from demo.answers import answers, short
+from demo.kinds import shown
 from demo.task import task_of
 
 logger = logging.getLogger(__name__)
@@ -250,7 +251,7 @@ def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
             logger.warning("The %s model could not label the examples: %s", name, error)
             continue
         for row, answer in zip(rows, found):
-            decided = model.kind.decision(answer)
+            decided = shown(model.kind).decision(answer)
             row.predictions[name] = short(decided)
             if model.kind.gives_values:
                 row.values[name] = decided

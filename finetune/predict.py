@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from core.attribution import PathGradients, word_of_offset, words_of
+from core.attribution import PathGradients, explained, word_of_offset, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
 from core.onnx import onnx_path, serving_runtime
@@ -122,7 +122,7 @@ class FinetunedClassifier(BaseClassifier):
             path = scale * vectors[None]  # (S, T, C): the word pieces' vectors scaled by a, the rest as they are
             tape.watch(path)
             logits = self.model(None, inputs_embeds=path, **inputs, training=False).logits  # (S, K)
-            outputs = self.kind.explained_outputs(logits)  # (S, K) or (S,)
+            outputs = explained(self.kind).outputs(logits)  # (S, K) or (S,)
             chosen = [outputs if index is None else outputs[:, index] for index in targets]  # each (S,)
         gradients = np.stack([tape.gradient(out, path).numpy()[:, moving] for out in chosen])  # (targets, S, P, C)
         del tape

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from core.attribution import PathGradients, words_of
+from core.attribution import PathGradients, explained, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
 from core.onnx import onnx_path, serving_runtime
@@ -163,7 +163,7 @@ class ScratchClassifier(BaseClassifier):
         try:
             with tape:
                 logits = self.model(strings if text_pair is not None else strings[0], training=False)  # (S, K)
-                outputs = self.kind.explained_outputs(logits)  # (S, K) or (S,)
+                outputs = explained(self.kind).outputs(logits)  # (S, K) or (S,)
                 chosen = [outputs if index is None else outputs[:, index] for index in targets]  # each (S,)
         finally:
             del lookup.call, activation.call
