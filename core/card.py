@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from core.kinds import MultiLabel, Regression, SingleLabel
 from core.kinds.views import KindView, Views
 from core.record import RunRecord
-from core.tasks import TRANSLATION
+from core.task_kinds import Classification, Translation
 
 CARD_FILE = "README.md"
 
@@ -90,24 +90,8 @@ def render_card(
         front_matter: YAML lines for the hub's metadata block, if any.
     """
     data, training, env = record.data, record.training, record.environment
-    options, validation = data.options, record.validation
-    if record.task_kind == TRANSLATION:
-        columns = ["loss", "val_loss", "val_accuracy", "val_chrf", "train_seconds"]
-        what = f"Sentence pairs, `{data.columns['source']}` to `{data.columns['target']}`, each side"
-        unit = "sentence pairs"
-        rows = "source, target[, domain]"
-        scores = (
-            f"BLEU {validation['bleu']:.2f}, chrF++ {validation['chrf']:.2f} (sacreBLEU, beam {validation['beam']})"
-        )
-        example = [
-            "from core.translator import load",
-            "",
-            'model = load("path/to/this/run")',
-            'model.translate(["O Tom pode falar francês também."])  # a list of str',
-        ]
-    else:
-        columns, what, rows, scores, example = _classifier_sections(record)
-        unit = "examples"
+    options = data.options
+    columns, what, unit, rows, scores, example = TASK_SECTIONS[type(record.task)](record)
     lines = ["---", *front_matter, "---", ""] if front_matter else []
     lines += [f"# {title}", "", intro, ""]
     lines += [
@@ -158,9 +142,30 @@ def render_card(
     return "\n".join(lines)
 
 
-def _classifier_sections(record: RunRecord) -> tuple[list[str], str, str, str, list[str]]:
-    """A classification (or regression) run's history columns, data line, fingerprinted row, scores and example, by
-    its kind of problem (`core.kinds`) and whether it reads text pairs."""
+def _translation_sections(record: RunRecord) -> tuple[list[str], str, str, str, str, list[str]]:
+    """A translation run's history columns, data line, what its rows are, its fingerprinted row, scores and
+    example."""
+    columns, validation = record.data.columns, record.validation
+    scores = f"BLEU {validation['bleu']:.2f}, chrF++ {validation['chrf']:.2f} (sacreBLEU, beam {validation['beam']})"
+    example = [
+        "from core.translator import load",
+        "",
+        'model = load("path/to/this/run")',
+        'model.translate(["O Tom pode falar francês também."])  # a list of str',
+    ]
+    return (
+        ["loss", "val_loss", "val_accuracy", "val_chrf", "train_seconds"],
+        f"Sentence pairs, `{columns['source']}` to `{columns['target']}`, each side",
+        "sentence pairs",
+        "source, target[, domain]",
+        scores,
+        example,
+    )
+
+
+def _classifier_sections(record: RunRecord) -> tuple[list[str], str, str, str, str, list[str]]:
+    """A classification (or regression) run's history columns, data line, what its rows are, its fingerprinted row,
+    scores and example, by its kind of problem (`core.kinds`) and whether it reads text pairs."""
     kind, labels, pair = record.kind, record.labels, record.data.text_pair_column
     card = carded(kind)
     columns = ["loss", "val_loss", kind.monitor, "train_seconds"]
@@ -176,7 +181,11 @@ def _classifier_sections(record: RunRecord) -> tuple[list[str], str, str, str, l
         'model = load("path/to/this/run")',
         "model." + card.call.format(inputs=inputs, n=len(labels)),
     ]
-    return columns, what, rows, scores, example
+    return columns, what, "examples", rows, scores, example
+
+
+# The card's sections that differ by task (`core.task_kinds`), by the task's class.
+TASK_SECTIONS = {Classification: _classifier_sections, Translation: _translation_sections}
 
 
 def _cell(value: Any, column: str) -> str:

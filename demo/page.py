@@ -15,7 +15,7 @@ from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render.curve import FIGURE as CURVE_FIGURE
 from compare.render.tuning import FIGURE as TUNING_FIGURE
 from compare.translation import figures as translation_figures
-from core.tasks import TRANSLATION
+from core.task_kinds import CLASSIFICATION, TRANSLATION
 from demo import report_view
 from demo.kinds import shown
 from demo.prediction import (
@@ -40,6 +40,11 @@ from demo.translation import TRANSLATE_COMMAND, Bergamot
 logger = logging.getLogger(__name__)
 
 TITLE = "Text classification: fine-tuned vs. from scratch"
+# How the report tab lists the runs of each task (`core.task_kinds`): its section's title and table.
+RUNS_SECTIONS = {
+    CLASSIFICATION: ("The runs", report_view.runs_table),
+    TRANSLATION: ("The translation runs", report_view.translation_runs_table),
+}
 
 THEME = gr.themes.Soft(
     primary_hue="indigo",
@@ -333,12 +338,10 @@ def _report_tab(report: Report | None, models: dict[str, Any], translators: dict
         tuning = figures.pop(TUNING_FIGURE, None)
         _section("Tuning", report_view.tuning, report.results, figure=tuning, optional=True)
     runs = report_view.report_runs(report, models, translators)
-    translation_runs = {name: run for name, run in runs.items() if run.task_kind == TRANSLATION}
-    classification_runs = {name: run for name, run in runs.items() if name not in translation_runs}
-    if classification_runs:
-        _section("The runs", report_view.runs_table, classification_runs)
-    if translation_runs:
-        _section("The translation runs", report_view.translation_runs_table, translation_runs)
+    for task, (heading, table) in RUNS_SECTIONS.items():
+        of_task = {name: run for name, run in runs.items() if run.task is task}
+        if of_task:
+            _section(heading, table, of_task)
     if report is not None and report.curve:
         _section("Learning curve", report_view.curve_summary, report.curve, figure=figures.pop(CURVE_FIGURE, None))
     if report is not None and (report.directory / "report.html").is_file():

@@ -21,7 +21,7 @@ from compare.report.locate import find_newest_report, recorded_runs, report_run_
 from core.classifier import find_runs, load
 from core.record import read_run
 from core.sides import STUDENT, of_run
-from core.tasks import TRANSLATION
+from core.task_kinds import TASK_KINDS, TRANSLATION
 from core.translator import load as load_translator
 from demo.answers import answers, short
 from demo.kinds import shown
@@ -79,7 +79,7 @@ class Report:
 
     @property
     def is_translation(self) -> bool:
-        return self.results.get("task_kind") == TRANSLATION
+        return TASK_KINDS.get(self.results.get("task_kind")) is TRANSLATION
 
 
 @dataclass
