@@ -166,9 +166,7 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
     names = model_names(models)
     task = page_task(models)
     probe_pair = WARM_UP_PAIR if task.has_pairs else None
-    probes = [
-        explain(model, "attention", max_chars, probe_pair) for model in models.values() if hasattr(model, "explain")
-    ]
+    probes = [explain(model, "attention", max_chars, probe_pair) for model in models.values() if model.attends]
     shapes = [probe[1].shape[:2] for probe in probes if probe]
     layers = max((shape[0] for shape in shapes), default=0)  # the choosers fit the deepest, widest model
     heads = max((shape[1] for shape in shapes), default=0)

@@ -255,7 +255,7 @@ def attention_model(models: dict[str, Any], choice: Any) -> Any:
     """The model whose attention goes with `choice`: the chosen model when it can explain itself (a
     from-scratch one), else for `both` the `scratch` model; None when there is none."""
     chosen = models.get(choice) if isinstance(choice, str) else None
-    if hasattr(chosen, "explain"):
+    if chosen is not None and chosen.attends:
         return chosen
     return models.get(sides.FROM_SCRATCH) if choice == BOTH else None
 
@@ -265,7 +265,7 @@ def explain(
 ) -> tuple[list[str], np.ndarray] | None:
     """A from-scratch model's tokens and attention `(layers, heads, T, T)` over one text, or over a pair's one
     sequence for a pair task; None when there is none."""
-    if model is None or not hasattr(model, "explain"):
+    if model is None or not model.attends:
         return None
     task = task_of(model.record)
     if check_inputs(text, text_pair if task.has_pairs else None, task, max_chars):

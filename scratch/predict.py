@@ -76,6 +76,7 @@ class ScratchClassifier(BaseClassifier):
     """
 
     side = "scratch"
+    attends = True
 
     def __init__(
         self,
