@@ -18,7 +18,7 @@ import tensorflow as tf
 from core.attribution import PathGradients, explained, word_of_offset, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
-from core.onnx import onnx_path, serving_runtime
+from core.onnx import onnx_forward
 from core.record import RunRecord
 from core.rundir import RunError
 from finetune.pipeline import encode, pad, pad_types
@@ -139,15 +139,18 @@ def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> Finetu
     """
     from transformers import AutoTokenizer
 
-    runtime = runtime or serving_runtime(record)
     tokenizer = AutoTokenizer.from_pretrained(run_dir)
     labels, max_length = record.labels, record.data.options["max_length"]
-    if runtime == "onnxruntime":
-        from finetune.onnx import OnnxForward
+    forward = onnx_forward(run_dir, record, runtime, onnx_runtime_forward)
+    model = load_model(run_dir) if forward is None else lambda: load_model(run_dir)  # ONNX: loaded when first asked
+    return FinetunedClassifier(model, tokenizer, labels, max_length, record, forward=forward)
 
-        forward = OnnxForward(onnx_path(run_dir, record))
-        return FinetunedClassifier(lambda: load_model(run_dir), tokenizer, labels, max_length, record, forward=forward)
-    return FinetunedClassifier(load_model(run_dir), tokenizer, labels, max_length, record)
+
+def onnx_runtime_forward(path: Path) -> Callable[..., np.ndarray]:
+    """The run's ONNX model through ONNX Runtime (`finetune.onnx`)."""
+    from finetune.onnx import OnnxForward
+
+    return OnnxForward(path)
 
 
 def load_model(run_dir: Path) -> tf.keras.Model:

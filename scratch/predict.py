@@ -18,7 +18,7 @@ import tensorflow as tf
 from core.attribution import PathGradients, explained, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
-from core.onnx import onnx_path, serving_runtime
+from core.onnx import onnx_forward
 from core.record import RunRecord
 from core.rundir import RunError
 from core.runtime import STRINGS
@@ -215,9 +215,10 @@ def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> Scratc
     if not path.is_file():
         raise RunError(f"{run_dir} has no {path.name}; the run is incomplete, train it again with python -m scratch.")
     model = tf.keras.models.load_model(path, compile=False, safe_mode=True)
-    if (runtime or serving_runtime(record)) == "onnxruntime":
+
+    def onnx_runtime_forward(onnx_file: Path) -> Forward:
         from scratch.onnx import OnnxForward
 
-        forward = OnnxForward(onnx_path(run_dir, record), model.get_layer("tokenizer"))
-        return ScratchClassifier(model, record, forward=forward)
-    return ScratchClassifier(model, record)
+        return OnnxForward(onnx_file, model.get_layer("tokenizer"))
+
+    return ScratchClassifier(model, record, forward=onnx_forward(run_dir, record, runtime, onnx_runtime_forward))
