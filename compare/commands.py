@@ -15,7 +15,7 @@ from compare.scoring.statistics import StatisticsArguments
 from compare.translation.arguments import TranslationReportArguments, TranslationRunArguments
 from core.args import DataArguments, PairDataArguments
 from core.cli import Command
-from core.tasks import CLASSIFICATION, TRANSLATION
+from core.task_kinds import CLASSIFICATION, TRANSLATION
 
 
 def _logging(verbose: bool) -> None:

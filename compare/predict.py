@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from compare.kinds import reported
 from compare.progress import Progress
 from compare.report.arguments import PredictArguments
 from compare.scoring.scores import decide
@@ -207,7 +208,7 @@ def write_predictions(frame: pd.DataFrame, results: dict[str, Answers], output: 
         with tmp.open("w", encoding="utf-8") as handle:
             for i, row in enumerate(records):
                 row["predictions"] = {
-                    name: found.kind.prediction(found.labels, found.outputs[i], found.decisions[i])
+                    name: reported(found.kind).prediction(found.labels, found.outputs[i], found.decisions[i])
                     for name, found in results.items()
                 }
                 handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")

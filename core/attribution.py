@@ -4,7 +4,7 @@ For one input x (its token vectors) and a baseline b, the attribution of token i
 
     IG_i = (x_i - b_i) . integral over a in [0, 1] of  df/dx_i (b + a (x - b)) da
 
-where f is the explained label's log-odds, log(p / (1 - p)) (the value for regression; `Kind.explained_outputs`:
+where f is the explained label's log-odds, log(p / (1 - p)) (the value for regression; `ExplainedKind.outputs`:
 unlike the probability or its log it does not flatten where the model is sure, which would leave nothing to
 attribute), computed by the trapezoid rule on `steps` intervals, all the points of one input in one batch. Completeness says the
 attributions add up to f(x) - f(b); what the trapezoid misses is each attribution's `gap`, which more steps shrink.
@@ -33,12 +33,83 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from core.kinds import MultiLabel, Regression, SingleLabel
+from core.kinds.base import quoted
+from core.kinds.views import KindView, Views
+
 if TYPE_CHECKING:
     from core.classifier import BaseClassifier
 
 DEFAULT_STEPS = 32
 MAX_ROWS = 64  # interpolation points per forward pass
 WORD = re.compile(r"\S+")
+
+
+class ExplainedKind(KindView):
+    """What an attribution explains of a model of one kind, and which of its outputs by default."""
+
+    def outputs(self, logits: Any) -> Any:
+        """What an attribution explains, from the logits (B, K): each class's log-odds against the others,
+        log(p / (1 - p)) = z_k - logsumexp(z_j, j != k), which, unlike the probability or its log, does not flatten
+        where the model is sure."""
+        import tensorflow as tf
+
+        logits = tf.cast(logits, tf.float32)  # (B, K)
+        others = tf.where(tf.eye(tf.shape(logits)[-1], dtype=tf.bool), -float("inf"), 0.0)  # (K, K)
+        return logits - tf.reduce_logsumexp(logits[:, None, :] + others, axis=-1)  # (B, K)
+
+    def targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
+        """The outputs an attribution explains by default for one input's outputs (K,): the class it chose."""
+        return [int(np.argmax(outputs))]
+
+    def target_index(self, target: Any, labels: list[str]) -> int | None:
+        """The output index of a label a caller names (its name, or its id); ValueError naming the labels otherwise."""
+        if target in labels:
+            return labels.index(target)
+        if isinstance(target, int | np.integer) and 0 <= target < len(labels):
+            return int(target)
+        raise ValueError(f"target must be one of the labels {quoted(labels)} (or its id), got {target!r}.")
+
+
+VIEWS: Views[ExplainedKind] = Views("attribution", "core.attribution")
+register = VIEWS.register
+explained = VIEWS.of
+
+
+@register(SingleLabel)
+class ExplainedSingleLabel(ExplainedKind):
+    pass
+
+
+@register(MultiLabel)
+class ExplainedMultiLabel(ExplainedKind):
+    def outputs(self, logits: Any) -> Any:
+        """Each label's log-odds, its logit (B, L)."""
+        import tensorflow as tf
+
+        return tf.cast(logits, tf.float32)
+
+    def targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
+        """Each label chosen at its threshold (0.5 without), most probable first; the most probable when none is."""
+        cut = np.full(len(outputs), 0.5) if thresholds is None else np.asarray(thresholds)
+        chosen = [int(i) for i in np.argsort(-outputs, kind="stable") if outputs[i] >= cut[i]]
+        return chosen or [int(np.argmax(outputs))]
+
+
+@register(Regression)
+class ExplainedRegression(ExplainedKind):
+    def outputs(self, logits: Any) -> Any:
+        """The value (B,)."""
+        return self.kind.activate(logits)
+
+    def targets(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> list[int | None]:
+        """The value (None: the model's one output)."""
+        return [None]
+
+    def target_index(self, target: Any, labels: list[str]) -> int | None:
+        if target not in (None, "value"):
+            raise ValueError(f"a regression model's attribution explains its value; pass no target, got {target!r}.")
+        return None
 
 
 @dataclass
@@ -50,7 +121,7 @@ class Attribution:
         scores: one per word: its word pieces' Integrated Gradients summed.
         gap: the completeness gap, |sum(scores) - (output - baseline_output)| / |output - baseline_output|.
         target: the label attributed to (a class or label name); None for a model that gives values.
-        output: what is explained at the input (`Kind.explained_outputs`): the label's log-odds, or the value.
+        output: what is explained at the input (`ExplainedKind.outputs`): the label's log-odds, or the value.
         baseline_output: the same at the baseline.
         by_label: every label attributed for this input (a multi-label model's chosen labels), this one included.
     """
@@ -79,7 +150,7 @@ class PathGradients:
     """What a side computes along the straight path from the baseline to one input.
 
     Attributes:
-        outputs: what is explained at each point (`Kind.explained_outputs`), (S, K) or (S,) for a model of values;
+        outputs: what is explained at each point (`ExplainedKind.outputs`), (S, K) or (S,) for a model of values;
             row 0 the baseline (a = 0),
             the last row the input (a = 1).
         gradients: for each target, the output's gradient with respect to the interpolated token vectors at each
@@ -132,9 +203,9 @@ def trapezoid(steps: int) -> tuple[np.ndarray, np.ndarray]:
 def chosen_targets(model: BaseClassifier, outputs: np.ndarray, target: Any) -> list[int | None]:
     """The output indices to attribute for one input: the labels the caller names, else what the model chose."""
     if target is None:
-        return model.kind.attribution_targets(outputs, model.thresholds)
+        return explained(model.kind).targets(outputs, model.thresholds)
     named = target if isinstance(target, list | tuple) else [target]
-    return [model.kind.target_index(name, model.labels) for name in named]
+    return [explained(model.kind).target_index(name, model.labels) for name in named]
 
 
 def attribute(

@@ -24,6 +24,8 @@ ONNX nodes appended to a graph (`append_to_onnx`: the ONNX exports), so that eve
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +181,55 @@ def append_to_onnx(path: Path, activation: str, temperatures: list[float]) -> No
     graph.output[0].type.tensor_type.elem_type = TensorProto.FLOAT
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
+
+
+# --- by kind (`Kind.calibration`) ---------------------------------------------------------------------------------------
+
+
+class Calibration:
+    """How a kind's outputs are temperature-scaled, in numpy, TensorFlow and ONNX: here not at all (a kind that gives
+    values has nothing to calibrate: `fit` gives None and the outputs stay as they are)."""
+
+    def fit(self, outputs: np.ndarray, targets: np.ndarray) -> dict[str, Any] | None:
+        """run.json `calibration` fitted on validation outputs and targets (`record`), or None."""
+        return None
+
+    def apply(self, outputs: np.ndarray, temperatures: list[float] | None) -> np.ndarray:
+        """The outputs (n, K) at the recorded temperatures (None: as they are)."""
+        return outputs
+
+    def apply_tensor(self, outputs: Any, temperatures: list[float] | None) -> Any:
+        """`apply` on a float32 tensor, inside an exported graph."""
+        return outputs
+
+    def apply_onnx(self, path: Path, temperatures: list[float] | None) -> None:
+        """Rewrites the ONNX model at `path` so that its outputs come out as `apply` gives them."""
+
+
+@dataclass(frozen=True)
+class TemperatureScaling(Calibration):
+    """Temperature scaling of one activation's outputs: `fitted` fits the temperatures (`fit_softmax`, `fit_sigmoid`),
+    `scaled` and `scaled_tensor` apply them in numpy and TensorFlow, `activation` names the ONNX node re-applied."""
+
+    fitted: Callable[[np.ndarray, np.ndarray], dict[str, Any]]
+    scaled: Callable[[np.ndarray, list[float]], np.ndarray]
+    scaled_tensor: Callable[[Any, list[float]], Any]
+    activation: str
+
+    def fit(self, outputs: np.ndarray, targets: np.ndarray) -> dict[str, Any] | None:
+        return self.fitted(outputs, targets)
+
+    def apply(self, outputs: np.ndarray, temperatures: list[float] | None) -> np.ndarray:
+        return outputs if temperatures is None else self.scaled(outputs, temperatures)
+
+    def apply_tensor(self, outputs: Any, temperatures: list[float] | None) -> Any:
+        return outputs if temperatures is None else self.scaled_tensor(outputs, temperatures)
+
+    def apply_onnx(self, path: Path, temperatures: list[float] | None) -> None:
+        if temperatures is not None:
+            append_to_onnx(path, self.activation, temperatures)
+
+
+NONE = Calibration()
+SOFTMAX = TemperatureScaling(fit_softmax, softmax_calibrated, softmax_calibrated_tensor, "Softmax")  # one temperature
+SIGMOID = TemperatureScaling(fit_sigmoid, sigmoid_calibrated, sigmoid_calibrated_tensor, "Sigmoid")  # one per label

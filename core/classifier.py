@@ -49,6 +49,7 @@ class Classifier(Protocol):
         labels: class (label) names in id order; [] for regression.
         thresholds: a multi-label run's decision threshold per label (chosen on validation); None otherwise.
         record: the run's `RunRecord` (None while the run is still being trained).
+        attends: whether `explain` gives its attention maps (a model without them raises NotImplementedError).
     """
 
     name: str
@@ -58,6 +59,7 @@ class Classifier(Protocol):
     labels: list[str]
     thresholds: list[float] | None
     record: RunRecord | None
+    attends: bool
 
     @property
     def problem_type(self) -> str: ...
@@ -75,6 +77,11 @@ class Classifier(Protocol):
         """The kind's decisions (`Kind.decide`): class ids (n,), 0/1 rows (n, L) at the thresholds, or the values."""
         ...
 
+    def explain(self, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:
+        """The text's (or pair's) tokens as the model saw them and its attention weights (layers, heads, T, T),
+        where the model `attends`."""
+        ...
+
 
 class BaseClassifier(ABC):
     """The `Classifier` protocol over one method a side supplies, `outputs` (its forward pass), calibrated by the
@@ -87,6 +94,7 @@ class BaseClassifier(ABC):
     """
 
     side: ClassVar[str]
+    attends: ClassVar[bool] = False  # whether the side supplies `explain`
 
     def __init__(
         self,
@@ -160,6 +168,10 @@ class BaseClassifier(ABC):
         explains its model supplies it."""
         raise NotImplementedError(f"the {self.side} side does not attribute its outputs to words.")
 
+    def explain(self, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:
+        """The tokens and attention maps of one text (pair); a side whose model `attends` supplies it."""
+        raise NotImplementedError(f"the {self.side} side does not show its attention.")
+
     def check_inputs(self, texts: list[str], text_pairs: list[str] | None) -> None:
         """Raises a ValueError unless `text_pairs` is given exactly for a pair task, as many as `texts`."""
         if self.has_pairs and text_pairs is None:
@@ -176,7 +188,7 @@ class BaseClassifier(ABC):
         if not texts:
             return self.kind.empty_outputs(len(self.labels))
         outputs = self.kind.tidy_outputs(np.asarray(self.outputs(texts, text_pairs), np.float32))
-        return self.kind.calibrate(outputs, self.temperatures)  # run.json `calibration`, fitted on validation
+        return self.kind.calibration.apply(outputs, self.temperatures)  # run.json `calibration`, fitted on validation
 
 
 def predict_in_batches(

@@ -37,6 +37,7 @@ from core.errors import UserError, WorkFailed
 from core.interrupts import command_line, interruptible, resume_argv, signal_of, signals_ignored
 from core.parsing import CommandParser, TaskKindParser
 from core.rundir import UnfinishedRun, kept_so_far, partial_path
+from core.task_kinds import TaskKind
 
 EXIT_OK, EXIT_FAILED, EXIT_REFUSED = 0, 1, 2
 
@@ -52,7 +53,7 @@ class Command:
         prog: how it is called, `python -m finetune`.
         description: what it does, the first lines of its `--help`.
         arguments: the dataclasses of its options; or, for a command taking both kinds of task, one tuple per
-            kind, {"classification": ..., "translation": ...} (`TaskKindParser`).
+            task, {CLASSIFICATION: ..., TRANSLATION: ...} (`core.task_kinds`, `TaskKindParser`).
         work: what it calls with the parsed dataclasses (per kind, when `arguments` is per kind). It raises a
             `UserError` for input it refuses before working, a `WorkFailed` for a failure while working.
         epilog: what its `--help` says after the options.
@@ -63,8 +64,8 @@ class Command:
 
     prog: str | None  # None: how this process was started (`default_prog`)
     description: str
-    arguments: tuple[type, ...] | dict[str, tuple[type, ...]]
-    work: Work | dict[str, Work]
+    arguments: tuple[type, ...] | dict[TaskKind, tuple[type, ...]]
+    work: Work | dict[TaskKind, Work]
     epilog: str | None = None
     logging: Callable[[bool], None] | None = None
     kept: str | Callable[[tuple], str] | None = None  # what an interrupted command that is not a training run
@@ -80,7 +81,7 @@ class Command:
             return TaskKindParser(self.arguments, self.prog, self.description, self.epilog)
         return CommandParser(self.arguments, self.prog, self.description, self.epilog)
 
-    def parse(self, argv: list[str] | None = None) -> tuple[str | None, tuple[Any, ...]]:
+    def parse(self, argv: list[str] | None = None) -> tuple[TaskKind | None, tuple[Any, ...]]:
         """(the kind of task, or None for a command of one kind; the parsed dataclasses)."""
         argv = sys.argv[1:] if argv is None else list(argv)
         parser = self.parser()
@@ -88,7 +89,7 @@ class Command:
             return parser.parse_kind(argv)
         return None, parser.parse(argv)
 
-    def work_for(self, kind: str | None) -> Callable[..., Any]:
+    def work_for(self, kind: TaskKind | None) -> Callable[..., Any]:
         work = self.work[kind] if isinstance(self.work, dict) else self.work
         if callable(work):
             return work

@@ -177,6 +177,15 @@ def serving_runtime(record: RunRecord) -> str:
     return "onnxruntime"
 
 
+def onnx_forward(run_dir: Path, record: RunRecord, runtime: str | None, forward: Callable[[Path], Any]) -> Any | None:
+    """The forward pass a side's classifier runs a finished run with: `forward` of the run's ONNX file when the
+    runtime asked for (by default run.json's, `serving_runtime`) is ONNX Runtime; None for the side's TensorFlow
+    model."""
+    if (runtime or serving_runtime(record)) == "onnxruntime":
+        return forward(onnx_path(run_dir, record))
+    return None
+
+
 def onnx_path(run_dir: Path, record: RunRecord) -> Path:
     """The run's checked ONNX file, or a RunError naming it when it is gone."""
     from core.rundir import RunError

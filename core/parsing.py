@@ -20,10 +20,10 @@ from typing import Any
 from transformers import HfArgumentParser
 from transformers.hf_argparser import string_to_bool
 
+from core import task_kinds
 from core.args import OptionsError
-from core.tasks import CLASSIFICATION, PAIR_TASKS, TRANSLATION
+from core.task_kinds import CLASSIFICATION, TRANSLATION, TaskKind
 
-TRANSLATION_WHEN = "with --task pt_en or --source-column"
 OPTIONS_FILE_NOTE = (
     "Options can also come from a JSON file given first, {prog} OPTIONS.json [flags]: one object of option names "
     "(with - or _) and values, true or false for a flag; flags after the file override it."
@@ -170,7 +170,7 @@ class TaskKindParser(CommandParser):
 
     def __init__(
         self,
-        kinds: dict[str, tuple[type, ...]],
+        kinds: dict[TaskKind, tuple[type, ...]],
         prog: str | None = None,
         description: str | None = None,
         epilog: str | None = None,
@@ -183,8 +183,10 @@ class TaskKindParser(CommandParser):
         for group in self.kinds[CLASSIFICATION]._action_groups:
             shown = [action for action in group._group_actions if _key(action) in alike]
             self.sections.setdefault(group.title, []).extend(shown)
-        self.sections["classification options"] = [action for key, action in ours.items() if key not in alike]
-        self.sections[f"translation options ({TRANSLATION_WHEN})"] = [
+        self.sections[CLASSIFICATION.option_words.format(s="s")] = [
+            action for key, action in ours.items() if key not in alike
+        ]
+        self.sections[TRANSLATION.option_words.format(s="s")] = [
             action for key, action in theirs.items() if key not in alike
         ]
         self.only = {
@@ -213,7 +215,7 @@ class TaskKindParser(CommandParser):
         formatter.add_text(self.epilog)
         return formatter.format_help()
 
-    def parse_kind(self, argv: list[str]) -> tuple[str, tuple[Any, ...]]:
+    def parse_kind(self, argv: list[str]) -> tuple[TaskKind, tuple[Any, ...]]:
         """The kind of task the command line names, and the command line parsed into that kind's dataclasses.
 
         Raises:
@@ -221,44 +223,28 @@ class TaskKindParser(CommandParser):
         """
         argv = expanded_argv(argv)
         given = vars(self.parse_args(argv))
-        kind = task_kind(given)
-        other = TRANSLATION if kind == CLASSIFICATION else CLASSIFICATION
+        kind = task_kinds.named_by(given)
+        other = next(task for task in self.kinds if task is not kind)
         wrong = [dest for dest in given if dest in self.only[other]]
         if wrong:
             raise OptionsError(self.wrong_kind(wrong, kind, given))
         return kind, self.kinds[kind].parse(argv)
 
-    def wrong_kind(self, dests: list[str], kind: str, given: dict[str, Any]) -> str:
+    def wrong_kind(self, dests: list[str], kind: TaskKind, given: dict[str, Any]) -> str:
         """`--beam is a translation option (with --task pt_en ...), but --task sst2 is a classification task; ...`"""
         names = ", ".join(self._flag(dest) for dest in dests)
         one = len(dests) == 1
-        what = (
-            f"translation option{'' if one else 's'} ({TRANSLATION_WHEN})"
-            if kind == CLASSIFICATION
-            else f"classification option{'' if one else 's'}"
-        )
-        if given.get("task"):
-            task = f"--task {given['task']}"
-        else:
-            task = (
-                "--train-file with --source-column" if kind == TRANSLATION else "--train-file without --source-column"
-            )
+        other = next(task for task in self.kinds if task is not kind)
+        what = other.option_words.format(s="" if one else "s")
+        task = f"--task {given['task']}" if given.get("task") else kind.own_files
         return (
-            f"{names} {'is a' if one else 'are'} {what}, but {task} is a {kind} task; "
+            f"{names} {'is a' if one else 'are'} {what}, but {task} is a {kind.name} task; "
             f"leave {'it' if one else 'them'} out (see {self.prog} --help)."
         )
 
     def _flag(self, dest: str) -> str:
         shown = [a for a in self._actions if a.dest == dest and a.help != argparse.SUPPRESS]
         return (shown or [a for a in self._actions if a.dest == dest])[0].option_strings[0]
-
-
-def task_kind(given: dict[str, Any]) -> str:
-    """`translation` for a translation task (`--task pt_en`) or, with no task, parallel-text columns; else
-    `classification`."""
-    if given.get("task") is not None:
-        return TRANSLATION if given["task"] in PAIR_TASKS else CLASSIFICATION
-    return TRANSLATION if {"source_column", "target_column"} & set(given) else CLASSIFICATION
 
 
 def _key(action: argparse.Action) -> str:

@@ -20,18 +20,16 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from core import kinds, sides
+from core import sides, task_kinds
 from core.args import RunArguments
 from core.kinds import Kind
 from core.rundir import RUN_JSON, RunError, environment, jsonable, partial_path, write_json
-from core.tasks import CLASSIFICATION, TRANSLATION
+from core.task_kinds import CLASSIFICATION, TaskKind
 from core.training.budget import STOP_REASONS, TrainingPlan
 
 SCHEMA_VERSION = 1
-TASK_KINDS = (CLASSIFICATION, TRANSLATION)
-ENVIRONMENT_PACKAGES = {CLASSIFICATION: (), TRANSLATION: ("tensorflow-text", "sentencepiece", "sacrebleu")}
 
 
 @dataclass(frozen=True)
@@ -42,16 +40,14 @@ class Section:
     extra: dict[str, Any] = field(default_factory=dict, repr=False, compare=False, kw_only=True)
     present: tuple[str, ...] = field(default=(), repr=False, compare=False, kw_only=True)
 
-    REQUIRED_BY_KIND: ClassVar[dict[str, tuple[str, ...]]] = {}  # task kind -> optional fields that kind requires
-
     @classmethod
-    def from_json(cls, value: Any, where: str, path: Path, task_kind: str = CLASSIFICATION) -> Any:
-        """The section of `value` (run.json's `where`, "" for the whole file), or a RunError naming `path` and the
-        first bad field."""
+    def from_json(cls, value: Any, where: str, path: Path, task: TaskKind = CLASSIFICATION) -> Any:
+        """The section of `value` (run.json's `where`, "" for the whole file) of a run of `task`, which may require
+        some of its optional fields (`TaskKind.required`), or a RunError naming `path` and the first bad field."""
         if not isinstance(value, dict):
             raise RunError(f"{path}: {where or 'the file'} must be a JSON object; the run is damaged, train it again.")
         hints, known, given = typing.get_type_hints(cls), _fields(cls), {}
-        needed = cls.REQUIRED_BY_KIND.get(task_kind, ())
+        needed = task.required.get(where, ())
         for name, f in known.items():
             dotted = f"{where}.{name}" if where else name
             if name not in value:
@@ -59,14 +55,14 @@ class Section:
                     raise RunError(f"{path} lacks {dotted}; the run is incomplete, train it again.")
                 continue
             if value[name] is None and name in needed:
-                raise RunError(f"{path}: {dotted} is null; a {task_kind} run needs it. Train the run again.")
+                raise RunError(f"{path}: {dotted} is null; a {task.name} run needs it. Train the run again.")
             if not _fits(value[name], hints[name]):
                 raise RunError(
                     f"{path}: {dotted} is {_shown(value[name])}, not {_type_name(hints[name])}; the run is damaged, "
                     "train it again."
                 )
             section = _section(hints[name])
-            given[name] = value[name] if section is None else section.from_json(value[name], dotted, path, task_kind)
+            given[name] = value[name] if section is None else section.from_json(value[name], dotted, path, task)
         extra = {k: v for k, v in value.items() if k not in known}
         return cls(**given, extra=extra, present=tuple(value))
 
@@ -95,8 +91,6 @@ class ModelSection(Section):
     arch: str | None = None  # translation: `encoder-decoder` or `decoder-only`
     config: dict | None = None  # the from-scratch network's shape
 
-    REQUIRED_BY_KIND = {TRANSLATION: ("arch",)}
-
 
 @dataclass(frozen=True)
 class DataSection(Section):
@@ -115,8 +109,6 @@ class DataSection(Section):
     leakage: dict = field(default_factory=dict)
     value_range: list | None = None  # regression only
     columns: dict | None = None  # translation only
-
-    REQUIRED_BY_KIND = {CLASSIFICATION: ("labels",), TRANSLATION: ("columns",)}
 
     @property
     def has_pairs(self) -> bool:
@@ -186,7 +178,7 @@ class RunRecord(Section):
     validation: dict
     environment: dict
     schema_version: int = SCHEMA_VERSION
-    task_kind: str = CLASSIFICATION  # absent from run.json files written before there were other kinds
+    task_kind: str = CLASSIFICATION.name  # absent from run.json files written before there were other kinds
     created: str | None = None
     thresholds: list | None = None  # classification: multi-label decision thresholds, else null
     serving: dict | None = None
@@ -195,12 +187,16 @@ class RunRecord(Section):
     pretraining: PretrainingSection | None = None
     calibration: CalibrationSection | None = None
     path: Path | None = field(default=None, repr=False, compare=False, kw_only=True)
+    task: TaskKind = field(init=False, repr=False, compare=False)  # `task_kind`'s object (`core.task_kinds`)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "task", task_kinds.get(self.task_kind))
 
     @classmethod
     def from_json(
-        cls, value: Any, where: str = "run.json", path: Path | None = None, task_kind: str | None = None
+        cls, value: Any, where: str = "run.json", path: Path | None = None, task: TaskKind | None = None
     ) -> RunRecord:  # noqa: E501
-        """Validates a parsed run.json once; `task_kind` (None: whichever it records) is the kind the caller needs."""
+        """Validates a parsed run.json once; `task` (None: whichever it records) is the task the caller needs."""
         path = Path(path or where)
         if not isinstance(value, dict):
             raise RunError(f"{path} must hold a JSON object; the run is damaged, train it again.")
@@ -210,12 +206,13 @@ class RunRecord(Section):
                 f"{path}: schema_version is {version!r}; this suite reads version {SCHEMA_VERSION}. Train the run again "
                 "with this version of the suite."
             )
-        found = value.get("task_kind", CLASSIFICATION)
-        if found not in TASK_KINDS:
-            raise RunError(f"{path}: task_kind {found!r} is not one of {', '.join(TASK_KINDS)}.")
-        if task_kind is not None and found != task_kind:
+        try:
+            found = task_kinds.get(value.get("task_kind", CLASSIFICATION.name))
+        except ValueError as error:
+            raise RunError(f"{path}: {error}") from None
+        if task is not None and found is not task:
             side = f" of the {value.get('side')} side" if value.get("side") else ""
-            raise RunError(f"{path} is a {found} run{side}, not a {task_kind} run; give a {task_kind} run.")
+            raise RunError(f"{path} is a {found.name} run{side}, not a {task.name} run; give a {task.name} run.")
         record = dataclasses.replace(super().from_json(value, "", path, found), path=path)
         record.check(path)
         return record
@@ -232,23 +229,19 @@ class RunRecord(Section):
                 f"{path}: training.stop_reason is {self.training.stop_reason!r}, not one of {', '.join(STOP_REASONS)}; "
                 "the run is damaged or from a newer suite, train it again."
             )
-        if self.task_kind == TRANSLATION:
-            needed = ("bleu", "chrf")
-        else:
-            try:
-                needed = kinds.get(self.data.problem_type).validation_fields
-            except ValueError as error:
-                raise RunError(f"{path}: data.problem_type: {error}") from None
+        try:
+            needed = self.task.validation_fields(self.data.problem_type)
+        except ValueError as error:
+            raise RunError(f"{path}: data.problem_type: {error}") from None
         missing = [name for name in needed if name not in self.validation]
         if missing:
             raise RunError(f"{path} lacks validation.{missing[0]}; the run is incomplete, train it again.")
 
     @property
     def kind(self) -> Kind:
-        """The kind of task a classification run solves (single label for a run.json that names none)."""
-        if self.task_kind != CLASSIFICATION:
-            raise ValueError(f"a {self.task_kind} run has no classification kind")
-        return kinds.get(self.data.problem_type)
+        """The kind of task a classification run solves (single label for a run.json that names none); ValueError
+        for a run of a task without kinds."""
+        return self.task.kind(self.data.problem_type)
 
     @property
     def has_pairs(self) -> bool:
@@ -266,7 +259,7 @@ class RunRecord(Section):
     @property
     def headline(self) -> str:
         """The score that ranks this run (translation: chrF)."""
-        return self.kind.headline if self.task_kind == CLASSIFICATION else "chrf"
+        return self.task.headline(self.data.problem_type)
 
     @property
     def seed(self) -> int | None:
@@ -278,7 +271,7 @@ class RunRecord(Section):
 
 
 def _fields(cls: type) -> dict[str, dataclasses.Field]:
-    skip = {"extra", "present", "path"}
+    skip = {"extra", "present", "path", "task"}
     return {f.name: f for f in dataclasses.fields(cls) if f.name not in skip}
 
 
@@ -340,8 +333,8 @@ def _type_name(hint: Any) -> str:
     )
 
 
-def read_run(run_dir: str | Path, task_kind: str | None = CLASSIFICATION) -> RunRecord:
-    """Reads and validates `run_dir/run.json` as a run of `task_kind` (None: of the kind it records), with errors
+def read_run(run_dir: str | Path, task: TaskKind | None = CLASSIFICATION) -> RunRecord:
+    """Reads and validates `run_dir/run.json` as a run of `task` (None: of the task it records), with errors
     that say what is missing and what to do."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
@@ -358,15 +351,25 @@ def read_run(run_dir: str | Path, task_kind: str | None = CLASSIFICATION) -> Run
         value = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise RunError(f"{path} is not valid JSON ({error}); the run is damaged, train it again.") from None
-    return RunRecord.from_json(value, path=path, task_kind=task_kind)
+    return RunRecord.from_json(value, path=path, task=task)
+
+
+def recorded_task(run_dir: str | Path) -> TaskKind | None:
+    """The task `run_dir/run.json` records (`task_kind`), read without checking the rest of the file (reading the run
+    does, and says what is wrong with it); None when the file is absent, unreadable or names no known task."""
+    try:
+        value = json.loads((Path(run_dir) / RUN_JSON).read_text(encoding="utf-8"))
+        return task_kinds.get(value.get("task_kind", CLASSIFICATION.name))
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 def write_run(run_dir: str | Path, body: dict[str, Any]) -> RunRecord:
     """The one writer of run.json: completes `body` (`run_record`'s, or a translation trainer's) with the schema
     version, the environment and the time, validates it as `RunRecord` and writes it atomically."""
-    kind = body.get("task_kind", CLASSIFICATION)
-    body = {"schema_version": SCHEMA_VERSION, "task_kind": kind, **body}
-    body.setdefault("environment", environment(ENVIRONMENT_PACKAGES.get(kind, ())))
+    task = task_kinds.get(body.get("task_kind", CLASSIFICATION.name))
+    body = {"schema_version": SCHEMA_VERSION, "task_kind": task.name, **body}
+    body.setdefault("environment", environment(task.environment_packages))
     body.setdefault("created", _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
     path = Path(run_dir) / RUN_JSON
     record = RunRecord.from_json(json.loads(json.dumps(body, default=jsonable)), path=path)
@@ -402,8 +405,8 @@ class RunContext:
         training: `core.training.fit`'s summary, with what the side adds.
         validation: the kept weights' validation scores (`Kind.validation_scores`).
         thresholds: a multi-label run's decision threshold per label, chosen on validation; None for the other kinds.
-        calibration: the temperature scaling fitted on validation (`Kind.fit_calibration`); None where none.
-        task_kind: `classification` or `translation`.
+        calibration: the temperature scaling fitted on validation (`Kind.calibration`); None where none.
+        task: the task trained (`core.task_kinds`).
         sections: other top-level sections (`serving`, `tokenizer`, `distillation`).
     """
 
@@ -419,7 +422,7 @@ class RunContext:
     validation: dict[str, float]
     thresholds: list[float] | None = None
     calibration: dict[str, Any] | None = None
-    task_kind: str = CLASSIFICATION
+    task: TaskKind = CLASSIFICATION
     sections: dict[str, Any] = field(default_factory=dict)
 
 
@@ -431,7 +434,7 @@ def run_record(context: RunContext) -> dict[str, Any]:
     plan = context.plan
     return {
         "side": context.side,
-        "task_kind": context.task_kind,
+        "task_kind": context.task.name,
         "model": {**context.model_fields, "params": params, "trainable_params": trainable},
         "data": context.data,
         "hyperparameters": {
@@ -444,7 +447,7 @@ def run_record(context: RunContext) -> dict[str, Any]:
         },
         "training": context.training,
         "validation": context.validation,
-        **({"thresholds": context.thresholds} if context.task_kind == CLASSIFICATION else {}),
+        **({"thresholds": context.thresholds} if context.task.records_thresholds else {}),
         **({"calibration": context.calibration} if context.calibration is not None else {}),
         **context.sections,
     }

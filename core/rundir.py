@@ -156,7 +156,7 @@ def finish_run(partial: str | Path, output_dir: str | Path, chief: bool = True) 
         return output_dir
     from core.record import read_run  # (the record module builds on this one)
 
-    read_run(partial, task_kind=None)
+    read_run(partial, task=None)
     (partial / RESUME_FILE).unlink(missing_ok=True)
     replace_dir(partial, output_dir)
     logger.info("Run complete: %s", output_dir)

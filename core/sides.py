@@ -9,13 +9,14 @@ it and the targets its figures are held to, and how the report and the app name 
 classification side's extra flags as `--side-args NAME="FLAGS"` (or `--NAME-args "FLAGS"`, `option_flags`). `compare` (run, report, predict, tune,
 curve, bench) and the app iterate `SIDES`; adding a model to the comparison is one entry here beside its package.
 
-A run's `run.json` names its side by the command that wrote it (`side`) and its `task_kind`: the translation
-side, `python -m scratch` on a translation task, records `side: scratch` and `task_kind: translation`.
+A run's `run.json` names its side by the command that wrote it (`side`) and its task (`task_kind`, `core.task_kinds`):
+the translation side, `python -m scratch` on a translation task, records `side: scratch` and `task_kind: translation`.
 
     >>> [side.name for side in classifiers()]
     ['finetune', 'scratch']
     >>> from types import SimpleNamespace as record
-    >>> of_run(record(side="scratch", task_kind="translation")).name
+    >>> from core.task_kinds import CLASSIFICATION, TRANSLATION
+    >>> of_run(record(side="scratch", task=TRANSLATION)).name
     'translation'
     >>> get("finetune").profiles["quick"].side_flags()[:8]
     ['--min-steps', '0', '--epochs', '3', '--time-budget', '4', '--min-epochs', '1']
@@ -23,7 +24,7 @@ side, `python -m scratch` on a translation task, records `side: scratch` and `ta
     ('finetune', 'scratch', 'scratch-distilled', 'scratch-pretrained')
     >>> [side.name for side in classifiers(["--self-pretrain"])]
     ['finetune', 'scratch', 'scratch-pretrained']
-    >>> of_run(record(side="scratch", task_kind="classification", pretraining={"steps": 10})).name
+    >>> of_run(record(side="scratch", task=CLASSIFICATION, pretraining={"steps": 10})).name
     'scratch-pretrained'
 """
 
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution
 
-from core.tasks import CLASSIFICATION, TRANSLATION
+from core.task_kinds import CLASSIFICATION, TRANSLATION, TaskKind
 
 if TYPE_CHECKING:
     from core.record import RunRecord
@@ -148,7 +149,7 @@ class Side:
         arguments: its model option class, `module:Class`, imported only when used.
         predict: the module whose `load(run_dir, run)` returns a finished run's model (`core.classifier.Classifier`
             for a classification side, `core.translator.Translator` for translation).
-        task_kind: `classification` or `translation`, as run.json `task_kind`.
+        task: the task it trains for (`core.task_kinds`), as run.json `task_kind` names it.
         profiles: per `compare run` profile (`PROFILES`), its budget, flags and data overrides.
         search_space: `compare run --tune`'s Optuna distributions, by option name (empty: the side is not tuned).
         bench: how `compare bench` times its training (None: not benchmarked).
@@ -163,7 +164,7 @@ class Side:
     command: str
     arguments: str
     predict: str
-    task_kind: str = CLASSIFICATION
+    task: TaskKind = CLASSIFICATION
     profiles: Mapping[str, SideProfile] = field(default_factory=lambda: {name: SideProfile() for name in PROFILES})
     search_space: Mapping[str, BaseDistribution] = field(default_factory=dict)
     bench: Benchmark | None = None
@@ -306,7 +307,7 @@ SIDES: dict[str, Side] = {
             command="scratch",
             arguments="scratch.translation.args:TranslationArguments",
             predict="core.translator",
-            task_kind=TRANSLATION,
+            task=TRANSLATION,
             profiles={
                 "full": SideProfile(flags=("--preset", "base")),  # the preset's own epoch budget, early stopping
                 # The `small` preset's epochs, within 1,500 optimizer steps (docs/results.md, "Translation, pt_en").
@@ -354,7 +355,7 @@ def classifiers(opted_in: Collection[str] | None = ()) -> list[Side]:
     return [
         side
         for side in SIDES.values()
-        if side.task_kind == CLASSIFICATION and (opted_in is None or side.opt_in is None or side.opt_in in opted_in)
+        if side.task is CLASSIFICATION and (opted_in is None or side.opt_in is None or side.opt_in in opted_in)
     ]
 
 
@@ -377,12 +378,12 @@ def classifier_names(opted_in: Collection[str] | None = ()) -> list[str]:
 
 
 def of_run(record: Any) -> Side:
-    """The side that wrote a run (`core.record.RunRecord`), by its `side` (the command) and `task_kind`.
+    """The side that wrote a run (`core.record.RunRecord`), by its `side` (the command) and its task.
 
     Raises:
         ValueError: no side of that task kind records that name; the message lists those that do.
     """
-    found = [side for side in SIDES.values() if side.task_kind == record.task_kind]
+    found = [side for side in SIDES.values() if side.task is record.task]
     same = [side for side in found if side.command == record.side]
     marked = [side for side in same if side.marked_by and getattr(record, side.marked_by, None)]
     unmarked = [side for side in same if not side.marked_by]

@@ -11,7 +11,6 @@ from core import kinds
 from core.kinds import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 
 DATA_DIR_ENV = "TEXTCLS_DATA_DIR"
-CLASSIFICATION, TRANSLATION = "classification", "translation"  # the kinds of task; run.json `task_kind`
 SPLITS = ("train", "validation", "test")  # every task's splits, in this order
 PAIR = "text_pair"  # the column of a pair task's second text in every split
 ROOT = Path(__file__).resolve().parents[1]  # the project's checkout

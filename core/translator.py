@@ -7,7 +7,6 @@ docs/formats.md).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,9 @@ import numpy as np
 
 from core.console import native_notices_silenced, quiet_library_import
 from core.mbr import consensus
-from core.record import RunRecord, read_run
+from core.record import RunRecord, read_run, recorded_task
 from core.rundir import SAVED_MODEL_DIR, RunError
-from core.tasks import TRANSLATION as TASK_KIND
+from core.task_kinds import TRANSLATION
 
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
@@ -32,15 +31,12 @@ DEFAULT_MBR = False
 def is_translation_run(run_dir: str | Path) -> bool:
     """Whether `run_dir/run.json` records a translation run; False when it is absent or unreadable (loading the
     run then says what is wrong with it)."""
-    try:
-        return json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8")).get("task_kind") == TASK_KIND
-    except (OSError, ValueError, AttributeError):
-        return False
+    return recorded_task(run_dir) is TRANSLATION
 
 
 def read_translation_run(run_dir: str | Path) -> RunRecord:
     """Reads and validates `run_dir/run.json` of a translation run (its schema: `core.record`)."""
-    return read_run(run_dir, TASK_KIND)
+    return read_run(run_dir, TRANSLATION)
 
 
 class Translator:

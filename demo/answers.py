@@ -1,5 +1,5 @@
 """A model's answer to each input, in the shape `/classify` returns it; each kind of task says its own
-(`Kind.app_answers`, `core.kinds`):
+(`ShownKind.app_answers`, `core.kinds`):
 
 - single label: `{label: probability}`, the classes' probabilities (summing to 1) in label order;
 - multi-label: `{"label": [names], "probs": {label: probability}, "thresholds": {label: threshold}}`: each label's
@@ -7,7 +7,7 @@
   (`Kind.decide`), as `predictions.jsonl` names `label` and `probs`;
 - regression: `{"value": number}`, as `predictions.jsonl` names it.
 
-What an answer decides (a class, the chosen labels, the value) is `Kind.decision`; `short` says it, or a gold label,
+What an answer decides (a class, the chosen labels, the value) is `ShownKind.decision`; `short` says it, or a gold label,
 in a few characters, for the examples.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from core.kinds.base import number
+from demo.kinds import number, shown
 
 __all__ = ["NO_LABEL", "answers", "check_output", "number", "short"]
 
@@ -36,7 +36,7 @@ def answers(model: Any, texts: Sequence[str], text_pairs: Sequence[str] | None =
         outputs = model.predict_proba(texts) if pairs is None else model.predict_proba(texts, pairs)
     outputs = np.asarray(outputs, dtype=np.float64)
     check_output(outputs, (len(texts), *kind.empty_outputs(len(model.labels)).shape[1:]), kind.outputs)
-    return kind.app_answers(outputs, model.labels, model.thresholds)
+    return shown(kind).app_answers(outputs, model.labels, model.thresholds)
 
 
 def check_output(array: np.ndarray, shape: tuple[int, ...], what: str) -> None:

@@ -15,8 +15,9 @@ from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render.curve import FIGURE as CURVE_FIGURE
 from compare.render.tuning import FIGURE as TUNING_FIGURE
 from compare.translation import figures as translation_figures
-from core.tasks import TRANSLATION
+from core.task_kinds import CLASSIFICATION, TRANSLATION
 from demo import report_view
+from demo.kinds import shown
 from demo.prediction import (
     BOTH,
     DEFAULT_MAX_CHARS,
@@ -39,6 +40,11 @@ from demo.translation import TRANSLATE_COMMAND, Bergamot
 logger = logging.getLogger(__name__)
 
 TITLE = "Text classification: fine-tuned vs. from scratch"
+# How the report tab lists the runs of each task (`core.task_kinds`): its section's title and table.
+RUNS_SECTIONS = {
+    CLASSIFICATION: ("The runs", report_view.runs_table),
+    TRANSLATION: ("The translation runs", report_view.translation_runs_table),
+}
 
 THEME = gr.themes.Soft(
     primary_hue="indigo",
@@ -93,10 +99,10 @@ def header(
 
 
 def task_line(task: Task, labels: list[str]) -> str:
-    """What to type and what the models answer (`Kind.invitation`, `Kind.answer_space`), for the page's header."""
+    """What to type and what the models answer (`ShownKind.invitation`, `ShownKind.answer_space`), for the page's header."""
     typed = f"two texts (`{task.text_column}` and `{task.pair_column}`)" if task.has_pairs else "a text"
-    invitation = task.kind.invitation("them" if task.has_pairs else "it")
-    return f"Type {typed} and {invitation}. Task **{task.name}**, {task.kind.answer_space(labels, task.value_range)}."
+    invitation = shown(task.kind).invitation("them" if task.has_pairs else "it")
+    return f"Type {typed} and {invitation}. Task **{task.name}**, {shown(task.kind).answer_space(labels, task.value_range)}."
 
 
 def build_demo(
@@ -160,9 +166,7 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
     names = model_names(models)
     task = page_task(models)
     probe_pair = WARM_UP_PAIR if task.has_pairs else None
-    probes = [
-        explain(model, "attention", max_chars, probe_pair) for model in models.values() if hasattr(model, "explain")
-    ]
+    probes = [explain(model, "attention", max_chars, probe_pair) for model in models.values() if model.attends]
     shapes = [probe[1].shape[:2] for probe in probes if probe]
     layers = max((shape[0] for shape in shapes), default=0)  # the choosers fit the deepest, widest model
     heads = max((shape[1] for shape in shapes), default=0)
@@ -238,7 +242,7 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
                 gr.Markdown("**Why: the words each answer rests on** (Integrated Gradients)", elem_id="why-title")
                 why = gr.HTML(elem_id="why")
                 gold = gr.Textbox(  # filled by the examples below: a reference beside the answers, not an input
-                    label=f"{task.kind.gold_title} (test split)",
+                    label=f"{shown(task.kind).gold_title} (test split)",
                     interactive=False,
                     visible=any(e.gold is not None for e in examples),
                     elem_id="gold",
@@ -277,9 +281,9 @@ def _classify_tab(models: dict[str, Any], examples: list[Example], max_chars: in
 
 
 def answer_panel(name: str, task: Task) -> Any:
-    """Where a model's answer shows: a `gr.Label` of class probabilities where the kind shows one (`Kind.label_panel`),
+    """Where a model's answer shows: a `gr.Label` of class probabilities where the kind shows one (`ShownKind.label_panel`),
     else Markdown."""
-    if task.kind.label_panel:
+    if shown(task.kind).label_panel:
         return gr.Label(label=title(name), num_top_classes=8, elem_id=f"label-{name}", elem_classes="label-panel")
     with gr.Column(min_width=160, elem_classes="label-panel"):
         gr.Markdown(f"**{title(name)}**", elem_classes="panel-title")
@@ -332,12 +336,10 @@ def _report_tab(report: Report | None, models: dict[str, Any], translators: dict
         tuning = figures.pop(TUNING_FIGURE, None)
         _section("Tuning", report_view.tuning, report.results, figure=tuning, optional=True)
     runs = report_view.report_runs(report, models, translators)
-    translation_runs = {name: run for name, run in runs.items() if run.task_kind == TRANSLATION}
-    classification_runs = {name: run for name, run in runs.items() if name not in translation_runs}
-    if classification_runs:
-        _section("The runs", report_view.runs_table, classification_runs)
-    if translation_runs:
-        _section("The translation runs", report_view.translation_runs_table, translation_runs)
+    for task, (heading, table) in RUNS_SECTIONS.items():
+        of_task = {name: run for name, run in runs.items() if run.task is task}
+        if of_task:
+            _section(heading, table, of_task)
     if report is not None and report.curve:
         _section("Learning curve", report_view.curve_summary, report.curve, figure=figures.pop(CURVE_FIGURE, None))
     if report is not None and (report.directory / "report.html").is_file():

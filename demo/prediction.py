@@ -22,6 +22,7 @@ from compare.render.faithfulness import highlighted_words
 from core import sides
 from demo.answers import answers
 from demo.arguments import DEFAULT_MAX_CHARS
+from demo.kinds import shown
 from demo.sources import CREATE_COMMAND
 from demo.task import Task, page_task, task_of
 
@@ -121,8 +122,8 @@ def attribution(model: Any, text: str, text_pair: str | None = None) -> dict[str
 
 
 def confidence(answer: dict[str, Any], kind: Any) -> float | None:
-    """How sure a model's answer is (`Kind.confidence`): what the app abstains by; None for a value."""
-    return kind.confidence(answer)
+    """How sure a model's answer is (`ShownKind.confidence`): what the app abstains by; None for a value."""
+    return shown(kind).confidence(answer)
 
 
 def check_min_confidence(min_confidence: Any) -> str | None:
@@ -188,7 +189,7 @@ def classify(
     """What the `/classify` endpoint returns: `{model: answer}` (`demo.answers`), or `{"error": message}`.
 
     With `min_confidence` above 0 (up to 1), also `abstained`: `{model: confidence}` for each model less sure of its
-    answer than that (`Kind.confidence`), which the page says instead of letting the answer stand; with
+    answer than that (`ShownKind.confidence`), which the page says instead of letting the answer stand; with
     `attributions` true, also `attributions`: `{model: {"target", "words", "scores", "gap"}}`, each model's words and
     their Integrated Gradients towards its answer (`core.attribution`)."""
     return classify_timed(text, choice, models, max_chars, text_pair, attributions, min_confidence)[0]
@@ -235,7 +236,7 @@ def render_results(
 ) -> tuple[Any, ...]:
     """One panel per model in `names` (in that order), the latency line and the status message (an error, or which
     models abstained below `min_confidence`) for one `classify` result; a model that did not answer gets an empty
-    panel. A panel is what the kind shows (`Kind.panel`): the
+    panel. A panel is what the kind shows (`ShownKind.panel`): the
     answer itself for a `gr.Label` (single label), else Markdown."""
     task = task or Task()
     if "error" in result:
@@ -246,15 +247,15 @@ def render_results(
 
 
 def panel(answer: dict[str, Any] | None, task: Task) -> Any:
-    """What a model's panel shows of its answer (`Kind.panel`); nothing for a model that did not answer."""
-    return None if answer is None else task.kind.panel(answer, task.value_range)
+    """What a model's panel shows of its answer (`ShownKind.panel`); nothing for a model that did not answer."""
+    return None if answer is None else shown(task.kind).panel(answer, task.value_range)
 
 
 def attention_model(models: dict[str, Any], choice: Any) -> Any:
     """The model whose attention goes with `choice`: the chosen model when it can explain itself (a
     from-scratch one), else for `both` the `scratch` model; None when there is none."""
     chosen = models.get(choice) if isinstance(choice, str) else None
-    if hasattr(chosen, "explain"):
+    if chosen is not None and chosen.attends:
         return chosen
     return models.get(sides.FROM_SCRATCH) if choice == BOTH else None
 
@@ -264,7 +265,7 @@ def explain(
 ) -> tuple[list[str], np.ndarray] | None:
     """A from-scratch model's tokens and attention `(layers, heads, T, T)` over one text, or over a pair's one
     sequence for a pair task; None when there is none."""
-    if model is None or not hasattr(model, "explain"):
+    if model is None or not model.attends:
         return None
     task = task_of(model.record)
     if check_inputs(text, text_pair if task.has_pairs else None, task, max_chars):

@@ -146,7 +146,7 @@ def report_runs(
     if report is not None:
         for name, path in recorded_runs(report.directory).items():
             try:
-                runs[name] = read_run(path, task_kind=None)
+                runs[name] = read_run(path, task=None)
             except (ValueError, OSError) as error:
                 logger.warning("Cannot describe the run %s of the report: %s", name, error)
     for side, model in models.items():

@@ -21,9 +21,10 @@ from compare.report.locate import find_newest_report, recorded_runs, report_run_
 from core.classifier import find_runs, load
 from core.record import read_run
 from core.sides import STUDENT, of_run
-from core.tasks import TRANSLATION
+from core.task_kinds import TASK_KINDS, TRANSLATION
 from core.translator import load as load_translator
 from demo.answers import answers, short
+from demo.kinds import shown
 from demo.task import task_of
 
 logger = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ class Report:
 
     @property
     def is_translation(self) -> bool:
-        return self.results.get("task_kind") == TRANSLATION
+        return TASK_KINDS.get(self.results.get("task_kind")) is TRANSLATION
 
 
 @dataclass
@@ -250,7 +251,7 @@ def live_examples(models: dict[str, Any], seed: int = 0) -> list[Example]:
             logger.warning("The %s model could not label the examples: %s", name, error)
             continue
         for row, answer in zip(rows, found):
-            decided = model.kind.decision(answer)
+            decided = shown(model.kind).decision(answer)
             row.predictions[name] = short(decided)
             if model.kind.gives_values:
                 row.values[name] = decided

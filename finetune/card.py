@@ -23,7 +23,7 @@ def render_card(record: RunRecord, run_dir: Path) -> str:
         record,
         title=f"{model.name} fine-tuned on {task}",
         intro=f"A `{model.architecture or 'sequence classification'}` model fine-tuned from "
-        f"`{model.source}` {kind.card_purpose.format(n=len(record.labels))}{pairs}.",
+        f"`{model.source}` {card.carded(kind).purpose.format(n=len(record.labels))}{pairs}.",
         model=[
             f"- Pretrained checkpoint `{model.name}` ({model.source}), a new head for the task "
             f"(transformers' `problem_type` {kind.name})",

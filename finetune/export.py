@@ -208,7 +208,7 @@ class FinetunedServing(tf.Module):
         segments = {} if types is None else {"token_type_ids": types}
         logits = self.model(input_ids=ids, attention_mask=mask, **segments, training=False).logits  # (B, K)
         kind, temperatures = self._untracked.kind, self._untracked.temperatures
-        return {self.output: kind.calibrate_tensor(kind.activate(logits), temperatures)}  # (B, K) or (B,)
+        return {self.output: kind.calibration.apply_tensor(kind.activate(logits), temperatures)}  # (B, K) or (B,)
 
     def _serve(self, text: tf.Tensor) -> dict[str, tf.Tensor]:
         return self._outputs(*self.token_ids(text))
@@ -236,7 +236,7 @@ class FinetunedServing(tf.Module):
             shutil.copyfile(run_dir / ONNX_FILE, float_path)
         else:  # a run trained with --no-onnx, or whose ONNX model did not reproduce it
             convert_run_model(self.model, run_dir, float_path, self._untracked.has_pairs)
-        self._untracked.kind.calibrate_onnx(float_path, self._untracked.temperatures)
+        self._untracked.kind.calibration.apply_onnx(float_path, self._untracked.temperatures)
         quantize(float_path, Path(directory) / ONNX_FILES["int8"])
         tokenizer.backend_tokenizer.save(str(Path(directory) / TOKENIZER_FILE))
         return {

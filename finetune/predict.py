@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
-from core.attribution import PathGradients, word_of_offset, words_of
+from core.attribution import PathGradients, explained, word_of_offset, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
-from core.onnx import onnx_path, serving_runtime
+from core.onnx import onnx_forward
 from core.record import RunRecord
 from core.rundir import RunError
 from finetune.pipeline import encode, pad, pad_types
@@ -122,7 +122,7 @@ class FinetunedClassifier(BaseClassifier):
             path = scale * vectors[None]  # (S, T, C): the word pieces' vectors scaled by a, the rest as they are
             tape.watch(path)
             logits = self.model(None, inputs_embeds=path, **inputs, training=False).logits  # (S, K)
-            outputs = self.kind.explained_outputs(logits)  # (S, K) or (S,)
+            outputs = explained(self.kind).outputs(logits)  # (S, K) or (S,)
             chosen = [outputs if index is None else outputs[:, index] for index in targets]  # each (S,)
         gradients = np.stack([tape.gradient(out, path).numpy()[:, moving] for out in chosen])  # (targets, S, P, C)
         del tape
@@ -139,15 +139,18 @@ def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> Finetu
     """
     from transformers import AutoTokenizer
 
-    runtime = runtime or serving_runtime(record)
     tokenizer = AutoTokenizer.from_pretrained(run_dir)
     labels, max_length = record.labels, record.data.options["max_length"]
-    if runtime == "onnxruntime":
-        from finetune.onnx import OnnxForward
+    forward = onnx_forward(run_dir, record, runtime, onnx_runtime_forward)
+    model = load_model(run_dir) if forward is None else lambda: load_model(run_dir)  # ONNX: loaded when first asked
+    return FinetunedClassifier(model, tokenizer, labels, max_length, record, forward=forward)
 
-        forward = OnnxForward(onnx_path(run_dir, record))
-        return FinetunedClassifier(lambda: load_model(run_dir), tokenizer, labels, max_length, record, forward=forward)
-    return FinetunedClassifier(load_model(run_dir), tokenizer, labels, max_length, record)
+
+def onnx_runtime_forward(path: Path) -> Callable[..., np.ndarray]:
+    """The run's ONNX model through ONNX Runtime (`finetune.onnx`)."""
+    from finetune.onnx import OnnxForward
+
+    return OnnxForward(path)
 
 
 def load_model(run_dir: Path) -> tf.keras.Model:

@@ -101,9 +101,9 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     )
     texts, pairs, gold = task.texts("validation"), task.text_pairs("validation"), task.targets("validation")
     outputs = classifier.outputs(texts, pairs)
-    calibration = kind.fit_calibration(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
+    calibration = kind.calibration.fit(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
     classifier.temperatures = calibration and calibration["temperatures"]
-    calibrated = kind.calibrate(outputs, classifier.temperatures)
+    calibrated = kind.calibration.apply(outputs, classifier.temperatures)
     classifier.thresholds = kind.choose_thresholds(calibrated, gold)
     validation = kind.validation_scores(gold, calibrated, classifier.thresholds)
     logger.info("Validation: %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))

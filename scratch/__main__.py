@@ -13,7 +13,7 @@ import sys
 
 from core.args import DataArguments, ExportArguments, PairDataArguments, RunArguments
 from core.cli import Command
-from core.tasks import CLASSIFICATION, TRANSLATION
+from core.task_kinds import CLASSIFICATION, TRANSLATION
 from scratch.args import ScratchArguments
 from scratch.pretraining import PretrainingArguments
 from scratch.translation.args import TranslationArguments

@@ -14,7 +14,7 @@ def render_card(record: RunRecord) -> str:
     model = record.model
     config = model.config or {}
     pooling = ", causal attention, last-token pooling" if config.get("causal") else ", masked mean pooling"
-    what = f"A Transformer {record.kind.card_noun}"
+    what = f"A Transformer {card.carded(record.kind).noun}"
     example = '"A man plays a guitar.", "Someone plays music."' if config.get("pairs") else '"a gripping, funny film"'
     if config.get("embeddings") == "minilm":
         intro = (

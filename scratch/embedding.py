@@ -115,7 +115,13 @@ class TokenAndPositionEmbedding(tf.keras.layers.Layer):
     def call(self, token_ids: tf.Tensor, training: bool | None = None, start: int | tf.Tensor = 0) -> tf.Tensor:
         """`start`: the position of the first id, for every row or one per row (B,) (a cached decoding step embeds
         one id at its position)."""
-        x = self.token_embedding(token_ids)  # (B, T, C)
+        return self.from_vectors(self.token_embedding(token_ids), token_ids, training, start)
+
+    def from_vectors(
+        self, x: tf.Tensor, token_ids: tf.Tensor, training: bool | None = None, start: int | tf.Tensor = 0
+    ) -> tf.Tensor:
+        """The layer's output from the token vectors (B, T, C) of `token_ids` (B, T), however they were found: the
+        lookup `call` makes, or the points along an attribution's path from a baseline to them."""
         if self.split_pairs:
             return [self._place(part, training) for part in self._parts(x, token_ids)]  # [(B, T1, C), (B, T2, C)]
         if self.separator_id is not None:

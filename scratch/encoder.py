@@ -5,7 +5,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from scratch.attention import MultiHeadAttention
-from scratch.config import check_block_options
+from scratch.block import TransformerBlock
 
 
 def attention_mask(padding_mask: tf.Tensor | None, length: tf.Tensor, causal: bool) -> tf.Tensor | None:
@@ -21,7 +21,7 @@ def attention_mask(padding_mask: tf.Tensor | None, length: tf.Tensor, causal: bo
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
-class TransformerEncoderBlock(tf.keras.layers.Layer):
+class TransformerEncoderBlock(TransformerBlock):
     """Self-attention, dropout, residual, LayerNorm; then feed-forward, dropout, residual, LayerNorm.
 
     Args:
@@ -51,16 +51,8 @@ class TransformerEncoderBlock(tf.keras.layers.Layer):
         layer_norm_epsilon: float = 1e-5,
         **kwargs,
     ):
-        super().__init__(**kwargs)
-        check_block_options(norm, activation)
-        self.num_heads = num_heads
-        self.d_ff = d_ff
-        self.dropout = dropout
-        self.activation = activation
-        self.norm = norm
+        super().__init__(num_heads, d_ff, dropout, activation, norm, layer_norm_epsilon, **kwargs)
         self.causal = causal
-        self.layer_norm_epsilon = layer_norm_epsilon
-        self.supports_masking = True
 
     def build(self, input_shape):
         d_model = input_shape[-1]
@@ -120,13 +112,4 @@ class TransformerEncoderBlock(tf.keras.layers.Layer):
         return input_shape
 
     def get_config(self):
-        return {
-            **super().get_config(),
-            "num_heads": self.num_heads,
-            "d_ff": self.d_ff,
-            "dropout": self.dropout,
-            "activation": self.activation,
-            "norm": self.norm,
-            "causal": self.causal,
-            "layer_norm_epsilon": self.layer_norm_epsilon,
-        }
+        return {**super().get_config(), "causal": self.causal}

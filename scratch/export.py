@@ -59,7 +59,7 @@ class ScratchServing(tf.Module):
         return {self.output: self._calibrated(self._untracked.model([text, text_pair], training=False))}
 
     def _calibrated(self, outputs: tf.Tensor) -> tf.Tensor:
-        return self._untracked.kind.calibrate_tensor(outputs, self._untracked.temperatures)  # (B, K) or (B,)
+        return self._untracked.kind.calibration.apply_tensor(outputs, self._untracked.temperatures)  # (B, K) or (B,)
 
 
 def build(run_dir: Path, record: RunRecord) -> ScratchServing:

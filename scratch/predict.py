@@ -8,16 +8,17 @@ TensorFlow model (`scratch.onnx`), else from the end-to-end Keras model in one `
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 import tensorflow as tf
 
-from core.attribution import PathGradients, words_of
+from core.attribution import PathGradients, explained, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
-from core.onnx import onnx_path, serving_runtime
+from core.onnx import onnx_forward
 from core.record import RunRecord
 from core.rundir import RunError
 from core.runtime import STRINGS
@@ -75,6 +76,7 @@ class ScratchClassifier(BaseClassifier):
     """
 
     side = "scratch"
+    attends = True
 
     def __init__(
         self,
@@ -128,6 +130,14 @@ class ScratchClassifier(BaseClassifier):
         tokens = [vocabulary[i] if vocabulary[i] else "[PAD]" for i in token_ids.numpy().tolist()]
         return tokens, maps.numpy()
 
+    @functools.cached_property
+    def after_embedding(self) -> tf.keras.Model:
+        """The classifier from its embedding layer's output (the embedded sequence, or each text's of a pair read as
+        two) to its logits (B, K): what attribution runs on points along its path, called with the embedding's
+        padding mask(s)."""
+        classifier = self.model.get_layer("classifier")
+        return tf.keras.Model(self.embedding.output, classifier.output, name="after_embedding")
+
     def embedding_gradients(
         self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
     ) -> PathGradients:
@@ -135,52 +145,32 @@ class ScratchClassifier(BaseClassifier):
         `TokenAndPositionEmbedding.token_embedding`): the outputs (S, ...) and each target's gradients
         (targets, S, P, C) at the P word pieces (`core.attribution`).
 
-        The end-to-end model runs on S copies of the input with the token lookup scaled by a at the word pieces (not
-        at padding or the separator), so whatever reading the model makes of its inputs, every time it embeds their
-        tokens lies on the path; the lookups are matched to the texts' words by their ids.
+        The input's ids are looked up once; S copies of their vectors, scaled by a at the word pieces (not at padding
+        or the separator), go through the rest of the embedding (`from_vectors`) and the classifier after it
+        (`after_embedding`), so whatever reading the model makes of its inputs starts from points on the path.
         """
         texts = [text] if text_pair is None else [text, text_pair]
-        rows = len(points)
-        lookup = self.embedding.token_embedding
-        lookups = []  # (ids, scaled vectors) of each call, (B, T) and (B, T, C), B a multiple of the S points
-        scale_of_row = tf.constant(points, tf.float32)
+        ids = self.tokenizer(*(tf.constant([s] * len(points), tf.string) for s in texts))  # (S, T)
         special = [PAD_ID] + ([] if self.tokenizer.separator_id is None else [self.tokenizer.separator_id])
-        embed = lookup.call
-        tape = tf.GradientTape(persistent=True)
-
-        def scaled_lookup(ids: tf.Tensor, *args, **kwargs) -> tf.Tensor:
-            vectors = embed(ids, *args, **kwargs)  # (B, T, C)
-            moving = tf.logical_not(tf.reduce_any(ids[..., None] == tf.constant(special, ids.dtype), axis=-1))
-            a = tf.tile(scale_of_row, [tf.shape(ids)[0] // rows])[:, None, None]  # (B, 1, 1): row r is point r % S
-            path = tf.where(moving[..., None], a * vectors, vectors)  # (B, T, C)
+        moving = tf.logical_not(tf.reduce_any(ids[..., None] == tf.constant(special, ids.dtype), axis=-1))  # (S, T)
+        vectors = self.embedding.token_embedding(ids)  # (S, T, C)
+        a = tf.constant(points, vectors.dtype)[:, None, None]  # (S, 1, 1): row s is point s
+        with tf.GradientTape(persistent=True) as tape:
+            path = tf.where(moving[..., None], a * vectors, vectors)  # (S, T, C)
             tape.watch(path)
-            lookups.append((ids, vectors, path))
-            return path
-
-        strings = [tf.constant([s] * rows, tf.string) for s in texts]
-        activation = self.model.get_layer(self.kind.outputs)  # the kind's output layer, passed by to see the logits
-        lookup.call, activation.call = scaled_lookup, lambda logits, *args, **kwargs: logits
-        try:
-            with tape:
-                logits = self.model(strings if text_pair is not None else strings[0], training=False)  # (S, K)
-                outputs = self.kind.explained_outputs(logits)  # (S, K) or (S,)
-                chosen = [outputs if index is None else outputs[:, index] for index in targets]  # each (S,)
-        finally:
-            del lookup.call, activation.call
-        gradients, deltas, word_ids = [], [], []
-        segment = 0
-        for ids, vectors, path in lookups:
-            grads = np.stack([tape.gradient(out, path).numpy() for out in chosen])  # (targets, B, T, C)
-            ids, vectors = ids.numpy(), vectors.numpy()
-            for block in range(0, len(ids), rows):  # one copy of the input's texts per block of S rows
-                for positions in self._segments(ids[block]):
-                    words = self._word_ids(texts, segment, ids[block][positions])
-                    gradients.append(grads[:, block : block + rows][:, :, positions])
-                    deltas.append(vectors[block][positions])
-                    word_ids.append(words)
-                    segment += 1
+            embedded = self.embedding.from_vectors(path, ids, training=False)
+            logits = self.after_embedding(embedded, mask=self.embedding.compute_mask(ids), training=False)  # (S, K)
+            outputs = explained(self.kind).outputs(logits)  # (S, K) or (S,)
+            chosen = [outputs if index is None else outputs[:, index] for index in targets]  # each (S,)
+        grads = np.stack([tape.gradient(out, path).numpy() for out in chosen])  # (targets, S, T, C)
+        del tape
+        ids, vectors = ids.numpy()[0], vectors.numpy()[0]  # every row holds the same input
+        segments = self._segments(ids)
         return PathGradients(
-            outputs.numpy(), np.concatenate(gradients, axis=2), np.concatenate(deltas), np.concatenate(word_ids)
+            outputs.numpy(),
+            np.concatenate([grads[:, :, positions] for positions in segments], axis=2),
+            np.concatenate([vectors[positions] for positions in segments]),
+            np.concatenate([self._word_ids(texts, i, ids[positions]) for i, positions in enumerate(segments)]),
         )
 
     def _segments(self, ids: np.ndarray) -> list[np.ndarray]:
@@ -225,9 +215,10 @@ def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> Scratc
     if not path.is_file():
         raise RunError(f"{run_dir} has no {path.name}; the run is incomplete, train it again with python -m scratch.")
     model = tf.keras.models.load_model(path, compile=False, safe_mode=True)
-    if (runtime or serving_runtime(record)) == "onnxruntime":
+
+    def onnx_runtime_forward(onnx_file: Path) -> Forward:
         from scratch.onnx import OnnxForward
 
-        forward = OnnxForward(onnx_path(run_dir, record), model.get_layer("tokenizer"))
-        return ScratchClassifier(model, record, forward=forward)
-    return ScratchClassifier(model, record)
+        return OnnxForward(onnx_file, model.get_layer("tokenizer"))
+
+    return ScratchClassifier(model, record, forward=onnx_forward(run_dir, record, runtime, onnx_runtime_forward))

@@ -129,8 +129,8 @@ def train(
     # the kept weights on validation: the thresholds a multi-label run decides by, and the scores
     gold = data.targets("validation")
     outputs = kind.activate(predict_logits(classifier, validation_ids, args.batch_size)).numpy()
-    calibration = kind.fit_calibration(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
-    calibrated = kind.calibrate(outputs, calibration and calibration["temperatures"])
+    calibration = kind.calibration.fit(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
+    calibrated = kind.calibration.apply(outputs, calibration and calibration["temperatures"])
     thresholds = kind.choose_thresholds(calibrated, gold)
     validation = kind.validation_scores(gold, calibrated, thresholds)
     logger.info("Validation %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))

@@ -1,5 +1,6 @@
-"""A kind of task is one class in one registry: a fourth kind, registered by this test alone, is trained, scored in a
-report and used for predictions without a line anywhere else."""
+"""A kind of task is one small class per layer (docs/development.md, "Adding a kind, layer by layer"): a fourth kind,
+registered by this test alone in `core.kinds` and in each layer's views, is trained, scored in a report and used for
+predictions without a line anywhere else."""
 
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
+from compare import kinds as compare_kinds
+from core import attribution, card
 from core.kinds import KINDS, Regression, register
+from core.kinds.views import LAYERS
 from core.regression import regression_scores
+from demo import kinds as demo_kinds
+from scratch.distill import kinds as distill_kinds
 from tests.compare.fakes import write_rows
 from tests.scratch.tiny import tiny_argv
 
@@ -34,6 +40,12 @@ class Grades(Regression):
         exact = float(np.mean(self.decide(outputs) == np.asarray(targets)))
         return {**super().validation_scores(targets, outputs), "exact": exact}
 
+
+# each layer's view of the kind: compare scores it by its own two scores; the others treat it as a regression
+
+
+@compare_kinds.register(Grades)
+class ComparedGrades(compare_kinds.ComparedRegression):
     def point_scores(self, gold, pred, num_labels) -> dict[str, float]:
         spearman = regression_scores(gold, pred)["spearman"]
         return {"spearman": spearman, "exact": float(np.mean(np.rint(pred) == gold))}
@@ -48,11 +60,64 @@ class Grades(Regression):
         }
 
 
+@demo_kinds.register(Grades)
+class ShownGrades(demo_kinds.ShownRegression):
+    def invitation(self, them: str) -> str:
+        return f"see the grade each model gives {them}"
+
+
+@card.register(Grades)
+class CardedGrades(card.CardedRegression):
+    noun = "text grading model"
+
+
+@attribution.register(Grades)
+class ExplainedGrades(attribution.ExplainedRegression):
+    pass
+
+
+@distill_kinds.register(Grades)
+class DistilledGrades(distill_kinds.DistilledRegression):
+    pass
+
+
 @pytest.fixture
 def grades():
     register(Grades)
     yield KINDS[Grades.name]
     del KINDS[Grades.name]
+
+
+def test_every_layer_has_a_view_of_the_toy_kind_and_names_where_a_missing_one_goes(grades) -> None:
+    from compare.kinds import reported
+    from core.attribution import explained
+    from core.card import carded
+    from demo.kinds import shown
+    from scratch.distill.kinds import distilled
+
+    assert {views.module for views in LAYERS} >= {
+        "compare.kinds",
+        "demo.kinds",
+        "core.card",
+        "core.attribution",
+        "scratch.distill.kinds",
+    }
+    assert all(views.of(grades).kind is not None for views in LAYERS)  # a layer without a Grades view raises
+    assert reported(grades).point_scores(np.array([1.0, 2.0, 3.0]), np.array([1.2, 2.6, 2.9]), 0) == {
+        "spearman": pytest.approx(1.0),
+        "exact": pytest.approx(2 / 3),
+    }
+    assert shown(grades).invitation("it") == "see the grade each model gives it"
+    assert shown(grades).answer_space([], (0.0, 4.0)) == "a value from 0 to 4 in train"
+    assert carded(grades).noun == "text grading model"
+    assert explained(grades).targets(np.array([2.5])) == [None]
+    assert distilled(grades).soft_targets_name == "values"
+
+    class Unseen(Regression):
+        name = "unseen"
+
+    with pytest.raises(LookupError, match=r"the app has no view of the kind unseen .*demo\.kinds\.register\(Unseen\)"):
+        shown(Unseen())
 
 
 def grade_rows(n: int, offset: int) -> list[tuple[str, int]]:

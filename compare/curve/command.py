@@ -27,6 +27,7 @@ import numpy as np
 
 from compare.curve.arguments import CurveArguments
 from compare.curve.points import catch_up_size
+from compare.kinds import reported
 from compare.progress import Progress
 from compare.render.curve import FIGURE, curve_figure, render_html, render_markdown
 from compare.report.runs import check_compatible, gold, read_runs
@@ -243,7 +244,7 @@ def score_point(
         return cached["point"]
     classifier = loader(run_dir)
     decisions = decide(classifier, outputs(classifier, test.texts, test.pairs))
-    scores = test.kind.quick_scores(decisions, test.gold, test.num_labels)
+    scores = reported(test.kind).quick_scores(decisions, test.gold, test.num_labels)
     del classifier
     point = {
         "side": side,

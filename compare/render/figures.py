@@ -1,4 +1,4 @@
-"""The report's figures as PNG bytes, for each kind of task (`all_figures`; the kind names its figures, `Kind.figures`,
+"""The report's figures as PNG bytes, for each kind of task (`all_figures`; the kind names its figures, `ComparedKind.figures`,
 drawn by `FIGURES`).
 
 Single label: the headline score (accuracy) against cost, confusion matrices, reliability diagrams and F1 per
@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
 import numpy as np  # noqa: E402
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
+from compare.kinds import reported
 from compare.render.format import short_count  # noqa: E402
 from compare.scoring import wording  # noqa: E402
 
@@ -211,7 +212,7 @@ def predicted_against_gold(models: dict, outputs: dict[str, np.ndarray], gold: n
     return png_bytes(fig)
 
 
-# How each figure a kind names (`Kind.figures`) is drawn: its file name, and the figure from results.json's `models`,
+# How each figure a kind names (`ComparedKind.figures`) is drawn: its file name, and the figure from results.json's `models`,
 # its labels, the models' outputs and the gold answers.
 FIGURES = {
     "confusion_matrices": (
@@ -261,7 +262,7 @@ def all_figures(results: dict, outputs: dict[str, np.ndarray], gold: np.ndarray)
     models, baselines, labels = results["models"], results["baselines"], results["labels"]
     metric, kind = results["headline_metric"], wording.of_results(results)
     figures = {f"{metric}_vs_cost.png": score_against_cost(models, baselines, metric)}
-    for name in kind.figures:
+    for name in reported(kind).figures:
         filename, draw = FIGURES[name]
         figures[filename] = draw(models, labels, outputs, gold)
     return figures

@@ -10,15 +10,11 @@ from __future__ import annotations
 import base64
 import html
 
-from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render import tables
-from compare.render.diagnosis import diagnosis_tables, training_curve_table
-from compare.render.distillation import distillation_tables
 from compare.render.faithfulness import faithfulness_html
 from compare.render.figures import figure_title
+from compare.render.outline import outline
 from compare.render.tables import Table
-from compare.render.trust import trust_tables
-from compare.render.tuning import tuning_tables
 
 STYLE = """
 :root { --ink: #1f2933; --muted: #6b7785; --line: #e3e8ee; --accent: #3b6fb6; --win: #2f7d4f; --even: #8a6d1f; }
@@ -92,41 +88,40 @@ def render_html(results: dict, analysis: dict, figures: dict[str, bytes]) -> str
         f'<p class="sub">{html.escape(tables.task_line(results))}</p>',
         *([f'<p class="sub">{html.escape(titles)}</p>'] if titles else []),
         f'<div class="verdict {kind}"><div class="head">{html.escape(head)}</div><div>{html.escape(reason)}</div></div>',
-        html_table(tables.headline(results)),
-        *(html_table(t) for t in diagnosis_tables(results)),
-        html_table(tables.difference(results)),
-        *(html_table(t) for t in distillation_tables(results)),
+        *outline(results, analysis, HtmlParts(figures)),
+        _settings(results),
     ]
-    seed_table = tables.seeds(results)
-    if seed_table:
-        parts.append(html_table(seed_table))
-    parts.append(html_table(tables.cost(results)))
-    curve_table = training_curve_table(results)
-    if curve_table:
-        parts.append(html_table(curve_table))
-    if TRAINING_CURVES in figures:
-        parts.append(_figure(TRAINING_CURVES, figures[TRAINING_CURVES]))
-    parts += [html_table(t) for t in tuning_tables(results)]
-    figures = {name: png for name, png in figures.items() if name != TRAINING_CURVES}
-    parts.append("<h2>Figures</h2>")
-    wide = [
-        n for n in figures if n.endswith("_vs_cost.png") or n in ("confusion_matrices.png", "predicted_vs_gold.png")
-    ]
-    parts += [_figure(n, figures[n]) for n in wide]
-    parts.append('<div class="grid">' + "".join(_figure(n, p) for n, p in figures.items() if n not in wide) + "</div>")
-    parts.append(faithfulness_html(results, html_table))
-    per_class = tables.per_class(results)
-    if per_class:
-        parts.append(html_table(per_class))
-    parts += [html_table(t) for t in tables.error_tables(results, analysis)]
-    parts += [html_table(t) for t in trust_tables(results)]
-    parts.append(_settings(results))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(names)} · {html.escape(results['split'])}</title><style>{STYLE}</style></head>"
         f"<body><main>{''.join(parts)}</main></body></html>\n"
     )
+
+
+class HtmlParts:
+    """The outline's parts as HTML (`compare.render.outline.Renderer`), the figures embedded: the wide ones (costs,
+    confusion matrices, predicted against gold) one per row, the others in a grid."""
+
+    def __init__(self, figures: dict[str, bytes]) -> None:
+        self.pngs = figures
+
+    def table(self, table: Table) -> list[str]:
+        return [html_table(table)]
+
+    def figure(self, name: str) -> list[str]:
+        return [_figure(name, self.pngs[name])] if name in self.pngs else []
+
+    def figures(self, skip: str) -> list[str]:
+        figures = {name: png for name, png in self.pngs.items() if name != skip}
+        wide = [
+            n for n in figures if n.endswith("_vs_cost.png") or n in ("confusion_matrices.png", "predicted_vs_gold.png")
+        ]
+        grid = '<div class="grid">' + "".join(_figure(n, p) for n, p in figures.items() if n not in wide) + "</div>"
+        return ["<h2>Figures</h2>", *(_figure(n, figures[n]) for n in wide), grid]
+
+    def faithfulness(self, results: dict) -> list[str]:
+        return [faithfulness_html(results, html_table)]
 
 
 def _settings(results: dict) -> str:

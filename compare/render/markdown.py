@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
 from compare.render import tables
-from compare.render.diagnosis import diagnosis_tables, training_curve_table
-from compare.render.distillation import distillation_tables
 from compare.render.faithfulness import faithfulness_markdown
 from compare.render.figures import figure_title
+from compare.render.outline import outline
 from compare.render.tables import Table
-from compare.render.trust import trust_tables
-from compare.render.tuning import tuning_tables
 
 
 def _cell(text: str) -> str:
@@ -31,6 +27,31 @@ def markdown_table(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
+class MarkdownParts:
+    """The outline's parts as Markdown (`compare.render.outline.Renderer`), the figures linked as the PNG files beside
+    the report, each under its title but the one placed on its own."""
+
+    def __init__(self, figures: list[str]) -> None:
+        self.names = figures
+
+    def table(self, table: Table) -> list[str]:
+        return [markdown_table(table)]
+
+    def figure(self, name: str) -> list[str]:
+        return [f"![{figure_title(name)}]({name})", ""] if name in self.names else []
+
+    def figures(self, skip: str) -> list[str]:
+        return [
+            line
+            for name in self.names
+            if name != skip
+            for line in (f"### {figure_title(name)}", "", f"![{figure_title(name)}]({name})", "")
+        ]
+
+    def faithfulness(self, results: dict) -> list[str]:
+        return [faithfulness_markdown(results, markdown_table)]
+
+
 def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
     names = " vs ".join(results["models"])
     titles = tables.model_titles(results)
@@ -42,30 +63,10 @@ def render_markdown(results: dict, analysis: dict, figures: list[str]) -> str:
         "",
         tables.verdict_markdown(results),
         "",
-        markdown_table(tables.headline(results)),
-        *(markdown_table(t) for t in diagnosis_tables(results)),
-        markdown_table(tables.difference(results)),
-        *(markdown_table(t) for t in distillation_tables(results)),
+        *outline(results, analysis, MarkdownParts(figures)),
+        "### Notes and settings",
+        "",
     ]
-    seed_table = tables.seeds(results)
-    if seed_table:
-        parts.append(markdown_table(seed_table))
-    parts.append(markdown_table(tables.cost(results)))
-    curve_table = training_curve_table(results)
-    if curve_table:
-        parts.append(markdown_table(curve_table))
-    if TRAINING_CURVES in figures:
-        parts += [f"![{figure_title(TRAINING_CURVES)}]({TRAINING_CURVES})", ""]
-    parts += [markdown_table(t) for t in tuning_tables(results)]
-    for name in (n for n in figures if n != TRAINING_CURVES):
-        parts += [f"### {figure_title(name)}", "", f"![{figure_title(name)}]({name})", ""]
-    parts.append(faithfulness_markdown(results, markdown_table))
-    per_class = tables.per_class(results)
-    if per_class:
-        parts.append(markdown_table(per_class))
-    parts += [markdown_table(t) for t in tables.error_tables(results, analysis)]
-    parts += [markdown_table(t) for t in trust_tables(results)]
-    parts += ["### Notes and settings", ""]
     parts += [f"- {note}" for note in results["data"]["notes"]]
     parts += [f"- {key}: {value}" for key, value in results["settings"].items()]
     parts += [f"- run {name}: `{path}`" for name, path in results["runs"].items()]

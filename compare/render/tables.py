@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from compare.kinds import reported
 from compare.render.format import count, pct, score, score_ci, signed_score, signed_score_ci, size, training_time
 from compare.scoring import wording
 from compare.scoring.statistics import significance_text
@@ -38,7 +39,7 @@ def task_line(results: dict) -> str:
     """`Task: multi-label classification (7 labels), ranked by macro-F1; each input is a pair of texts, from the
     columns sentence1 and sentence2.`"""
     kind = wording.of_results(results)
-    line = f"Task: {kind.describe_labels(results['labels'])}, ranked by {wording.name(kind.headline)}"
+    line = f"Task: {reported(kind).describe_labels(results['labels'])}, ranked by {wording.name(kind.headline)}"
     columns = results.get("columns")
     if columns:
         text = " + ".join(columns["text"])
@@ -59,7 +60,7 @@ def headline(results: dict) -> Table:
     first, second = kind.scores
     seeds = results.get("seeds", {})
     several = bool(seeds) and min(len(s["seeds"]) for s in seeds.values()) > 1
-    extras = kind.table_columns  # its other scores: (key, header, format)
+    extras = reported(kind).table_columns  # its other scores: (key, header, format)
     rows = []
     for name, m in results["models"].items():
         row = [name, f"{score(first, m[first])} {score_ci(first, m[f'{first}_ci'])}"]
@@ -81,7 +82,7 @@ def headline(results: dict) -> Table:
     note = "Intervals: percentile bootstrap over the examples. The reference rows are trained on the same train split."
     if results.get("columns"):
         note += " Each input is a pair of texts; the TF-IDF reference rows read both."
-    note += kind.table_note
+    note += reported(kind).table_note
     if several:
         n_seeds = len(next(iter(seeds.values()))["seeds"])
         header.insert(2, f"{_score_header(first, interval=False)} over {n_seeds} seeds (mean ± sd)")
@@ -216,7 +217,7 @@ def per_class(results: dict) -> Table | None:
         return None
     names = list(results["models"])
     header = [unit, "support"] + [f"{n} P / R / F1" for n in names]
-    if kind.decides_by_thresholds:
+    if reported(kind).decides_by_thresholds:
         header += [f"{n} threshold / ECE" for n in names]
     rows = []
     for k, label in enumerate(results["labels"]):
@@ -225,12 +226,12 @@ def per_class(results: dict) -> Table | None:
         for n in names:
             c = results["models"][n]["per_class"][label]
             cells.append(f"{c['precision']:.3f} / {c['recall']:.3f} / {c['f1']:.3f}")
-        if kind.decides_by_thresholds:
+        if reported(kind).decides_by_thresholds:
             for n in names:
                 m = results["models"][n]
                 cells.append(f"{m['thresholds'][k]:.3f} / {m['per_class'][label]['ece']:.3f}")
         rows.append([label, str(support), *cells])
-    return Table(f"Per {unit}", header, rows, note=kind.per_class_note)
+    return Table(f"Per {unit}", header, rows, note=reported(kind).per_class_note)
 
 
 def examples(title: str, rows: list[dict], names: list[str], note: str = "") -> Table:
@@ -278,7 +279,7 @@ def error_tables(results: dict, analysis: dict) -> list[Table]:
             "Where the models disagree",
             analysis["disagreements"],
             names,
-            f"{analysis['disagreement_count']} of {n} examples; {kind.disagreement_order}.",
+            f"{analysis['disagreement_count']} of {n} examples; {reported(kind).disagreement_order}.",
         )
         mistakes = "Most confident mistakes of"
     return [

@@ -18,6 +18,7 @@ import numpy as np
 
 from compare.diagnosis import training_curves_png
 from compare.diagnosis.training_curves_figure import FILENAME as TRAINING_CURVES
+from compare.kinds import reported
 from compare.progress import Progress
 from compare.render.figures import all_figures, pretraining_curves
 from compare.render.html import render_html
@@ -147,6 +148,7 @@ def score_models(
     """
     entries, outputs, decisions, seed_scores = {}, {}, {}, {}
     kind = split.kind
+    scoring = reported(kind)
     for model in models:
         seed_scores[model.name] = {metric: [] for metric in kind.scores}
         for run in model.runs:
@@ -155,15 +157,19 @@ def score_models(
                 raise RunError(f"{run.path} predicts labels {classifier.labels}, but its run.json says {split.labels}.")
             run_outputs, throughput = predict_split(classifier, split.texts, split.pairs)
             run_decisions = decide(classifier, run_outputs)
-            scores = kind.quick_scores(run_decisions, split.gold, len(split.labels))
+            scores = scoring.quick_scores(run_decisions, split.gold, len(split.labels))
             for metric, value in scores.items():
                 seed_scores[model.name][metric].append(value)
             if run is model.primary:
                 outputs[model.name], decisions[model.name] = run_outputs, run_decisions
                 speed = single_text_latency(classifier, split.texts, args.latency_samples, split.pairs)
                 entries[model.name] = {
-                    **kind.report_scores(run_outputs, run_decisions, split.gold, split.labels, stats),
-                    **({"thresholds": [float(t) for t in run.record.thresholds]} if kind.decides_by_thresholds else {}),
+                    **scoring.report_scores(run_outputs, run_decisions, split.gold, split.labels, stats),
+                    **(
+                        {"thresholds": [float(t) for t in run.record.thresholds]}
+                        if scoring.decides_by_thresholds
+                        else {}
+                    ),
                     **run_costs(run.record, run.path),
                     **speed,
                     "throughput_per_s": throughput,
@@ -183,7 +189,7 @@ def score_models(
 
 def score_baselines(split: EvalSplit) -> dict:
     """The kind's reference rows, trained on the train split and scored on the evaluated one."""
-    return split.kind.reference_rows(
+    return reported(split.kind).reference_rows(
         split.part("train"), split.part("validation"), split.part(split.name), len(split.labels)
     )
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from compare.kinds import reported
 from compare.report.pairs import pair_sections
 from compare.report.runs import EvalSplit, Model, input_columns
 from compare.scoring.statistics import StatisticsArguments, paired_comparison, spread, verdict
@@ -101,7 +102,9 @@ def prediction_rows(
     for i, text in enumerate(split.texts):
         row = {"text": text, **({"text_pair": split.pairs[i]} if split.pairs is not None else {})}
         row["gold"] = kind.answer(labels, split.gold[i])
-        row["predictions"] = {name: kind.prediction(labels, outputs[name][i], decisions[name][i]) for name in outputs}
+        row["predictions"] = {
+            name: reported(kind).prediction(labels, outputs[name][i], decisions[name][i]) for name in outputs
+        }
         if label_quality is not None:
             row["label_quality"] = round(float(label_quality[i]), 6)
         yield row

@@ -22,7 +22,6 @@ from compare.tune.sampling import PRUNERS, SAMPLERS
 from compare.tune.space import tuned_sides
 from core import sides
 from core.args import VERBOSE_HELP, DataArguments, OptionsError
-from core.tasks import TRANSLATION
 from core.training.budget import CLASS_WEIGHTS
 
 # The help of the options a translation `compare run` takes alike (`compare.translation.arguments`).
@@ -194,11 +193,11 @@ def check_command_flags(side: str, flags: list[str], origin: str = "") -> None:
     """Raises `ValueError` with what `side`'s command (`python -m <command>`) would say of the model flags `flags`,
     parsing them as it does into its data, run and model options, when it would refuse them; `origin` says where
     they came from."""
-    from core.args import PairDataArguments, RunArguments
+    from core.args import RunArguments
     from core.parsing import CommandParser
 
     found = sides.get(side)
-    data, task = (PairDataArguments, "pt_en") if found.task_kind == TRANSLATION else (DataArguments, "sst2")
+    data, task = found.task.data_arguments, found.task.example_task
     parser = CommandParser((data, RunArguments, found.options()), prog=f"python -m {found.command}")
     try:
         parser.parse(["--task", task, "--output-dir", "_", *flags])

@@ -127,8 +127,8 @@ def resumable(side: str, data: DataArguments | PairDataArguments, flags: list[st
 
 
 def read_run(side: str, run_dir: Path) -> record.RunRecord:
-    """The finished run of `side` in `run_dir`, read as a run of the side's task kind."""
-    return record.read_run(run_dir, sides.get(side).task_kind)
+    """The finished run of `side` in `run_dir`, read as a run of the side's task."""
+    return record.read_run(run_dir, sides.get(side).task)
 
 
 def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:

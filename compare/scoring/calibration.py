@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from compare.kinds import reported
 from core.kinds import Kind
 
 EPSILON = 1e-15  # probabilities are clipped here so that log loss stays finite
@@ -139,13 +140,13 @@ def calibration_entries(
     Nothing for a kind that gives values."""
     if kind.gives_values:
         return {}
-    raw = kind.calibrate(probs, None if temperatures is None else [1.0 / t for t in temperatures])
+    raw = kind.calibration.apply(probs, None if temperatures is None else [1.0 / t for t in temperatures])
     entries: dict[str, Any] = {"temperatures": temperatures}
     for suffix, p in (("", probs), ("_uncalibrated", raw)):
-        confidence, correct = kind.confidences(p, gold)
+        confidence, correct = reported(kind).confidences(p, gold)
         entries[f"ece{suffix}"], entries[f"ece{suffix}_ci"] = ece_with_interval(
             confidence, correct, args.ece_bins, args
         )
-    confidence, correct = kind.confidences(raw, gold)
+    confidence, correct = reported(kind).confidences(raw, gold)
     entries["reliability_uncalibrated"] = reliability_of(confidence.ravel(), correct.ravel(), args.ece_bins)
     return entries

@@ -1,6 +1,6 @@
 """Where the models go wrong: the examples they disagree on and each model's most confident mistakes.
 
-Each kind of task has its own sense of both (`Kind.contested`, `Kind.mistakes`, `Kind.example`). Single label: the predicted classes differ; a mistake is a wrong
+Each kind of task has its own sense of both (`ComparedKind.contested`, `ComparedKind.mistakes`, `ComparedKind.example`). Single label: the predicted classes differ; a mistake is a wrong
 class, as confident as the probability given to it. Multi-label: the predicted label sets differ, contested as far
 as the models' probabilities of a label lie apart; a mistake is a wrong set, as confident as the probability given
 to its most confidently wrong label (p for a label wrongly present, 1 - p for one wrongly absent). Regression: the
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from compare.kinds import reported
 from compare.scoring.statistics import DEFAULT_KIND
 from core.kinds import Kind
 
@@ -34,7 +35,7 @@ def disagreements(
     Multi-label: by the widest gap between two models' probabilities of one label. Regression: every example,
     by how far apart the models' values are.
     """
-    contested, strength = kind.contested(list(outputs.values()), _differ(decisions))
+    contested, strength = reported(kind).contested(list(outputs.values()), _differ(decisions))
     order = contested[np.argsort(-strength[contested], kind="stable")]
     return [_row(i, texts, pairs, gold, outputs, decisions, labels, kind) for i in order[:limit]]
 
@@ -57,7 +58,7 @@ def confident_mistakes(
 ) -> list[dict]:
     """One model's wrong answers, most confident (or, for regression, largest) first, with every model's view of
     each example."""
-    wrong, strength = kind.mistakes(outputs[name], decisions[name], gold)
+    wrong, strength = reported(kind).mistakes(outputs[name], decisions[name], gold)
     order = wrong[np.argsort(-strength[wrong], kind="stable")]
     return [_row(i, texts, pairs, gold, outputs, decisions, labels, kind) for i in order[:limit]]
 
@@ -72,4 +73,4 @@ def _differ(decisions: dict[str, np.ndarray]) -> np.ndarray:
 def _row(i, texts, pairs, gold, outputs, decisions, labels, kind: Kind) -> dict:
     row = {"index": int(i), "text": texts[i], **({"text_pair": pairs[i]} if pairs is not None else {})}
     own = {name: v[i] for name, v in outputs.items()}
-    return {**row, **kind.example(gold[i], own, {name: d[i] for name, d in decisions.items()}, labels)}
+    return {**row, **reported(kind).example(gold[i], own, {name: d[i] for name, d in decisions.items()}, labels)}

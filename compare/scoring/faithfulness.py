@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from core.attribution import Attribution, words_of
+from core.attribution import Attribution, explained, words_of
 
 FRACTIONS = (0.01, 0.05, 0.10, 0.20, 0.50)
 SEED = 0
@@ -111,7 +111,7 @@ def target_outputs(model: Any, inputs: list[tuple[str, str | None]], target: str
     """The model's output for the explained label (its value, for a model of values) on each input."""
     texts = [text for text, _ in inputs]
     pairs = None if inputs[0][1] is None else [pair for _, pair in inputs]
-    index = model.kind.target_index(target, model.labels)
+    index = explained(model.kind).target_index(target, model.labels)
     if index is None:
         return model.predict_values(texts, pairs).tolist()
     return model.predict_proba(texts, pairs)[:, index].tolist()

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from compare.kinds import reported
 from compare.scoring.statistics import StatisticsArguments, interval, resampled_scores
 
 logger = logging.getLogger(__name__)
@@ -72,8 +73,8 @@ def multilabel_doubts(
 
 
 def audit_split(kind: Any, split: str, gold: np.ndarray, outputs: list[np.ndarray], thresholds: Any) -> SplitDoubts:
-    """`kind.label_doubts` of one split, as a `SplitDoubts`."""
-    quality, flagged, suggested = kind.label_doubts(gold, outputs, thresholds)
+    """`reported(kind).label_doubts` of one split, as a `SplitDoubts`."""
+    quality, flagged, suggested = reported(kind).label_doubts(gold, outputs, thresholds)
     return SplitDoubts(split, np.asarray(gold), quality, flagged, suggested)
 
 
@@ -101,7 +102,7 @@ def without_doubted(
     keep = ~audit.flagged
     result = {}
     for name, decided in decisions.items():
-        scores = kind.point_scores(audit.gold[keep], decided[keep], num_labels)
+        scores = reported(kind).point_scores(audit.gold[keep], decided[keep], num_labels)
         (samples,) = resampled_scores(audit.gold[keep], [decided[keep]], num_labels, stats, kind)
         result[name] = {
             "n": int(keep.sum()),
@@ -133,7 +134,9 @@ def doubted_examples(
             "given": kind.answer(labels, audit.gold[i]),
             "suggested": kind.answer(labels, audit.suggested[i]),
             "score": float(audit.quality[i]),
-            "models": {name: kind.prediction(labels, outputs[name][i], decisions[name][i]) for name in outputs},
+            "models": {
+                name: reported(kind).prediction(labels, outputs[name][i], decisions[name][i]) for name in outputs
+            },
         }
         for i in ranked
     ]
@@ -159,7 +162,7 @@ def label_audit(
         note = f"{kind.title}: the gold answers are values, and cleanlab scores the quality of class labels only."
         return {"audited": False, "note": note}, [], None
     mean_thresholds = None
-    if kind.decides_by_thresholds:
+    if reported(kind).decides_by_thresholds:
         mean_thresholds = np.mean([thresholds[name] for name in outputs], axis=0).tolist()
     audits = [audit_split(kind, split.name, split.gold, list(outputs.values()), mean_thresholds)]
     audits += [audit_split(kind, name, gold, probs, mean_thresholds) for name, (gold, probs) in others.items()]

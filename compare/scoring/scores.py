@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from compare.kinds import reported
 from compare.scoring.calibration import expected_calibration_error, label_calibration, log_loss, reliability
 from compare.scoring.metrics import load_metric
 from compare.scoring.statistics import DEFAULT_KIND, StatisticsArguments, model_intervals
@@ -104,7 +105,7 @@ def quick_scores(
     decisions: np.ndarray, gold: np.ndarray, num_labels: int, kind: Kind = DEFAULT_KIND
 ) -> dict[str, float]:
     """The kind's two scores only (`Kind.scores`: per seed, per curve point), through the evaluate modules."""
-    return kind.quick_scores(decisions, gold, num_labels)
+    return reported(kind).quick_scores(decisions, gold, num_labels)
 
 
 def _share(part: int, whole: int) -> float:

@@ -8,7 +8,7 @@ verdict asks both questions.
 
 Each kind of task (`core.kinds`) is scored by its two scores (`Kind.scores`, the headline first) on its own
 decisions: class ids (single label), 0/1 rows (multi-label) or values (regression). The significance test
-is the kind's (`Kind.paired_test`): McNemar's exact test where each example is simply right or wrong (single
+is the kind's (`ComparedKind.paired_test`): McNemar's exact test where each example is simply right or wrong (single
 label), the paired bootstrap p-value (`paired_p_value`) where it is not.
 """
 
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from compare.kinds import reported
 from compare.scoring import wording
 from core import kinds
 from core.kinds import Kind
@@ -55,7 +56,7 @@ class StatisticsArguments:
 def point_scores(gold: np.ndarray, pred: np.ndarray, num_labels: int, kind: Kind = DEFAULT_KIND) -> dict:
     """The kind's two scores (`Kind.scores`) of one set of decisions: class ids (n,), 0/1 rows (n, L) or values
     (n,)."""
-    return kind.point_scores(gold, pred, num_labels)
+    return reported(kind).point_scores(gold, pred, num_labels)
 
 
 def resampled_scores(
@@ -76,7 +77,7 @@ def resampled_scores(
     for start in range(0, args.bootstrap_resamples, CHUNK):
         idx = rng.integers(0, n, size=(min(CHUNK, args.bootstrap_resamples - start), n))  # (R, n)
         for samples, pred in zip(out, preds):
-            for metric, values in kind.resampled_scores(gold, pred, idx, num_labels).items():
+            for metric, values in reported(kind).resampled_scores(gold, pred, idx, num_labels).items():
                 samples[metric].append(values)
     return [{metric: np.concatenate(values) for metric, values in samples.items()} for samples in out]
 
@@ -121,7 +122,7 @@ def paired_comparison(
     kind: Kind = DEFAULT_KIND,
 ) -> dict:
     """Differences a minus b in the kind's two scores with paired bootstrap intervals, and the kind's test
-    (`Kind.paired_test`): McNemar's exact test (`mcnemar_p`, `mcnemar_b`, `mcnemar_c`) for a single label, else the
+    (`ComparedKind.paired_test`): McNemar's exact test (`mcnemar_p`, `mcnemar_b`, `mcnemar_c`) for a single label, else the
     paired bootstrap p-value of the headline's difference (`bootstrap_p`)."""
     samples_a, samples_b = resampled_scores(gold, [pred_a, pred_b], num_labels, args, kind)
     point_a = point_scores(gold, pred_a, num_labels, kind)
@@ -131,7 +132,7 @@ def paired_comparison(
         result[f"{metric}_diff"] = point_a[metric] - point_b[metric]
         result[f"{metric}_diff_ci"] = interval(samples_a[metric] - samples_b[metric])
     headline = kind.headline
-    return {**result, **kind.paired_test(gold, pred_a, pred_b, samples_a[headline] - samples_b[headline])}
+    return {**result, **reported(kind).paired_test(gold, pred_a, pred_b, samples_a[headline] - samples_b[headline])}
 
 
 def p_value(comparison: dict) -> float:

@@ -29,7 +29,7 @@ NAMES = {
 }
 NOT_FRACTIONS = {"spearman", "pearson", "mcc", "mse", "mae"}  # correlations and errors: shown as they are
 
-# How the report names the reference rows of every kind (`Kind.reference_rows`); the TF-IDF
+# How the report names the reference rows of every kind (`ComparedKind.reference_rows`); the TF-IDF
 # ones are what a Transformer must beat (`compare.diagnosis`, `below_baseline`).
 REFERENCE_NAMES = {
     "majority": "majority class",

@@ -23,10 +23,10 @@ from compare.run.arguments import (
 from compare.run.profiles import give_way
 from core.args import VERBOSE_HELP, PairDataArguments
 from core.sides import PROFILES, SIDES, get
-from core.tasks import TRANSLATION
+from core.task_kinds import TRANSLATION
 from core.translator import DEFAULT_BEAM, DEFAULT_MBR
 
-SIDE = next(side.name for side in SIDES.values() if side.task_kind == TRANSLATION)  # trains every variant
+SIDE = next(side.name for side in SIDES.values() if side.task is TRANSLATION)  # trains every variant
 ENCODER_DECODER = get(SIDE).command  # the runs are named by the command that trains them: runs/scratch, ...
 DECODER_ONLY = f"{ENCODER_DECODER}-decoder-only"
 DISTILLED = f"{ENCODER_DECODER}-distilled"

@@ -30,7 +30,8 @@ from compare.translation.timing import translate_timed
 from core.pairs import PairSplit, language_pair
 from core.record import RunRecord
 from core.rundir import environment, write_json
-from core.translator import TASK_KIND, Translator, describe_decoding, load
+from core.task_kinds import TRANSLATION
+from core.translator import Translator, describe_decoding, load
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ def build_translation_report(
         c["verdict"] = c["verdict"].removesuffix(".") + clause + "."
     results = {
         "schema_version": SCHEMA_VERSION,
-        "task_kind": TASK_KIND,
+        "task_kind": TRANSLATION.name,
         "split": split_name,
         "n": len(split),
         "runs": {r.name: str(r.path) for r in compared},

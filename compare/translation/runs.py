@@ -14,7 +14,7 @@ from compare.report.runs import check_same_splits, data_arguments, leakage_notes
 from core.pairs import PairDataArguments, PairSplit, load_pairs
 from core.record import RunRecord, read_run
 from core.rundir import RUN_JSON, RunError
-from core.tasks import TRANSLATION
+from core.task_kinds import TRANSLATION
 from core.translator import is_translation_run
 
 

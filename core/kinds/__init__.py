@@ -1,4 +1,5 @@
-"""The kinds of task, each an object that carries everything that differs by kind (docs/formats.md, "Kinds of task").
+"""The kinds of task, each an object that carries the model's side of what differs by kind (docs/formats.md, "Kinds of
+task"); each layer above keeps its own view of a kind (`core.kinds.views`).
 
 A kind is one of transformers' `problem_type` names, the key users type (`--problem`) and run.json stores
 (`data.problem_type`); `get(name)` gives its object, and code asks the object instead of comparing names:
@@ -9,7 +10,8 @@ A kind is one of transformers' `problem_type` names, the key users type (`--prob
 | multi_label_classification    | `MultiLabel`  | sigmoid (n, L)     | macro_f1 / micro_f1   | per-label thresholds |
 | regression                    | `Regression`  | the value (n,)     | spearman / pearson    | the value itself     |
 
-A new kind is one subclass of `Kind` passed to `register` (a test registers a fourth).
+A new kind is one subclass of `Kind` passed to `register`, and one view of it in each layer (docs/development.md,
+"Adding a kind, layer by layer"; a test registers a fourth).
 
 Examples:
     >>> get("regression").monitor, get("regression").mode

@@ -9,13 +9,13 @@ example (classes, labels, or 1 for regression):
 
 Per row, with A the gold weight and T the temperature:
 
-    A * the kind's own loss (`Kind.loss`) + (1 - A) * the teacher's term (`Kind.teacher_loss`):
+    A * the kind's own loss (`Kind.loss`) + (1 - A) * the teacher's term (`scratch.distill.kinds`):
     single label:  T^2 * KL(softmax(teacher / T) || softmax(model / T))
     multi-label:   per label T^2 * KL(sigmoid(teacher / T) || sigmoid(model / T)), averaged over labels
     regression:    (model - teacher)^2
 
 An augmented row has no gold target and pays only the teacher's term. The T^2 keeps the soft term's gradients on
-the scale of the hard term's whatever the temperature. The teacher's soft targets are what `Kind.soft_targets`
+the scale of the hard term's whatever the temperature. The teacher's soft targets are what `DistilledKind.soft_targets`
 makes of its outputs: log-probabilities (softmax(log p / T) is the teacher's tempered softmax), log-odds (the
 logits of its independent probabilities) or values.
 
@@ -30,6 +30,7 @@ import tensorflow as tf
 
 from core import kinds
 from core.kinds import Kind
+from scratch.distill.kinds import distilled
 
 
 def pack_targets(gold: np.ndarray, teacher: np.ndarray) -> np.ndarray:
@@ -95,8 +96,8 @@ class DistillationLoss(tf.keras.losses.Loss):
         return self.gold.call(gold, logits)
 
     def teacher_loss(self, teacher: tf.Tensor, logits: tf.Tensor) -> tf.Tensor:
-        """The teacher's term per row (B,) (`Kind.teacher_loss`)."""
-        return self.kind.teacher_loss(teacher, logits, self.temperature)
+        """The teacher's term per row (B,) (`scratch.distill.kinds`)."""
+        return distilled(self.kind).teacher_loss(teacher, logits, self.temperature)
 
     def get_config(self) -> dict:
         return {

@@ -20,6 +20,7 @@ from core.data import TaskData
 from core.record import RunRecord, read_run
 from core.rundir import RunError, check_teacher_splits
 from core.translator import is_translation_run
+from scratch.distill.kinds import distilled
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ def check_teacher(teacher_dir: str | Path, data: TaskData) -> RunRecord:
 
 def teacher_targets(classifier: Classifier, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
     """The teacher's soft targets (n, D) for `texts` (and the pairs' second texts), what its kind makes of its outputs
-    (`Kind.soft_targets`), in chunks of similar length between progress lines."""
+    (`scratch.distill.kinds`), in chunks of similar length between progress lines."""
     start, done = time.perf_counter(), 0
     kind = classifier.kind
 
@@ -74,4 +75,4 @@ def teacher_targets(classifier: Classifier, texts: list[str], text_pairs: list[s
 
     lengths = [len(text) + (0 if text_pairs is None else len(text_pairs[i])) for i, text in enumerate(texts)]
     outputs = predict_in_batches(predict, list(range(len(texts))), CHUNK, lengths=lengths)
-    return kind.soft_targets(outputs)
+    return distilled(kind).soft_targets(outputs)

@@ -26,6 +26,7 @@ from core.classifier import Classifier, load
 from core.data import TaskData
 from core.record import RunRecord
 from scratch.distill.augment import augment
+from scratch.distill.kinds import distilled
 from scratch.distill.teacher import teacher_targets
 
 logger = logging.getLogger(__name__)
@@ -110,7 +111,7 @@ def build_transfer_set(teacher: Classifier, data: TaskData, copies: int, seed: i
     seconds = time.perf_counter() - start
     logger.info("Teacher labelled %d inputs (%d augmented) in %.0f s", len(texts), len(texts) - len(real), seconds)
     return TransferSet(
-        texts, text_pairs, len(real), soft, {**key, "soft_targets": data.kind.soft_targets_name}, seconds
+        texts, text_pairs, len(real), soft, {**key, "soft_targets": distilled(data.kind).soft_targets_name}, seconds
     )
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import tensorflow as tf
 
 from scratch.attention import MultiHeadAttention, cache_mask
-from scratch.config import check_block_options
+from scratch.block import TransformerBlock
 from scratch.encoder import attention_mask
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
-class TransformerDecoderBlock(tf.keras.layers.Layer):
+class TransformerDecoderBlock(TransformerBlock):
     """Causal self-attention, cross-attention and feed-forward, each with dropout, residual and LayerNorm.
 
     Args:
@@ -34,25 +34,8 @@ class TransformerDecoderBlock(tf.keras.layers.Layer):
         return_attention_scores: also return the cross-attention weights (B, H, Tt, Ts).
     """
 
-    def __init__(
-        self,
-        num_heads: int,
-        d_ff: int,
-        dropout: float = 0.0,
-        activation: str = "relu",
-        norm: str = "post",
-        layer_norm_epsilon: float = 1e-5,
-        **kwargs,
-    ):
-        super().__init__(**kwargs)
-        check_block_options(norm, activation)
-        self.num_heads = num_heads
-        self.d_ff = d_ff
-        self.dropout = dropout
-        self.activation = activation
-        self.norm = norm
-        self.layer_norm_epsilon = layer_norm_epsilon
-        self.supports_masking = True
+    def __init__(self, num_heads: int, d_ff: int, dropout: float = 0.0, activation: str = "relu", **kwargs):
+        super().__init__(num_heads, d_ff, dropout, activation, **kwargs)
 
     def build(self, input_shape):
         input_shape = tf.TensorShape(input_shape)
@@ -166,14 +149,3 @@ class TransformerDecoderBlock(tf.keras.layers.Layer):
 
     def compute_output_shape(self, input_shape):
         return input_shape
-
-    def get_config(self):
-        return {
-            **super().get_config(),
-            "num_heads": self.num_heads,
-            "d_ff": self.d_ff,
-            "dropout": self.dropout,
-            "activation": self.activation,
-            "norm": self.norm,
-            "layer_norm_epsilon": self.layer_norm_epsilon,
-        }

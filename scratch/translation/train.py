@@ -24,7 +24,7 @@ from core.pairs import PairData, PairDataArguments, load_pairs
 from core.record import RunContext, RunRecord, run_record, write_run
 from core.rundir import check_run_dir, finish_run, partial_path, start_run
 from core.runtime import is_chief, make_strategy, set_seed
-from core.tasks import TRANSLATION
+from core.task_kinds import TRANSLATION
 from core.training import TrainingConfig, fit, remove_training_state
 from core.training.callbacks import ValidationScore
 from core.translator import read_translation_run, translate_batches
@@ -97,7 +97,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
     save(module, partial)
     context = RunContext(
         side="scratch",
-        task_kind=TRANSLATION,
+        task=TRANSLATION,
         model=model,
         model_fields={
             "name": f"scratch-{config.arch}",

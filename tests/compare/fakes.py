@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from compare.kinds import reported
 from core import kinds
 from core.args import DataArguments
 from core.data import load_task
@@ -182,7 +183,7 @@ def fake_run(run_dir: Path, side: str, data_args: DataArguments, **changes) -> P
         },
         "validation": {name: 0.8 for name in kinds.get(task.problem_type).validation_fields},  # not read
     }
-    if kinds.get(task.problem_type).decides_by_thresholds:
+    if reported(kinds.get(task.problem_type)).decides_by_thresholds:
         gold = task.targets("validation")
         record["thresholds"] = [float(t) for t in choose_thresholds(noisy_label_probs(gold, 0.8, seed=7), gold)]
     for section, values in changes.items():
@@ -197,7 +198,7 @@ def answers(task, quality: float, seed: int, split: str = "test") -> np.ndarray:
     """What a fake model of `quality` answers to a split of `task` (test by default): probabilities, or values."""
     gold = task.targets(split)
     kind = kinds.get(task.problem_type)
-    if kind.decides_by_thresholds:
+    if reported(kind).decides_by_thresholds:
         return noisy_label_probs(gold, quality, seed)
     if kind.gives_values:
         return noisy_values(gold, quality, seed)

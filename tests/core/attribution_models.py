@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 
+from compare.kinds import reported
 from core import kinds
 from finetune.predict import FinetunedClassifier
 from scratch.model import build_classifier, build_end_to_end, config_from_preset
@@ -30,7 +31,7 @@ def scratch_model(
     config = config_from_preset("tiny", num_labels=kind.num_outputs(len(labels)), problem_type=kind.name, pairs=pairs)
     classifier = build_classifier(config, len(tokenizer.vocabulary), tokenizer.separator_id)
     model = build_end_to_end(tokenizer, classifier, kind, pairs)
-    thresholds = [0.5] * len(labels) if kind.decides_by_thresholds else None
+    thresholds = [0.5] * len(labels) if reported(kind).decides_by_thresholds else None
     return ScratchClassifier(model, kind=kind, labels=labels, has_pairs=pairs, thresholds=thresholds)
 
 

@@ -82,11 +82,12 @@ def test_flags_after_an_options_file_override_it(tmp_path) -> None:
 
 
 def test_an_options_file_routes_a_translation_task(tmp_path) -> None:
+    from core.task_kinds import CLASSIFICATION, TRANSLATION
     from scratch.__main__ import TRAIN
 
-    assert TRAIN.parse([write_options(tmp_path, {"task": "pt_en", "output_dir": "o"})])[0] == "translation"
+    assert TRAIN.parse([write_options(tmp_path, {"task": "pt_en", "output_dir": "o"})])[0] is TRANSLATION
     pairs = {"train_file": "p.tsv", "source_column": "pt", "target_column": "en", "output_dir": "o"}
-    assert TRAIN.parse([write_options(tmp_path, pairs)])[0] == "translation"
-    assert TRAIN.parse([write_options(tmp_path, {"task": "sst2", "output_dir": "o"})])[0] == "classification"
+    assert TRAIN.parse([write_options(tmp_path, pairs)])[0] is TRANSLATION
+    assert TRAIN.parse([write_options(tmp_path, {"task": "sst2", "output_dir": "o"})])[0] is CLASSIFICATION
     with pytest.raises(OptionsError, match="cannot read the options file .*missing.json"):
         TRAIN.parse([str(tmp_path / "missing.json")])

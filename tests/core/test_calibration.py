@@ -1,4 +1,4 @@
-"""Temperature scaling (`core.calibration`, `Kind.fit_calibration`): it lowers validation log loss, keeps every
+"""Temperature scaling (`core.calibration`, `Kind.calibration`): it lowers validation log loss, keeps every
 decision's order, agrees with an independent search, and runs the same in numpy, TensorFlow and ONNX Runtime."""
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ def overconfident(n: int = 2000, classes: int = 3, sharpness: float = 4.0, seed:
 def test_the_fitted_temperature_lowers_an_overconfident_model_s_log_loss_and_keeps_its_argmax() -> None:
     probs, gold = overconfident()
     kind = kinds.get("single_label_classification")
-    found = kind.fit_calibration(probs, gold)
+    found = kind.calibration.fit(probs, gold)
     (temperature,) = found["temperatures"]
-    calibrated = kind.calibrate(probs, found["temperatures"])
+    calibrated = kind.calibration.apply(probs, found["temperatures"])
     assert temperature > 2  # it undoes most of the sharpening
     before, after = (log_loss(gold, p.astype(np.float64)) for p in (probs, calibrated))  # float64: clipped at 1e-16
     assert after < before - 0.1
@@ -50,7 +50,7 @@ def test_the_fitted_temperature_lowers_an_overconfident_model_s_log_loss_and_kee
 
 def test_an_underconfident_model_is_sharpened() -> None:
     probs, gold = overconfident(sharpness=0.4, seed=1)
-    (temperature,) = kinds.get("single_label_classification").fit_calibration(probs, gold)["temperatures"]
+    (temperature,) = kinds.get("single_label_classification").calibration.fit(probs, gold)["temperatures"]
     assert temperature < 1
 
 
@@ -62,7 +62,7 @@ def test_each_label_gets_its_own_temperature() -> None:
     sharpness = np.array([3.0, 1.0, 0.5])  # overconfident, about right, underconfident
     probs = expit(evidence * sharpness).astype(np.float32)
     kind = kinds.get("multi_label_classification")
-    found = kind.fit_calibration(probs, gold)
+    found = kind.calibration.fit(probs, gold)
     temperatures = found["temperatures"]
     assert temperatures[0] > 1.5 and 0.7 < temperatures[1] < 1.4 and temperatures[2] < 0.8
     for k in range(3):  # each is its label's own minimum of the binary log loss, found independently
@@ -73,7 +73,7 @@ def test_each_label_gets_its_own_temperature() -> None:
             method="bounded",
         ).x
         assert temperatures[k] == pytest.approx(independent, rel=1e-3)
-    calibrated = kind.calibrate(probs, temperatures)
+    calibrated = kind.calibration.apply(probs, temperatures)
     assert found["validation_nll_after"] < found["validation_nll_before"]
     for k in range(3):  # a label's ranking of the examples does not change
         np.testing.assert_array_equal(
@@ -85,19 +85,19 @@ def test_a_label_validation_never_holds_keeps_temperature_one() -> None:
     rng = np.random.default_rng(3)
     gold = np.stack([rng.random(200) < 0.5, np.zeros(200, bool)], axis=1).astype(np.float32)
     probs = rng.random((200, 2)).astype(np.float32)
-    assert kinds.get("multi_label_classification").fit_calibration(probs, gold)["temperatures"][1] == 1.0
+    assert kinds.get("multi_label_classification").calibration.fit(probs, gold)["temperatures"][1] == 1.0
 
 
 def test_regression_has_nothing_to_calibrate() -> None:
     kind = kinds.get("regression")
     values = np.array([1.0, 2.5], np.float32)
-    assert kind.fit_calibration(values, values) is None
-    assert kind.calibrate(values, None) is values
+    assert kind.calibration.fit(values, values) is None
+    assert kind.calibration.apply(values, None) is values
 
 
 def test_no_temperatures_leave_the_outputs_as_they_are() -> None:
     probs, _ = overconfident(n=10)
-    assert kinds.get("single_label_classification").calibrate(probs, None) is probs
+    assert kinds.get("single_label_classification").calibration.apply(probs, None) is probs
 
 
 def test_tensorflow_and_numpy_calibrate_alike() -> None:
@@ -106,19 +106,21 @@ def test_tensorflow_and_numpy_calibrate_alike() -> None:
     probs, _ = overconfident(n=50)
     single = kinds.get("single_label_classification")
     np.testing.assert_allclose(
-        single.calibrate_tensor(tf.constant(probs), [2.5]).numpy(), single.calibrate(probs, [2.5]), atol=1e-6
+        single.calibration.apply_tensor(tf.constant(probs), [2.5]).numpy(),
+        single.calibration.apply(probs, [2.5]),
+        atol=1e-6,
     )
     labels = np.concatenate([probs, np.array([[1.0, 0.0, 1e-30]] * 2, np.float32)])  # saturated too
     multi = kinds.get("multi_label_classification")
     temperatures = [0.5, 2.0, 3.0]
     np.testing.assert_allclose(
-        multi.calibrate_tensor(tf.constant(labels), temperatures).numpy(),
-        multi.calibrate(labels, temperatures),
+        multi.calibration.apply_tensor(tf.constant(labels), temperatures).numpy(),
+        multi.calibration.apply(labels, temperatures),
         atol=1e-6,
     )
     # by hand: the log-odds over T
     expected = expit(np.log(labels[:5].astype(np.float64) / (1 - labels[:5])) / temperatures)
-    np.testing.assert_allclose(multi.calibrate(labels[:5], temperatures), expected, atol=1e-6)
+    np.testing.assert_allclose(multi.calibration.apply(labels[:5], temperatures), expected, atol=1e-6)
     np.testing.assert_allclose(
         softmax_calibrated(probs, [2.5]), softmax(log_softmax(np.log(probs), 1) / 2.5, 1), atol=1e-6
     )

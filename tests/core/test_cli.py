@@ -18,6 +18,7 @@ from core.args import OptionsError
 from core.cli import Command
 from core.data import DataError
 from core.errors import WorkFailed
+from core.task_kinds import TRANSLATION
 from tests.conftest import ROOT, separable_rows, write_csv
 from tests.core.bad_inputs import CASES, as_flags
 
@@ -396,6 +397,6 @@ def test_an_options_file_combines_with_flags(tmp_path) -> None:
     assert args.max_steps == 60
     options.write_text(json.dumps({"task": "pt_en", "output_dir": "runs/pt", "tie_embeddings": False}))
     kind, (data, run, args) = SCRATCH.parse([str(options), "--preset", "tiny"])
-    assert (kind, args.preset, args.tie_embeddings, run.output_dir) == ("translation", "tiny", False, "runs/pt")
+    assert (kind, args.preset, args.tie_embeddings, run.output_dir) == (TRANSLATION, "tiny", False, "runs/pt")
     with pytest.raises(OptionsError, match="--tokenizer is a classification option"):
         SCRATCH.parse([str(options), "--tokenizer", "words"])

@@ -276,29 +276,6 @@ def test_what_the_training_side_asks_each_kind():
     assert [k.watches_all_outputs for k in (SINGLE, MULTI, VALUES)] == [False, True, True]
     assert [k.smooths_labels for k in (SINGLE, MULTI, VALUES)] == [True, False, False]
     assert [k.reads_label_columns for k in (SINGLE, MULTI, VALUES)] == [False, True, False]
-    assert [k.soft_targets_name for k in (SINGLE, MULTI, VALUES)] == ["log_probabilities", "log_odds", "values"]
-    assert [k.card_noun for k in (SINGLE, MULTI, VALUES)] == [
-        "text classifier",
-        "multi-label text classifier",
-        "text regression model",
-    ]
-    assert VALUES.card_example("[]", []) == "predict_values([])  # (1,)"
-    assert MULTI.card_scores({"macro_f1": 0.5}, ["a"], [0.25]).endswith("on validation: `a` 0.2500)")
-
-
-def test_soft_targets_give_back_the_teacher_s_tempered_outputs():
-    probs = np.array([[0.2, 0.8], [0.6, 0.4]], np.float32)
-    np.testing.assert_allclose(tf.nn.softmax(SINGLE.soft_targets(probs)), probs, rtol=1e-6)
-    np.testing.assert_allclose(tf.sigmoid(MULTI.soft_targets(probs)), probs, rtol=1e-6)
-    assert VALUES.soft_targets(np.array([1.5, 2.0])).shape == (2, 1)
-
-
-def test_the_teacher_term_is_zero_when_the_student_matches_the_teacher():
-    logits = tf.constant([[0.3, -1.2], [2.0, 0.5]])
-    for kind in (SINGLE, MULTI, VALUES):
-        np.testing.assert_allclose(kind.teacher_loss(logits, logits, 2.0), [0.0, 0.0], atol=1e-6)
-    far = SINGLE.teacher_loss(logits, tf.reverse(logits, [1]), 2.0)
-    assert float(tf.reduce_min(far)) > 0
 
 
 # --- rare labels (the fine-tuned side's --focal-gamma) ------------------------------------------------------------

@@ -14,7 +14,7 @@ from core.data import load_task
 from core.pairs import PairDataArguments, load_pairs
 from core.record import RunContext, count_params, read_run, run_record, write_run
 from core.rundir import RunError
-from core.tasks import TRANSLATION
+from core.task_kinds import TRANSLATION
 from core.training.budget import TrainingPlan
 from core.translator import read_translation_run
 from tests.conftest import separable_rows, write_csv
@@ -85,7 +85,7 @@ def test_a_translation_record_is_checked_by_its_own_schema_and_records_its_packa
     given = context(
         tmp_path,
         data_args,
-        task_kind=TRANSLATION,
+        task=TRANSLATION,
         model_fields={"name": "scratch-encoder-decoder", "source": "trained from scratch"},
         validation={"bleu": 10.0, "chrf": 30.0},
     )
@@ -105,7 +105,7 @@ def test_a_classification_record_without_a_task_kind_still_reads(tmp_path):
     del body["task_kind"]  # as written before every record named its kind
     (tmp_path / "run.json").write_text(json.dumps(body))
     assert read_run(tmp_path).validation == {"accuracy": 0.5, "macro_f1": 0.4}
-    assert np.isclose(read_run(tmp_path, task_kind=None).training.seconds, 1.0)
+    assert np.isclose(read_run(tmp_path, task=None).training.seconds, 1.0)
 
 
 @pytest.mark.parametrize(

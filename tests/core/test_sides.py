@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
-from core import sides
+from core import sides, task_kinds
 from core.sides import Side, SideProfile
 from tests.compare.fakes import tiny_data
 
@@ -195,8 +195,9 @@ def test_every_declared_side_names_modules_that_exist() -> None:
 
 
 def record(side: str, task_kind: str = "classification", distillation: dict | None = None) -> SimpleNamespace:
-    """The fields of a run record (`core.record.RunRecord`) that name its side."""
-    return SimpleNamespace(side=side, task_kind=task_kind, distillation=distillation)
+    """The fields of a run record (`core.record.RunRecord`) that name its side: its command, and its task as run.json
+    names it (`task_kind`) and as the record holds it (`task`)."""
+    return SimpleNamespace(side=side, task=task_kinds.get(task_kind), distillation=distillation)
 
 
 def test_a_run_names_its_side_by_command_and_task_kind() -> None:

@@ -90,6 +90,7 @@ class FakeClassifier:
     task's fake (`pairs=True`) reads both texts."""
 
     thresholds: list[float] | None = None
+    attends = False
 
     def __init__(self, side: str, labels: list[str] = LABELS, pairs: bool = False) -> None:
         self.side = self.name = side
@@ -183,6 +184,7 @@ class Attends:
     rows that sum to 1."""
 
     layers, heads = 2, 3
+    attends = True
 
     def explain(self, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:
         if self.has_pairs != (text_pair is not None):
@@ -307,6 +309,7 @@ class FakeTranslator:
     """A word-for-word stand-in with the Translator interface, remembering each call's texts, beam width and MBR."""
 
     layers, heads = 2, 3
+    attends = True
 
     def __init__(self, name: str = "scratch", arch: str = "encoder-decoder") -> None:
         self.name, self.side = name, "scratch"

@@ -8,6 +8,7 @@ import pytest
 
 from core import kinds
 from demo.answers import answers, short
+from demo.kinds import shown
 from tests.demo.fakes import EMOTIONS, THRESHOLDS, FakeClassifier, FakeMultiLabel, FakeRegression
 
 TEXTS = ["so glad and happy", "furious and sad, in tears", "a plain sentence"]
@@ -20,7 +21,7 @@ def test_single_label_answers_are_the_class_probabilities() -> None:
     probs = model.predict_proba(["a great film", "a dull mess"])
     assert [list(answer) for answer in found] == [model.labels, model.labels]
     np.testing.assert_allclose([list(answer.values()) for answer in found], probs, rtol=1e-12)
-    assert [model.kind.decision(answer) for answer in found] == ["positive", "negative"]
+    assert [shown(model.kind).decision(answer) for answer in found] == ["positive", "negative"]
 
 
 @pytest.mark.parametrize("pairs", [False, True])
@@ -73,6 +74,6 @@ def test_answers_and_gold_labels_are_said_in_short() -> None:
 
 
 def test_each_kind_says_what_its_answers_decide() -> None:
-    assert kinds.get("regression").decision({"value": 2.5}) == 2.5
-    assert kinds.get("multi_label_classification").decision({"label": ["joy"], "probs": {}}) == ["joy"]
-    assert kinds.get("single_label_classification").decision({"negative": 0.3, "positive": 0.7}) == "positive"
+    assert shown(kinds.get("regression")).decision({"value": 2.5}) == 2.5
+    assert shown(kinds.get("multi_label_classification")).decision({"label": ["joy"], "probs": {}}) == ["joy"]
+    assert shown(kinds.get("single_label_classification")).decision({"negative": 0.3, "positive": 0.7}) == "positive"

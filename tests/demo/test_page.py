@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from core.kinds import KINDS, Kind, register
+from demo import kinds as demo_kinds
 from demo import page, prediction, report_view, sources
 from demo.task import task_of
 from tests.demo.fakes import LABELS, fake_models, write_report
@@ -203,7 +204,8 @@ def test_regression_examples_are_those_the_models_differ_most_on() -> None:
 
 
 class Grades(Kind):
-    """A fourth kind, registered by this test only: ordered grades, decided by the expected grade."""
+    """A fourth kind, registered by this test only (the model's side here, the page's view below): ordered grades,
+    decided by the expected grade."""
 
     name = "ordinal_grades"
     title = "ordinal grading"
@@ -212,7 +214,6 @@ class Grades(Kind):
     second = "mae"
     validation_fields = ("accuracy", "mae")
     unit = "grade"
-    gold_title = "Gold grade"
 
     def decide(self, outputs: np.ndarray, thresholds: list[float] | None = None) -> np.ndarray:
         outputs = np.asarray(outputs)
@@ -220,6 +221,13 @@ class Grades(Kind):
 
     def answer(self, labels: list[str], decision: Any) -> Any:
         return labels[int(decision)]
+
+
+@demo_kinds.register(Grades)
+class ShownGrades(demo_kinds.ShownKind):
+    """How the page shows the grades: the grade as a heading, the grades in order."""
+
+    gold_title = "Gold grade"
 
     def panel(self, answer: dict[str, Any], value_range: tuple[float, float] | None = None) -> Any:
         return f"### {answer['label']}"

@@ -110,7 +110,7 @@ def test_load_serves_the_saved_model_s_outputs_through_onnx_and_tensorflow(kind_
     saved = tf.keras.models.load_model(run_dir / "model.keras", compile=False, safe_mode=True)
     strings = [tf.constant(texts)] + ([] if text_pairs is None else [tf.constant(text_pairs)])
     # the saved model's outputs at the run's temperatures (`core.calibration`, tested against SciPy on its own)
-    expected = run.kind.calibrate(saved(strings if pairs else strings[0]).numpy(), run.temperatures)
+    expected = run.kind.calibration.apply(saved(strings if pairs else strings[0]).numpy(), run.temperatures)
     onnx, tensorflow = served(problem_type, pairs)
     assert (onnx.runtime, tensorflow.runtime) == ("onnxruntime", "tensorflow")
     assert (onnx.problem_type, onnx.has_pairs, onnx.thresholds) == (problem_type, pairs, run.thresholds)

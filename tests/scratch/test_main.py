@@ -5,27 +5,28 @@ from __future__ import annotations
 import pytest
 
 from core.args import OptionsError
+from core.task_kinds import CLASSIFICATION, TRANSLATION
 from scratch.__main__ import TRAIN, main
 
 
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["--task", "pt_en", "--output-dir", "x"], "translation"),
-        (["--task=pt_en", "--output-dir", "x"], "translation"),
+        (["--task", "pt_en", "--output-dir", "x"], TRANSLATION),
+        (["--task=pt_en", "--output-dir", "x"], TRANSLATION),
         (
             ["--train-file", "f.tsv", "--source-column", "pt", "--target-column", "en", "--output-dir", "x"],
-            "translation",
+            TRANSLATION,
         ),
-        (["--train_file", "f.tsv", "--source_column=pt", "--target_column=en", "--output-dir", "x"], "translation"),
-        (["--task", "sst2", "--output-dir", "x"], "classification"),
-        (["--train-file", "f.csv", "--text-column", "pt", "--output-dir", "x"], "classification"),
+        (["--train_file", "f.tsv", "--source_column=pt", "--target_column=en", "--output-dir", "x"], TRANSLATION),
+        (["--task", "sst2", "--output-dir", "x"], CLASSIFICATION),
+        (["--train-file", "f.csv", "--text-column", "pt", "--output-dir", "x"], CLASSIFICATION),
     ],
 )
 def test_translation_is_told_from_classification(argv, expected):
     kind, parsed = TRAIN.parse(argv)
-    assert kind == expected
-    model_options = {"translation": "TranslationArguments", "classification": "ScratchArguments"}[kind]
+    assert kind is expected
+    model_options = {TRANSLATION: "TranslationArguments", CLASSIFICATION: "ScratchArguments"}[kind]
     assert model_options in [type(options).__name__ for options in parsed]
 
 

@@ -53,7 +53,7 @@ def test_each_reading_trains_records_itself_and_serves_what_the_saved_model_comp
     assert PAIR_READING_NOTES[reading] in " ".join((run_dir / "README.md").read_text().split())  # the model card
     model = predict.load(run_dir, run, runtime="tensorflow")
     keras = model.model(dict(zip(("text", "text_pair"), map(np.array, PAIRS))), training=False).numpy()
-    calibrated = run.kind.calibrate(keras, run.temperatures)  # the run's temperatures, fitted after training
+    calibrated = run.kind.calibration.apply(keras, run.temperatures)  # the run's temperatures, fitted after training
     outputs = model.predict_values if run.data.problem_type == REGRESSION else model.predict_proba
     # float32 rounding, relative to a regression value's size as to a probability's
     np.testing.assert_allclose(outputs(*PAIRS), calibrated, rtol=1e-6, atol=1e-6)

@@ -28,7 +28,7 @@ from core.data import DataError
 from core.pairs import PairDataArguments, load_pairs
 from core.record import RunRecord, read_run
 from core.rundir import RunError
-from core.tasks import TRANSLATION
+from core.task_kinds import CLASSIFICATION, TRANSLATION, TaskKind
 from core.translator import load as load_translator
 from tests.scratch.translation.toy import toy_pairs, write_tsv
 
@@ -326,12 +326,12 @@ def test_a_missing_column_fails_before_training(report, tmp_path) -> None:
 def test_translation_command_lines_are_told_apart() -> None:
     from compare.commands import RUN
 
-    def kind(*argv: str) -> str:
+    def kind(*argv: str) -> TaskKind:
         return RUN.parse([*argv, "--output-dir", "x"])[0]
 
-    assert kind("--task", "pt_en") == kind("--task=pt_en") == "translation"
-    assert kind("--train-file", "f.tsv", "--source_column", "pt", "--target-column", "en") == "translation"
-    assert kind("--task", "sst2") == kind("--train-file", "f.csv") == "classification"
+    assert kind("--task", "pt_en") is kind("--task=pt_en") is TRANSLATION
+    assert kind("--train-file", "f.tsv", "--source_column", "pt", "--target-column", "en") is TRANSLATION
+    assert kind("--task", "sst2") is kind("--train-file", "f.csv") is CLASSIFICATION
 
 
 def test_compare_report_takes_a_single_translation_run(report, tmp_path) -> None:

@@ -13,11 +13,12 @@ from sklearn.metrics import f1_score
 from core import kinds
 from core.kinds import MULTI_LABEL, REGRESSION, SINGLE_LABEL
 from core.kinds.keras_objects import MacroF1
+from scratch.distill.kinds import distilled
 from scratch.distill.loss import DistillationLoss, OnGold, gold_metrics, pack_targets
 
 
 def soft_targets(outputs: np.ndarray, problem_type: str) -> np.ndarray:
-    return kinds.get(problem_type).soft_targets(outputs)
+    return distilled(kinds.get(problem_type)).soft_targets(outputs)
 
 
 def softmax(z: list[float]) -> list[float]:
