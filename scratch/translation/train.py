@@ -74,6 +74,7 @@ def train(data_args: PairDataArguments, run_args: RunArguments, args: Translatio
         return sample_pairs(proto, sources, targets, data_args.max_length, args.subword_alpha, seed)
 
     stream = TokenBatchStream(config.arch, pass_pairs, args.max_tokens, data_args.seed)
+    args = args.per_pass(stream.steps_per_pass)  # bounds in passes as steps, recorded so
     plan = args.plan(stream.steps_per_pass)  # sampled segmentations (`--subword-alpha`): the first pass stands for all
     cooldown_steps = round(args.cooldown * plan.total_steps)
     validation = data.splits["validation"]
