@@ -248,7 +248,7 @@ def test_the_history_of_the_headline_draws_the_curves_and_feeds_the_diagnosis(tm
     data = pair_regression_data(tmp_path / "data")
     history = [
         {"epoch": e, "loss": 1.0 / e, "val_loss": 0.9 / e, "val_spearman": s, "train_seconds": 10.0}
-        for e, s in ((1, 0.5), (2, 0.65), (3, 0.7))
+        for e, s in ((1, 0.3), (2, 0.5), (3, 0.85))  # a last rise above the score's noise on the few validation pairs
     ]
     training = {"history": history, "stop_reason": "budget", "steps": 90, "epochs_run": 3, "seconds": 30.0}
     runs = [
@@ -258,12 +258,12 @@ def test_the_history_of_the_headline_draws_the_curves_and_feeds_the_diagnosis(tm
     results = report(runs, tmp_path / "report", fake_loader({"finetune": 0.95, "scratch": 0.6}, data))
     curves = results["training_curves"]
     assert curves["metric"] == "val_spearman" and curves["curves"]["finetune"] == []
-    assert [p["val_spearman"] for p in curves["curves"]["scratch"]] == [0.5, 0.65, 0.7]
+    assert [p["val_spearman"] for p in curves["curves"]["scratch"]] == [0.3, 0.5, 0.85]
     found = {f["code"]: f for f in results["models"]["scratch"]["diagnosis"]}
     stopped = found["stopped_while_improving"]
-    assert stopped["evidence"]["gain"] == pytest.approx(0.05) and stopped["evidence"]["metric"] == "spearman"
-    assert "validation Spearman was still rising: 0.650 to 0.700, +0.050 in its last epoch" in stopped["message"]
-    assert "stopped while still improving (+0.050 in its last epoch)" in results["comparison"]["verdict"]
+    assert stopped["evidence"]["gain"] == pytest.approx(0.35) and stopped["evidence"]["metric"] == "spearman"
+    assert "validation Spearman was still rising: 0.500 to 0.850, +0.350 in its last epoch" in stopped["message"]
+    assert "stopped while still improving (+0.350 in its last epoch)" in results["comparison"]["verdict"]
     assert (tmp_path / "report" / "training_curves.png").read_bytes()[:8] == PNG
     assert "### Validation Spearman against training time" in (tmp_path / "report" / "report.md").read_text()
 
