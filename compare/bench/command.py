@@ -130,7 +130,10 @@ def resolve_runs(data: DataArguments, args: BenchArguments, output_dir: Path) ->
     else:
         paths = [
             train_side(
-                side, side_data(data, side, "quick", data.seed), profile_flags(side), output_dir / "runs" / side
+                sides.get(side),
+                side_data(data, side, "quick", data.seed),
+                profile_flags(side),
+                output_dir / "runs" / side,
             )[0]
             for side in bench_sides()
         ]
