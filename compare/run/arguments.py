@@ -36,7 +36,8 @@ RETRAIN_HELP = (
 SIDE_ARGS_HELP = (
     'Extra flags for one side\'s command, NAME="FLAGS" (e.g. finetune="--epochs 2" scratch="--preset tiny"; '
     "repeatable); a --max-steps or --min-steps there moves the profile's step budget to fit it. "
-    '--NAME-args "FLAGS" is the same.'
+    '--NAME-args "FLAGS" is the same. A side the task does not train (a translation task trains scratch alone) is '
+    "refused."
 )
 
 
