@@ -203,7 +203,8 @@ class Side:
         if self.task is None:
             object.__setattr__(self, "task", next(iter(self.tasks)))
         if self.task not in self.tasks:
-            raise ValueError(f"side {self.name!r} has no {self.task.name} task; its tasks are {self._task_names()}")
+            tasks = ", ".join(task.name for task in self.tasks)
+            raise ValueError(f"side {self.name!r} has no {self.task.name} task; its tasks are {tasks}")
         for task, settings in self.tasks.items():
             if set(settings.profiles) != set(PROFILES):
                 raise ValueError(
@@ -212,9 +213,6 @@ class Side:
                 )
         if self.role is not None and self.role not in ROLES:
             raise ValueError(f"side {self.name!r} has role {self.role!r}; the roles are {', '.join(ROLES)}")
-
-    def _task_names(self) -> str:
-        return ", ".join(task.name for task in self.tasks)
 
     def under(self, task: TaskKind) -> Side:
         """The same side under `task`; ValueError naming the task's sides when it does not train for it."""

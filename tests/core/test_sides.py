@@ -246,9 +246,13 @@ def test_titles_name_the_distilled_student() -> None:
     assert sides.run_title(record("scratch", distillation={"teacher": "t"})) == "From-scratch Transformer, distilled"
 
 
-def test_a_side_must_give_every_profile() -> None:
+def test_a_side_must_give_every_profile_and_be_under_a_task_it_trains_for() -> None:
     with pytest.raises(ValueError, match=r"side 'x' gives profiles \['quick'\] for classification; give full, quick"):
         Side("x", "X", "the x model", "x", {task_kinds.CLASSIFICATION: SideTask("x:A", "x", {"quick": SideProfile()})})
+    classifier = {task_kinds.CLASSIFICATION: SideTask("x:A", "x")}
+    assert Side("x", "X", "the x model", "x", classifier).task is task_kinds.CLASSIFICATION  # its first task
+    with pytest.raises(ValueError, match=r"^side 'x' has no translation task; its tasks are classification$"):
+        Side("x", "X", "the x model", "x", classifier, task=task_kinds.TRANSLATION)
 
 
 def test_compare_run_takes_the_flags_of_a_side_registered_by_a_test(fake_side) -> None:
