@@ -61,8 +61,8 @@ class SideFlags:
         for spelled, name, flags in given:
             if name in sides.SIDES and task not in sides.SIDES[name].tasks:
                 raise ValueError(
-                    f"{spelled.rstrip('= ')} gives flags to {name}, which a {task.name} task does not train; "
-                    f"its sides are {known}."
+                    f"{spelled.rstrip('= ')} gives flags to {name}, which a {task.name} task does not train (its "
+                    f"sides are {known}); leave them out."
                 )
             if name not in sides.SIDES:
                 raise ValueError(f"--side-args names the side {name!r}; the sides are {known}.")

@@ -339,11 +339,11 @@ def test_a_translation_run_takes_the_scratch_side_s_flags_as_a_classification_ru
     [
         (
             ["--finetune-args", "--epochs 2"],
-            "--finetune-args gives flags to finetune, which a translation task does not train; its sides are scratch.",
+            "--finetune-args gives flags to finetune, which a translation task does not train (its sides are scratch); leave them out.",
         ),
         (
             ["--side-args", "finetune=--epochs 2"],
-            "--side-args finetune gives flags to finetune, which a translation task does not train; its sides are scratch.",
+            "--side-args finetune gives flags to finetune, which a translation task does not train (its sides are scratch); leave them out.",
         ),
         (
             ["--scratch-pretrained-args", "--epochs 2"],
