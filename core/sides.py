@@ -1,25 +1,38 @@
 """The sides of the comparison, each declared once: what trains it, what loads its runs, and how compare runs it.
 
-A side is one kind of model the suite trains and compares. Its entry in `SIDES` holds every fact about it that
-lives outside its own package: its role in the suite's question (`role`: the pretrained side, the from-scratch
-one), the command that trains it (`python -m <command>`), its model option class and the module that loads its
-runs for prediction (both named, imported only when used, so `--help` stays fast and compare never imports
-training code), the budgets (steps, passes, minutes) of `compare run`'s profiles, the `--tune` search space, how `compare bench` times
-it and the targets its figures are held to, and how the report and the app name it. `compare run` takes each
-classification side's extra flags as `--side-args NAME="FLAGS"` (or `--NAME-args "FLAGS"`, `option_flags`). `compare` (run, report, predict, tune,
-curve, bench) and the app iterate `SIDES`; adding a model to the comparison is one entry here beside its package.
+A side is one family of models the suite trains and compares: the fine-tuned pretrained model (`finetune`), the
+Transformer trained from scratch (`scratch`), that one self-pretrained (`scratch-pretrained`). Its entry in `SIDES`
+holds every fact about it that lives outside its own package: its role in the suite's question (`role`: the
+pretrained side, the from-scratch one), the command that trains it (`python -m <command>`), how `compare bench`
+times it and the targets its figures are held to, how the report and the app name it, and, per task it trains for
+(`core.task_kinds`), what differs between tasks (`SideTask`): its model option class and the module that loads its
+runs for prediction (both named, imported only when used, so `--help` stays fast and compare never imports training
+code), the budgets (steps, passes, minutes) of `compare run`'s profiles and the `--tune` search space. The
+from-scratch side trains for both tasks: `python -m scratch` on a translation task trains the translator.
 
-A run's `run.json` names its side by the command that wrote it (`side`) and its task (`task_kind`, `core.task_kinds`):
-the translation side, `python -m scratch` on a translation task, records `side: scratch` and `task_kind: translation`.
+A side is looked up by name once, where it enters (a flag, a run.json), and travels as its object, under one task
+(`Side.task`; `get(name, task)`, `Side.under`): its option class, predict module, profiles and search space are those
+of that task. `compare run` takes each side's extra flags as `--side-args NAME="FLAGS"` (or `--NAME-args "FLAGS"`,
+`Side.options_flag`), on either task. `compare` (run, report, predict, tune, curve, bench) and the app iterate
+`SIDES`; adding a model to the comparison is one entry here beside its package.
+
+A run's `run.json` names its side by the command that wrote it (`side`) and its task (`task_kind`): the
+translator, `python -m scratch` on a translation task, records `side: scratch` and `task_kind: translation`, and
+reads back as the from-scratch side under the translation task.
 
     >>> [side.name for side in classifiers()]
     ['finetune', 'scratch']
     >>> from types import SimpleNamespace as record
     >>> from core.task_kinds import CLASSIFICATION, TRANSLATION
-    >>> of_run(record(side="scratch", task=TRANSLATION)).name
-    'translation'
+    >>> translator = of_run(record(side="scratch", task=TRANSLATION))
+    >>> translator.name, translator.task is TRANSLATION, translator.predict
+    ('scratch', True, 'core.translator')
+    >>> [side.name for side in of_task(TRANSLATION)]
+    ['scratch']
     >>> get("finetune").profiles["quick"].side_flags()[:8]
     ['--min-steps', '0', '--epochs', '3', '--time-budget', '4', '--min-epochs', '1']
+    >>> get("scratch", TRANSLATION).profiles["quick"].side_flags()
+    ['--preset', 'small', '--max-steps', '1500']
     >>> PRETRAINED, FROM_SCRATCH, STUDENT, SELF_PRETRAINED
     ('finetune', 'scratch', 'scratch-distilled', 'scratch-pretrained')
     >>> [side.name for side in classifiers(["--self-pretrain"])]
@@ -137,22 +150,37 @@ class Benchmark:
 
 
 @dataclass(frozen=True)
+class SideTask:
+    """What a side is under one task it trains for: what differs between its tasks.
+
+    Attributes:
+        arguments: its model option class, `module:Class`, imported only when used.
+        predict: the module whose `load(run_dir, run)` returns a finished run's model (`core.classifier.Classifier`
+            under classification, `core.translator.Translator` under translation).
+        profiles: per `compare run` profile (`PROFILES`), its budget, flags and data overrides.
+        search_space: `compare run --tune`'s Optuna distributions, by option name (empty: the side is not tuned).
+    """
+
+    arguments: str
+    predict: str
+    profiles: Mapping[str, SideProfile] = field(default_factory=lambda: {name: SideProfile() for name in PROFILES})
+    search_space: Mapping[str, BaseDistribution] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Side:
-    """One side of the comparison.
+    """One side of the comparison, under one of the tasks it trains for.
 
     Attributes:
         name: how compare and the app call it: the default model name in a report, and `runs/<name>`.
-        role: its place in the suite's question, one of `ROLES` (None: a model compared beside them).
         title: how the report and the app title it ("Fine-tuned BERT").
         phrase: how a sentence names it ("the fine-tuned model").
         command: the module that trains it, `python -m <command>`; its runs record it as run.json `side`.
-        arguments: its model option class, `module:Class`, imported only when used.
-        predict: the module whose `load(run_dir, run)` returns a finished run's model (`core.classifier.Classifier`
-            for a classification side, `core.translator.Translator` for translation).
-        task: the task it trains for (`core.task_kinds`), as run.json `task_kind` names it.
-        profiles: per `compare run` profile (`PROFILES`), its budget, flags and data overrides.
-        search_space: `compare run --tune`'s Optuna distributions, by option name (empty: the side is not tuned).
-        bench: how `compare bench` times its training (None: not benchmarked).
+        tasks: per task it trains for (`core.task_kinds`), in its order, what differs between them (`SideTask`).
+        task: the task this object is under (None: its first); `options`, `predict`, `profiles` and `search_space`
+            are that task's. `under` gives the same side under another.
+        bench: how `compare bench` times its training of a classifier (None: not benchmarked).
+        role: its place in the suite's question, one of `ROLES` (None: a model compared beside them).
         opt_in: the `compare run` flag that adds it to the comparison (`--self-pretrain`); None: always compared.
         marked_by: the run.json section only its runs have, telling them from the runs of another side with the same
             command (`pretraining`); None: a run without another side's mark is its.
@@ -162,21 +190,58 @@ class Side:
     title: str
     phrase: str
     command: str
-    arguments: str
-    predict: str
-    task: TaskKind = CLASSIFICATION
-    profiles: Mapping[str, SideProfile] = field(default_factory=lambda: {name: SideProfile() for name in PROFILES})
-    search_space: Mapping[str, BaseDistribution] = field(default_factory=dict)
+    tasks: Mapping[TaskKind, SideTask]
+    task: TaskKind | None = None
     bench: Benchmark | None = None
     role: str | None = None
     opt_in: str | None = None
     marked_by: str | None = None
 
     def __post_init__(self) -> None:
-        if set(self.profiles) != set(PROFILES):
-            raise ValueError(f"side {self.name!r} gives profiles {sorted(self.profiles)}; give {', '.join(PROFILES)}")
+        if not self.tasks:
+            raise ValueError(f"side {self.name!r} trains for no task; give it at least one in `tasks`")
+        if self.task is None:
+            object.__setattr__(self, "task", next(iter(self.tasks)))
+        if self.task not in self.tasks:
+            tasks = ", ".join(task.name for task in self.tasks)
+            raise ValueError(f"side {self.name!r} has no {self.task.name} task; its tasks are {tasks}")
+        for task, settings in self.tasks.items():
+            if set(settings.profiles) != set(PROFILES):
+                raise ValueError(
+                    f"side {self.name!r} gives profiles {sorted(settings.profiles)} for {task.name}; "
+                    f"give {', '.join(PROFILES)}"
+                )
         if self.role is not None and self.role not in ROLES:
             raise ValueError(f"side {self.name!r} has role {self.role!r}; the roles are {', '.join(ROLES)}")
+
+    def under(self, task: TaskKind) -> Side:
+        """The same side under `task`; ValueError naming the task's sides when it does not train for it."""
+        if task not in self.tasks:
+            raise ValueError(
+                f"the {task.name} task has no side {self.name!r}; its sides are {', '.join(names_of(task))}"
+            )
+        return self if task is self.task else replace(self, task=task)
+
+    @property
+    def settings(self) -> SideTask:
+        """What this side is under its task."""
+        return self.tasks[self.task]
+
+    @property
+    def arguments(self) -> str:
+        return self.settings.arguments
+
+    @property
+    def predict(self) -> str:
+        return self.settings.predict
+
+    @property
+    def profiles(self) -> Mapping[str, SideProfile]:
+        return self.settings.profiles
+
+    @property
+    def search_space(self) -> Mapping[str, BaseDistribution]:
+        return self.settings.search_space
 
     @property
     def options_flag(self) -> str:
@@ -185,7 +250,7 @@ class Side:
         return f"--{self.name}-args"
 
     def options(self) -> type:
-        """The side's model option class (a dataclass the side's command parses its model flags into)."""
+        """The side's model option class under its task (a dataclass its command parses its model flags into)."""
         module, _, name = self.arguments.partition(":")
         return getattr(importlib.import_module(module), name)
 
@@ -203,24 +268,31 @@ SIDES: dict[str, Side] = {
             title="Fine-tuned BERT",
             phrase="the fine-tuned model",
             command="finetune",
-            arguments="finetune.args:FinetuneArguments",
-            predict="finetune.predict",
-            profiles={
-                "full": SideProfile(),
-                # Fine-tuning as it is done (docs/results.md, "Budgets that let each model finish"): up to 3 passes
-                # over the train split or 4 minutes, whichever ends first, the learning rate decaying to 0 where
-                # training will end; validated 3 times a pass (every 300 steps at most, so a clock-bound run on
-                # large data still validates), early stopping after 2 validations without a better score once one
-                # pass is done.
-                "quick": SideProfile(
-                    budget=Budget(min_steps=0, passes=3, minutes=4),
-                    flags=("--min-epochs", "1", "--evals-per-epoch", "3", "--eval-steps", "300", "--patience", "2"),
-                    trial_lengths=CategoricalDistribution((250, 500, 1000)),
+            tasks={
+                CLASSIFICATION: SideTask(
+                    arguments="finetune.args:FinetuneArguments",
+                    predict="finetune.predict",
+                    profiles={
+                        "full": SideProfile(),
+                        # Fine-tuning as it is done (docs/results.md, "Budgets that let each model finish"): up to
+                        # 3 passes over the train split or 4 minutes, whichever ends first, the learning rate decaying
+                        # to 0 where training will end; validated 3 times a pass (every 300 steps at most, so a
+                        # clock-bound run on large data still validates), early stopping after 2 validations without
+                        # a better score once one pass is done.
+                        "quick": SideProfile(
+                            budget=Budget(min_steps=0, passes=3, minutes=4),
+                            flags=(
+                                *("--min-epochs", "1", "--evals-per-epoch", "3"),
+                                *("--eval-steps", "300", "--patience", "2"),
+                            ),
+                            trial_lengths=CategoricalDistribution((250, 500, 1000)),
+                        ),
+                    },
+                    search_space={
+                        "learning_rate": FloatDistribution(2e-5, 2e-4, log=True),
+                        "max_steps": CategoricalDistribution((250, 500, 1000, 2000)),
+                    },
                 ),
-            },
-            search_space={
-                "learning_rate": FloatDistribution(2e-5, 2e-4, log=True),
-                "max_steps": CategoricalDistribution((250, 500, 1000, 2000)),
             },
             bench=Benchmark(
                 steps={"quick": (3, 2), "full": (6, 3)},
@@ -257,24 +329,40 @@ SIDES: dict[str, Side] = {
             title="From-scratch Transformer",
             phrase="the from-scratch model",
             command="scratch",
-            arguments="scratch.args:ScratchArguments",
-            predict="scratch.predict",
-            profiles={
-                "full": SideProfile(),
-                # An epoch count is unfair to the from-scratch model on small data: at least 800 steps, at most 2,000
-                # or 3 minutes, validated every 250 steps (the budget may end inside the first epoch), and patience 3
-                # so that one noisy validation does not end a run still climbing (docs/results.md, "Step budgets").
-                "quick": SideProfile(
-                    budget=Budget(min_steps=800, max_steps=2000, minutes=3),
-                    flags=("--patience", "3", "--eval-steps", "250"),
-                    trial_lengths=CategoricalDistribution((500, 1000, 2000)),
+            tasks={
+                CLASSIFICATION: SideTask(
+                    arguments="scratch.args:ScratchArguments",
+                    predict="scratch.predict",
+                    profiles={
+                        "full": SideProfile(),
+                        # An epoch count is unfair to the from-scratch model on small data: at least 800 steps, at
+                        # most 2,000 or 3 minutes, validated every 250 steps (the budget may end inside the first
+                        # epoch), and patience 3 so that one noisy validation does not end a run still climbing
+                        # (docs/results.md, "Step budgets").
+                        "quick": SideProfile(
+                            budget=Budget(min_steps=800, max_steps=2000, minutes=3),
+                            flags=("--patience", "3", "--eval-steps", "250"),
+                            trial_lengths=CategoricalDistribution((500, 1000, 2000)),
+                        ),
+                    },
+                    search_space={
+                        "learning_rate": FloatDistribution(1e-4, 3e-3, log=True),
+                        "max_steps": CategoricalDistribution((500, 1000, 2000, 4000)),
+                        "dropout": FloatDistribution(0.0, 0.3, step=0.01),
+                        "preset": CategoricalDistribution(("small", "base")),
+                    },
                 ),
-            },
-            search_space={
-                "learning_rate": FloatDistribution(1e-4, 3e-3, log=True),
-                "max_steps": CategoricalDistribution((500, 1000, 2000, 4000)),
-                "dropout": FloatDistribution(0.0, 0.3, step=0.01),
-                "preset": CategoricalDistribution(("small", "base")),
+                # The translator (`python -m scratch` on a translation task).
+                TRANSLATION: SideTask(
+                    arguments="scratch.translation.args:TranslationArguments",
+                    predict="core.translator",
+                    profiles={
+                        "full": SideProfile(flags=("--preset", "base")),  # the preset's own epochs, early stopping
+                        # The `small` preset's epochs, within 1,500 optimizer steps (docs/results.md, "Translation,
+                        # pt_en").
+                        "quick": SideProfile(flags=("--preset", "small", "--max-steps", "1500")),
+                    },
+                ),
             },
             bench=Benchmark(
                 steps={"quick": (20, 5), "full": (60, 10)},
@@ -300,20 +388,6 @@ SIDES: dict[str, Side] = {
                 ),
             ),
         ),
-        Side(
-            name="translation",
-            title="From-scratch Transformer translator",
-            phrase="the from-scratch translator",
-            command="scratch",
-            arguments="scratch.translation.args:TranslationArguments",
-            predict="core.translator",
-            task=TRANSLATION,
-            profiles={
-                "full": SideProfile(flags=("--preset", "base")),  # the preset's own epoch budget, early stopping
-                # The `small` preset's epochs, within 1,500 optimizer steps (docs/results.md, "Translation, pt_en").
-                "quick": SideProfile(flags=("--preset", "small", "--max-steps", "1500")),
-            },
-        ),
     )
 }
 
@@ -329,34 +403,48 @@ SIDES[SELF_PRETRAINED] = Side(
     title="From-scratch Transformer, self-pretrained",
     phrase="the self-pretrained from-scratch model",
     command=SIDES["scratch"].command,
-    arguments="scratch.pretraining:SelfPretrainedArguments",
-    predict=SIDES["scratch"].predict,
-    profiles={
-        name: replace(profile, flags=(*profile.flags, "--self-pretrain", *PRETRAINING_FLAGS[name]))
-        for name, profile in SIDES["scratch"].profiles.items()
+    tasks={
+        CLASSIFICATION: SideTask(
+            arguments="scratch.pretraining:SelfPretrainedArguments",
+            predict=SIDES["scratch"].predict,
+            profiles={
+                name: replace(profile, flags=(*profile.flags, "--self-pretrain", *PRETRAINING_FLAGS[name]))
+                for name, profile in SIDES["scratch"].profiles.items()
+            },
+        )
     },
     opt_in="--self-pretrain",
     marked_by="pretraining",
 )
 
 
-def get(name: str) -> Side:
-    """The side called `name`; ValueError naming the known ones otherwise."""
+def get(name: str, task: TaskKind | None = None) -> Side:
+    """The side called `name`, under `task` (None: its first task); ValueError naming the known ones otherwise."""
     try:
-        return SIDES[name]
+        side = SIDES[name]
     except KeyError:
         raise ValueError(f"unknown side {name!r}; the sides are {', '.join(SIDES)}") from None
+    return side if task is None else side.under(task)
+
+
+def of_task(task: TaskKind, opted_in: Collection[str] | None = ()) -> list[Side]:
+    """The sides that train for `task`, under it, in declaration order: of the sides with an `opt_in` flag those
+    whose flag is among `opted_in` (None: all of them, as the options and profiles that name every side need)."""
+    return [
+        side.under(task)
+        for side in SIDES.values()
+        if task in side.tasks and (opted_in is None or side.opt_in is None or side.opt_in in opted_in)
+    ]
+
+
+def names_of(task: TaskKind) -> list[str]:
+    """The names of every side that trains for `task`."""
+    return [side.name for side in of_task(task, None)]
 
 
 def classifiers(opted_in: Collection[str] | None = ()) -> list[Side]:
-    """The classification sides, in declaration order: those `compare run`, `compare curve` and the app compare,
-    and of the sides with an `opt_in` flag those whose flag is among `opted_in` (None: all of them, as the options
-    and profiles that name every side need)."""
-    return [
-        side
-        for side in SIDES.values()
-        if side.task is CLASSIFICATION and (opted_in is None or side.opt_in is None or side.opt_in in opted_in)
-    ]
+    """The classification sides (`of_task`): those `compare run`, `compare curve` and the app compare."""
+    return of_task(CLASSIFICATION, opted_in)
 
 
 def by_role(role: str) -> Side:
@@ -378,12 +466,12 @@ def classifier_names(opted_in: Collection[str] | None = ()) -> list[str]:
 
 
 def of_run(record: Any) -> Side:
-    """The side that wrote a run (`core.record.RunRecord`), by its `side` (the command) and its task.
+    """The side that wrote a run (`core.record.RunRecord`), by its `side` (the command) and its task, under that task.
 
     Raises:
-        ValueError: no side of that task kind records that name; the message lists those that do.
+        ValueError: no side of that task records that name; the message lists those that do.
     """
-    found = [side for side in SIDES.values() if side.task is record.task]
+    found = of_task(record.task, None)
     same = [side for side in found if side.command == record.side]
     marked = [side for side in same if side.marked_by and getattr(record, side.marked_by, None)]
     unmarked = [side for side in same if not side.marked_by]

@@ -29,7 +29,7 @@ from compare.progress import Progress
 from compare.render.bench import render_markdown
 from compare.report.locate import report_run_dirs
 from compare.run.launch import data_flags, train_side
-from compare.run.profiles import get_profile, side_data
+from compare.run.profiles import side_data
 from core import sides
 from core.args import DataArguments
 from core.classifier import find_runs
@@ -44,9 +44,9 @@ logger = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 
 
-def bench_sides() -> list[str]:
+def bench_sides() -> list[sides.Side]:
     """The sides `compare bench` measures: those `core.sides` says how to time."""
-    return [side.name for side in sides.classifiers() if side.bench]
+    return [side for side in sides.classifiers() if side.bench]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,27 +81,35 @@ def run_bench(data: DataArguments, args: BenchArguments, progress: Progress | No
 
     training = {}
     for side in bench_sides():
-        cmd = throughput_command(side, data, records[side], args.profile)
-        training[side] = run_stage(f"train-{side}", cmd, output_dir)
-        progress.stage("%s training throughput measured", side)
+        cmd = throughput_command(side, data, records[side.name], args.profile)
+        training[side.name] = run_stage(f"train-{side.name}", cmd, output_dir)
+        progress.stage("%s training throughput measured", side.name)
 
     texts = load_task(data).texts("test")
     predict = {}
     texts_file = output_dir / "stages" / "test-texts.json"
     texts_file.parent.mkdir(parents=True, exist_ok=True)
     write_json(texts_file, texts)
-    for side in bench_sides():
-        cmd = [sys.executable, "-m", "compare.bench.predict", "--run", str(runs[side]), "--texts-file", str(texts_file)]
-        predict[side] = run_stage(f"predict-{side}", [*cmd, "--samples", str(profile.latency_samples)], output_dir)
-        progress.stage("%s prediction measured", side)
+    for name in runs:
+        cmd = [sys.executable, "-m", "compare.bench.predict", "--run", str(runs[name]), "--texts-file", str(texts_file)]
+        predict[name] = run_stage(f"predict-{name}", [*cmd, "--samples", str(profile.latency_samples)], output_dir)
+        progress.stage("%s prediction measured", name)
 
     serving = {}
     for side in bench_sides():
-        export_dir = export_run(side, runs[side], output_dir)
-        cmd = [sys.executable, "-m", "compare.bench.serving", "--run", str(runs[side]), "--export", str(export_dir)]
+        export_dir = export_run(side, runs[side.name], output_dir)
+        cmd = [
+            sys.executable,
+            "-m",
+            "compare.bench.serving",
+            "--run",
+            str(runs[side.name]),
+            "--export",
+            str(export_dir),
+        ]
         cmd += ["--texts-file", str(texts_file), "--samples", str(profile.latency_samples)]
-        serving[side] = run_stage(f"serve-{side}", cmd, output_dir)
-        progress.stage("%s serving export measured", side)
+        serving[side.name] = run_stage(f"serve-{side.name}", cmd, output_dir)
+        progress.stage("%s serving export measured", side.name)
 
     app = measure_app(list(runs.values()), texts, output_dir / "logs" / "app.log", profile.requests, profile.clients)
     progress.stage("app measured: %d errors in %d requests", app["errors"], app["requests"])
@@ -130,21 +138,20 @@ def resolve_runs(data: DataArguments, args: BenchArguments, output_dir: Path) ->
     else:
         paths = [
             train_side(
-                side, side_data(data, side, "quick", data.seed), profile_flags(side), output_dir / "runs" / side
+                side,
+                side_data(data, side.name, "quick", data.seed),
+                side.profiles["quick"].side_flags(),
+                output_dir / "runs" / side.name,
             )[0]
             for side in bench_sides()
         ]
     by_side: dict[str, Path] = {}
     for path in paths:
         by_side.setdefault(sides.of_run(read_run(path)).name, Path(path))
-    missing = [side for side in bench_sides() if side not in by_side]
+    missing = [side.name for side in bench_sides() if side.name not in by_side]
     if missing:
         raise RunError(f"No {' or '.join(missing)} run among {', '.join(map(str, paths))}; give one run of each side.")
-    return {side: by_side[side] for side in bench_sides()}
-
-
-def profile_flags(side: str) -> list[str]:
-    return get_profile("quick")[side].side_flags()
+    return {side.name: by_side[side.name] for side in bench_sides()}
 
 
 def report_runs(report: Path) -> list[Path]:
@@ -157,9 +164,9 @@ def report_runs(report: Path) -> list[Path]:
     return paths
 
 
-def model_flags(side: str, run: RunRecord) -> list[str]:
+def model_flags(side: sides.Side, run: RunRecord) -> list[str]:
     """The side's command-line flags that rebuild the run's model and batch size."""
-    hyper, bench = run.hyperparameters, sides.get(side).bench
+    hyper, bench = run.hyperparameters, side.bench
     flags = [bench.model_flag, run.model.name] if bench.model_flag else []
     for key in bench.model_options:
         value = hyper.get(key)
@@ -170,29 +177,27 @@ def model_flags(side: str, run: RunRecord) -> list[str]:
     return flags
 
 
-def throughput_command(side: str, data: DataArguments, run: dict, profile: str) -> list[str]:
-    steps, warmup = sides.get(side).bench.steps[profile]
+def throughput_command(side: sides.Side, data: DataArguments, run: dict, profile: str) -> list[str]:
+    steps, warmup = side.bench.steps[profile]
     timing = ["--rounds", str(BENCH_PROFILES[profile].rounds), "--steps", str(steps), "--warmup", str(warmup)]
-    command = sides.get(side).command
-    return [sys.executable, "-m", f"{command}.throughput", *data_flags(data), *model_flags(side, run), *timing]
+    return [sys.executable, "-m", f"{side.command}.throughput", *data_flags(data), *model_flags(side, run), *timing]
 
 
-def export_run(side: str, run_dir: Path, output_dir: Path) -> Path:
+def export_run(side: sides.Side, run_dir: Path, output_dir: Path) -> Path:
     """`DIR/exports/<side>`: the run's serving export, written by the side's command unless already there.
 
     An export is reused when its export.json names the same run directory and the run's `created` time.
     """
-    export_dir = output_dir / "exports" / side
+    export_dir = output_dir / "exports" / side.name
     record_file = export_dir / "export.json"
     if record_file.is_file():
         export = json.loads(record_file.read_text(encoding="utf-8"))
         if export.get("run") == str(Path(run_dir).resolve()) and export.get("run_created") == read_run(run_dir).created:
-            logger.info("Stage export-%s: reusing the export in %s", side, export_dir)
+            logger.info("Stage export-%s: reusing the export in %s", side.name, export_dir)
             return export_dir
-    log_file = output_dir / "logs" / f"export-{side}.log"
-    command = sides.get(side).command
-    cmd = [sys.executable, "-m", command, "export", str(run_dir), "--output-dir", str(export_dir), "--overwrite"]
-    logger.info("Stage export-%s: %s (log: %s)", side, " ".join(cmd[1:]), log_file)
+    log_file = output_dir / "logs" / f"export-{side.name}.log"
+    cmd = [sys.executable, "-m", side.command, "export", str(run_dir), "--output-dir", str(export_dir), "--overwrite"]
+    logger.info("Stage export-%s: %s (log: %s)", side.name, " ".join(cmd[1:]), log_file)
     run_command(cmd, log=log_file)
     return export_dir
 

@@ -186,7 +186,7 @@ def train_points(
                 _, reused[path] = train_student(options, args, run_path(output_dir, TEACHER, size, seed), path, seed)
             else:
                 options = dataclasses.replace(side_data(data, side, args.profile, seed), max_train_samples=size)
-                _, reused[path] = train_side(side, options, args.side_flags(side), path, args.retrain)
+                _, reused[path] = train_side(sides.get(side), options, args.side_flags(side), path, args.retrain)
             progress.stage("%s %s at %d examples (seed %d)", "reused" if reused[path] else "trained", side, size, seed)
 
         return train

@@ -1,8 +1,9 @@
 """Options of `compare run` and `compare curve`: output folder, profile, seeds and each side's extra flags.
 
-A side's extra flags are `--side-args NAME="FLAGS"` (repeatable, one NAME per side of `core.sides`); each
-classification side also has its own spelling, `--NAME-args "FLAGS"` (`--finetune-args`, `--scratch-args`),
-generated from the registry.
+A side's extra flags are `--side-args NAME="FLAGS"` (repeatable, one NAME per side of `core.sides`); each side
+also has its own spelling, `--NAME-args "FLAGS"` (`--finetune-args`, `--scratch-args`), generated from the registry
+(`with_side_flags`). Both tasks take them alike (`SideFlags`): a translation `compare run` gives `--scratch-args` to
+the translator, and refuses by name a side its task does not train (`--finetune-args` on `--task pt_en`).
 
 Every flag `compare run` will pass to a side is checked here, by the side's own parser (`check_command_flags`),
 before any side starts. A `--max-steps` or `--min-steps` among a side's extra flags moves the profile's step
@@ -21,7 +22,8 @@ from compare.run.profiles import PROFILES, get_profile, give_way
 from compare.tune.sampling import PRUNERS, SAMPLERS
 from compare.tune.space import tuned_sides
 from core import sides
-from core.args import VERBOSE_HELP, DataArguments, OptionsError
+from core.args import VERBOSE_HELP, OptionsError
+from core.task_kinds import CLASSIFICATION, TaskKind
 from core.training.budget import CLASS_WEIGHTS
 
 # The help of the options a translation `compare run` takes alike (`compare.translation.arguments`).
@@ -31,17 +33,77 @@ RETRAIN_HELP = (
     "Train every model again from the start, even when matching runs exist, discarding unfinished ones too "
     "(without it, finished runs are reused and interrupted ones resumed)."
 )
-SCRATCH_ARGS_HELP = (
-    'Extra flags for python -m scratch, e.g. "--preset tiny"; a --max-steps or --min-steps here moves the '
-    "profile's step budget to fit it."
-)
-
-
 SIDE_ARGS_HELP = (
     'Extra flags for one side\'s command, NAME="FLAGS" (e.g. finetune="--epochs 2" scratch="--preset tiny"; '
     "repeatable); a --max-steps or --min-steps there moves the profile's step budget to fit it. "
-    '--NAME-args "FLAGS" is the same.'
+    '--NAME-args "FLAGS" is the same. A side the task does not train (a translation task trains scratch alone) is '
+    "refused."
 )
+
+
+class SideFlags:
+    """The user's extra flags per side, for the options of either task (`with_side_flags` adds their fields)."""
+
+    side_args: list[str]
+
+    def given_side_flags(self, task: TaskKind) -> tuple[dict[str, list[str]], dict[str, str]]:
+        """The user's extra flags per side of `task`, from `--side-args NAME="FLAGS"` and each side's `--NAME-args`,
+        split as a shell would; and how each was spelled (`--finetune-args`, `--side-args finetune=`), for messages.
+        A side `task` has not, or a data option among a side's flags (it goes to this command, so that every model
+        trains on the same data), is refused by name (ValueError)."""
+        given = [(f"--side-args {name}=", name, flags) for name, _, flags in map(_name_and_flags, self.side_args)]
+        for side in sides.SIDES.values():
+            flags = getattr(self, _alias(side), "")  # the field generated for the side's own spelling
+            if flags:
+                given.append((side.options_flag, side.name, flags))
+        known = ", ".join(sides.names_of(task))
+        extra, spelling = {}, {}
+        for spelled, name, flags in given:
+            if name in sides.SIDES and task not in sides.SIDES[name].tasks:
+                raise ValueError(
+                    f"{spelled.rstrip('= ')} gives flags to {name}, which a {task.name} task does not train (its "
+                    f"sides are {known}); leave them out."
+                )
+            if name not in sides.SIDES:
+                raise ValueError(f"--side-args names the side {name!r}; the sides are {known}.")
+            if name in extra:
+                raise ValueError(
+                    f"{spelling[name]} and {spelled} both give {name}'s flags; give them once, in one of the two."
+                )
+            spelling[name] = spelled.rstrip("= ")
+            extra[name] = split_flags(spelling[name], flags)
+            refuse_data_flags(spelling[name], extra[name], task.data_arguments)
+        return extra, spelling
+
+
+def with_side_flags(options: type) -> type:
+    """`options` (a dataclass) with the fields that take each side's extra flags: `--side-args NAME="FLAGS"` and
+    one `--NAME-args "FLAGS"` per side of the registry, generated here so that a side added to `core.sides` gets
+    its own without a line in this module."""
+    made = dataclasses.make_dataclass(
+        options.__name__.lstrip("_"),
+        [
+            (
+                "side_args",
+                list[str],
+                field(
+                    default_factory=list,
+                    metadata={"help": SIDE_ARGS_HELP, "action": "extend", "metavar": 'NAME="FLAGS"'},
+                ),
+            ),
+            *(
+                (
+                    _alias(side),
+                    str,
+                    field(default="", metadata={"help": f'The same as --side-args {side.name}="FLAGS".'}),
+                )
+                for side in sides.SIDES.values()
+            ),
+        ],
+        bases=(options, SideFlags),
+    )
+    made.__module__, made.__doc__ = options.__module__, options.__doc__
+    return made
 
 
 @dataclass
@@ -61,9 +123,6 @@ class _SideTrainingArguments:
             "Default: the sides' own (none).",
             "choices": CLASS_WEIGHTS,
         },
-    )
-    side_args: list[str] = field(
-        default_factory=list, metadata={"help": SIDE_ARGS_HELP, "action": "extend", "metavar": 'NAME="FLAGS"'}
     )
     distill: bool = field(
         default=False,
@@ -87,7 +146,7 @@ class _SideTrainingArguments:
             raise ValueError(f"--seeds must be between 1 and 20, got {self.seeds}.")
         if self.class_weight is not None and self.class_weight not in CLASS_WEIGHTS:
             raise ValueError(f"--class-weight must be {' or '.join(CLASS_WEIGHTS)}, got {self.class_weight!r}.")
-        self.extra, self.spelling = self.given_side_flags()
+        self.extra, self.spelling = self.given_side_flags(CLASSIFICATION)
         split_flags("--distill-args", self.distill_args)
         if self.distill_args and not self.distill:
             raise ValueError("--distill-args is for the distilled student; add --distill, or leave it out.")
@@ -96,12 +155,12 @@ class _SideTrainingArguments:
     def check_side_flags(self) -> None:
         """Parses each command's flags as the command will, so a flag it would refuse stops this one before any
         training rather than after the other side's."""
-        for side, flags in self.extra.items():
-            refuse_data_flags(self.spelling[side], flags, DataArguments)
-        refuse_data_flags("--distill-args", split_flags("--distill-args", self.distill_args), DataArguments)
-        for side in sides.classifier_names(None):
-            budget = side not in self.tuned_sides()  # a tuning trial brings its own training length
-            check_command_flags(side, self.side_flags(side, budget), self.origin(side, budget))
+        refuse_data_flags(
+            "--distill-args", split_flags("--distill-args", self.distill_args), CLASSIFICATION.data_arguments
+        )
+        for side in sides.classifiers(None):
+            budget = side.name not in self.tuned_sides()  # a tuning trial brings its own training length
+            check_command_flags(side, self.side_flags(side.name, budget), self.origin(side.name, budget))
         if self.distill:  # the teacher's path is checked when the student starts: it does not exist yet
             student = [
                 *self.side_flags(sides.FROM_SCRATCH, budget),
@@ -112,32 +171,11 @@ class _SideTrainingArguments:
             origin = f"{self.origin(sides.FROM_SCRATCH, budget)}, then --teacher" + (
                 ", then --distill-args" if self.distill_args else ""
             )
-            check_command_flags(sides.FROM_SCRATCH, student, origin)
+            check_command_flags(sides.get(sides.FROM_SCRATCH), student, origin)
 
     def tuned_sides(self) -> list[str]:
         """The sides whose model is chosen by tuning trials (none here; `compare run --tune` has them)."""
         return []
-
-    def given_side_flags(self) -> tuple[dict[str, list[str]], dict[str, str]]:
-        """The user's extra flags per side, from `--side-args NAME="FLAGS"` and each side's `--NAME-args`, split as
-        a shell would; and how each was spelled (`--finetune-args`, `--side-args finetune=`), for messages."""
-        given = [(f"--side-args {name}=", name, flags) for name, _, flags in map(_name_and_flags, self.side_args)]
-        for side in sides.classifiers(None):
-            flags = getattr(self, _alias(side), "")  # the field generated for the side's own spelling
-            if flags:
-                given.append((side.options_flag, side.name, flags))
-        known = sides.classifier_names(None)
-        extra, spelling = {}, {}
-        for spelled, name, flags in given:
-            if name not in known:
-                raise ValueError(f"--side-args names the side {name!r}; the sides are {', '.join(known)}.")
-            if name in extra:
-                raise ValueError(
-                    f"{spelling[name]} and {spelled} both give {name}'s flags; give them once, in one of the two."
-                )
-            spelling[name] = spelled.rstrip("= ")
-            extra[name] = split_flags(spelling[name], flags)
-        return extra, spelling
 
     def side_flags(self, side: str, budget: bool = True) -> list[str]:
         """The profile's flags for `side` (its step budget only if `budget`, moved to fit the user's bounds),
@@ -189,35 +227,23 @@ def refuse_data_flags(option: str, flags: list[str], data_arguments: type) -> No
         )
 
 
-def check_command_flags(side: str, flags: list[str], origin: str = "") -> None:
+def check_command_flags(side: sides.Side, flags: list[str], origin: str = "") -> None:
     """Raises `ValueError` with what `side`'s command (`python -m <command>`) would say of the model flags `flags`,
-    parsing them as it does into its data, run and model options, when it would refuse them; `origin` says where
-    they came from."""
+    parsing them as it does on the side's task into its data, run and model options, when it would refuse them;
+    `origin` says where they came from."""
     from core.args import RunArguments
     from core.parsing import CommandParser
 
-    found = sides.get(side)
-    data, task = found.task.data_arguments, found.task.example_task
-    parser = CommandParser((data, RunArguments, found.options()), prog=f"python -m {found.command}")
+    data, task = side.task.data_arguments, side.task.example_task
+    parser = CommandParser((data, RunArguments, side.options()), prog=f"python -m {side.command}")
     try:
         parser.parse(["--task", task, "--output-dir", "_", *flags])
     except OptionsError as error:
         source = f" ({origin})" if origin else ""
-        raise ValueError(f"python -m {found.command} would refuse {shlex.join(flags)}{source}: {error}") from None
+        raise ValueError(f"python -m {side.command} would refuse {shlex.join(flags)}{source}: {error}") from None
 
 
-# Each classification side's own spelling of its extra flags (`--finetune-args "FLAGS"`), one field per side of the
-# registry, generated here so that a side added to `core.sides` gets its own without a line in this module.
-SideTrainingArguments = dataclasses.make_dataclass(
-    "SideTrainingArguments",
-    [
-        (_alias(side), str, field(default="", metadata={"help": f'The same as --side-args {side.name}="FLAGS".'}))
-        for side in sides.classifiers(None)
-    ],
-    bases=(_SideTrainingArguments,),
-)
-SideTrainingArguments.__module__ = __name__
-SideTrainingArguments.__doc__ = _SideTrainingArguments.__doc__
+SideTrainingArguments = with_side_flags(_SideTrainingArguments)
 
 
 @dataclass

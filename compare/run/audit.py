@@ -22,6 +22,7 @@ import numpy as np
 from compare.progress import Progress
 from compare.run.launch import train_side
 from compare.run.profiles import get_profile, give_way, side_data
+from core import sides
 from core.args import DataArguments
 from core.classifier import load
 from core.data import TaskData, load_task
@@ -120,7 +121,9 @@ def audit_train(data: DataArguments, args: Any, folds: int, progress: Progress) 
     texts, pairs = task.texts("train"), task.text_pairs("train")
     for k in range(folds):
         fold = fold_data(root / f"fold-{k}", task, which, k, options)
-        run_dir, reused = train_side(FROM_SCRATCH, fold, fold_flags(args), root / f"fold-{k}" / "run", args.retrain)
+        run_dir, reused = train_side(
+            sides.get(FROM_SCRATCH), fold, fold_flags(args), root / f"fold-{k}" / "run", args.retrain
+        )
         held_out = np.flatnonzero(which == k)
         model = load(run_dir)
         given = [texts[i] for i in held_out], None if pairs is None else [pairs[i] for i in held_out]

@@ -147,7 +147,7 @@ def train_and_report(
         paths = run_dirs(output_dir, seeds, names)
         for (side, seed), path in paths.items():
             run_dir, reused = train_side(
-                side, side_data(data, side, args.profile, seed), args.side_flags(side), path, args.retrain
+                sides.get(side), side_data(data, side, args.profile, seed), args.side_flags(side), path, args.retrain
             )
             progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, seed, run_dir)
         ordered = [(side, paths[(side, seed)]) for side in names for seed in seeds]

@@ -15,6 +15,7 @@ from compare.progress import Progress
 from compare.run.arguments import SideTrainingArguments
 from compare.run.launch import train_side
 from compare.run.profiles import side_data
+from core import sides
 from core.args import DataArguments
 from core.record import read_run
 from core.rundir import RunError
@@ -49,7 +50,7 @@ def train_student(
     """Trains (or reuses) the student of `teacher` into `run_dir`; returns (the run, whether it was reused)."""
     retrain = args.retrain or teacher_changed(run_dir, teacher)
     options = side_data(data, FROM_SCRATCH, args.profile, seed)
-    return train_side(FROM_SCRATCH, options, student_flags(args, teacher), run_dir, retrain)
+    return train_side(sides.get(FROM_SCRATCH), options, student_flags(args, teacher), run_dir, retrain)
 
 
 def distilled_runs(

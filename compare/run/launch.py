@@ -8,8 +8,9 @@ here after a successful training) the same side, flags and option defaults: a ru
 changed (say, a new warmup) is trained again. An interrupted one is resumed: `<run>.pending.json`, written before
 the side starts, holds the same request with the data options, and when it matches the new request the side is
 started with `--resume`, continuing from the backup in `<run>.partial/` (docs/formats.md, "compare run's files").
-The same holds for a translation run (`python -m scratch` on a translation task), asked for as the side
-`translation`.
+The same holds for a translation run: the from-scratch side under the translation task (`python -m scratch` on a
+translation task). Each function takes the side as its object (`core.sides.Side`, under its task), looked up by
+name where the name entered.
 """
 
 from __future__ import annotations
@@ -79,17 +80,17 @@ def log_path(run_dir: Path) -> Path:
     return run_dir.with_name(run_dir.name + ".log")
 
 
-def side_defaults(side: str) -> dict:
-    """The default of every model option of `side`'s command, as JSON would give it back."""
-    arguments = sides.get(side).options()
+def side_defaults(side: sides.Side) -> dict:
+    """The default of every model option of `side`'s command under its task, as JSON would give it back."""
+    arguments = side.options()
     return json.loads(json.dumps({f.name: f.default for f in dataclasses.fields(arguments)}))
 
 
-def request_record(side: str, flags: list[str], cmd: list[str]) -> dict:
+def request_record(side: sides.Side, flags: list[str], cmd: list[str]) -> dict:
     """What `<run>.request.json` holds: enough to tell whether the same request would train the same run."""
     return {
         "schema_version": 1,
-        "side": sides.get(side).command,
+        "side": side.command,
         "flags": list(flags),
         "defaults": side_defaults(side),
         "command": cmd,
@@ -97,7 +98,7 @@ def request_record(side: str, flags: list[str], cmd: list[str]) -> dict:
 
 
 def command(
-    side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path, resume: bool = False
+    side: sides.Side, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path, resume: bool = False
 ) -> list[str]:
     """The side's command line: a new run (`--overwrite`: an unfinished one of another request is discarded), or
     with `resume` the unfinished one in `<run>.partial/` continued (`--resume`)."""
@@ -105,7 +106,7 @@ def command(
     return [
         sys.executable,
         "-m",
-        sides.get(side).command,
+        side.command,
         *data_flags(data),
         "--output-dir",
         str(run_dir),
@@ -114,7 +115,7 @@ def command(
     ]
 
 
-def resumable(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:
+def resumable(side: sides.Side, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:
     """Whether `<run>.partial/` holds a run this very request started and an interruption stopped."""
     if not partial_path(run_dir).is_dir() or not pending_path(run_dir).is_file():
         return False
@@ -126,12 +127,12 @@ def resumable(side: str, data: DataArguments | PairDataArguments, flags: list[st
     return all(pending.get(key) == wanted[key] for key in ("side", "flags", "defaults", "data"))
 
 
-def read_run(side: str, run_dir: Path) -> record.RunRecord:
+def read_run(side: sides.Side, run_dir: Path) -> record.RunRecord:
     """The finished run of `side` in `run_dir`, read as a run of the side's task."""
-    return record.read_run(run_dir, sides.get(side).task)
+    return record.read_run(run_dir, side.task)
 
 
-def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:
+def reusable(side: sides.Side, data: DataArguments | PairDataArguments, flags: list[str], run_dir: Path) -> bool:
     """Whether `run_dir` is a finished run of `side` with these data options, flags and option defaults."""
     if not (run_dir / "run.json").is_file() or not request_path(run_dir).is_file():
         return False
@@ -140,21 +141,21 @@ def reusable(side: str, data: DataArguments | PairDataArguments, flags: list[str
         request = json.loads(request_path(run_dir).read_text(encoding="utf-8"))
     except (RunError, ValueError):
         return False
-    same = sides.of_run(run).name == side and run.data.options == data.to_dict()
+    same = sides.of_run(run) == side and run.data.options == data.to_dict()
     if not same or request.get("flags") != list(flags):
         return False
     if request.get("defaults") != side_defaults(side):
         logger.info(
             "Not reusing %s: the defaults of python -m %s changed since it was trained",
             run_dir,
-            sides.get(side).command,
+            side.command,
         )
         return False
     return True
 
 
 def train_side(
-    side: str,
+    side: sides.Side,
     data: DataArguments | PairDataArguments,
     flags: list[str],
     run_dir: str | Path,
@@ -164,7 +165,8 @@ def train_side(
     """Trains `side` into `run_dir` unless an equivalent finished run is there already.
 
     Args:
-        side: a side's name (`core.sides`): `finetune`, `scratch` or `translation`.
+        side: the side (`core.sides.Side`), under the task it trains for: `finetune`, `scratch` (a classifier, or
+            under the translation task a translator), ...
         data: the data options (file paths are made absolute).
         flags: model flags for the side's command (e.g. `["--epochs", "1"]`).
         run_dir: the run directory to write or reuse.
@@ -185,9 +187,9 @@ def train_side(
     cmd = command(side, data, flags, run_dir, resume)
     if resume:
         kept = kept_so_far(partial_path(run_dir))
-        logger.info("Resuming %s from its unfinished run (%s): %s", side, kept, " ".join(cmd[1:]))
+        logger.info("Resuming %s from its unfinished run (%s): %s", side.name, kept, " ".join(cmd[1:]))
     else:
-        logger.info("Training %s: %s (log: %s)", side, " ".join(cmd[1:]), log_path(run_dir))
+        logger.info("Training %s: %s (log: %s)", side.name, " ".join(cmd[1:]), log_path(run_dir))
     with contextlib.suppress(ImportError):  # a side whose options cannot be imported cannot start: its command says why
         write_json(pending_path(run_dir), {**request_record(side, flags, cmd[1:]), "data": data.to_dict()})
     start = time.perf_counter()

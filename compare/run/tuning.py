@@ -39,6 +39,7 @@ from compare.scoring import wording
 from compare.tune import sample_trials, search_space, suggest, trial_flags, trial_name, tuning_record
 from compare.tune.sampling import make_pruner, make_sampler
 from compare.tune.study import Outcome, Sweep, check_study, importances, open_study, run_grid
+from core import sides
 from core.args import DataArguments
 from core.data import load_task
 from core.record import read_run
@@ -112,7 +113,7 @@ def check_trials(side: str, data: DataArguments, args: CompareRunArguments, tria
     flags = args.side_flags(side, budget=False)
     for index, params in enumerate(sample_trials(side, trials, seed=data.seed, profile=args.profile)):
         try:
-            check_command_flags(side, [*flags, *trial_flags(params)])
+            check_command_flags(sides.get(side), [*flags, *trial_flags(params)])
         except ValueError as error:
             raise RunError(f"--tune: {side} {trial_name(index)}: {error}") from None
 
@@ -140,7 +141,7 @@ def tune_side(
         params, slot = suggest(trial, space), sweep.index(sweep.frozen(trial.number))
         study = {"storage": studies.storage, "study": name, "trial": trial.number, "pruner": args.tune_pruner}
         run_dir, reused = train_side(
-            side,
+            sides.get(side),
             side_data(data, side, args.profile, data.seed),
             [*flags, *trial_flags(params)],
             trial_dir(output_dir, side, slot),
@@ -235,7 +236,7 @@ def train_others(
 
     def training(side: str, data: DataArguments, flags: list[str], run_dir: Path):
         def train() -> None:
-            _, reused = train_side(side, data, flags, run_dir, args.retrain)
+            _, reused = train_side(sides.get(side), data, flags, run_dir, args.retrain)
             progress.stage("%s %s (seed %d): %s", "reused" if reused else "trained", side, data.seed, run_dir)
 
         return train

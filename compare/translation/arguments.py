@@ -1,9 +1,11 @@
 """Options of `compare run` on a translation task: where the runs go, and which variants of the translator train.
 
-Profiles are budgets, as for classification (`compare.run.profiles`), declared by the translation side in
-`core.sides`: `quick` trains the `small` preset for its epochs within 1,500 optimizer steps; `full` trains the
-`base` preset with its own epoch budget and early stopping. Every variant's flags are checked by
-`python -m scratch`'s own parser before any variant trains.
+Profiles are budgets, as for classification (`compare.run.profiles`), declared by the from-scratch side under the
+translation task in `core.sides`: `quick` trains the `small` preset for its epochs within 1,500 optimizer steps;
+`full` trains the `base` preset with its own epoch budget and early stopping. The translator's extra flags are
+given as for classification, `--side-args scratch="FLAGS"` or `--scratch-args "FLAGS"` (`compare.run.arguments`); a
+side the task does not train is refused by name. Every variant's flags are checked by `python -m scratch`'s own
+parser before any variant trains.
 """
 
 from __future__ import annotations
@@ -11,29 +13,22 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from compare.run.arguments import (
-    OUTPUT_DIR_HELP,
-    PROFILE_HELP,
-    RETRAIN_HELP,
-    SCRATCH_ARGS_HELP,
-    check_command_flags,
-    refuse_data_flags,
-    split_flags,
-)
+from compare.run.arguments import OUTPUT_DIR_HELP, PROFILE_HELP, RETRAIN_HELP, check_command_flags, with_side_flags
 from compare.run.profiles import give_way
-from core.args import VERBOSE_HELP, PairDataArguments
-from core.sides import PROFILES, SIDES, get
+from core import sides
+from core.args import VERBOSE_HELP
+from core.sides import PROFILES
 from core.task_kinds import TRANSLATION
 from core.translator import DEFAULT_BEAM, DEFAULT_MBR
 
-SIDE = next(side.name for side in SIDES.values() if side.task is TRANSLATION)  # trains every variant
-ENCODER_DECODER = get(SIDE).command  # the runs are named by the command that trains them: runs/scratch, ...
+TRANSLATOR = sides.get(sides.FROM_SCRATCH, TRANSLATION)  # the side that trains every variant, under translation
+ENCODER_DECODER = TRANSLATOR.command  # the runs are named by the command that trains them: runs/scratch, ...
 DECODER_ONLY = f"{ENCODER_DECODER}-decoder-only"
 DISTILLED = f"{ENCODER_DECODER}-distilled"
 
 
 @dataclass
-class TranslationRunArguments:
+class _TranslationRunArguments:
     """Where the runs and the report go, and how the from-scratch translator is trained."""
 
     _argument_group_name = "comparison options"
@@ -52,27 +47,26 @@ class TranslationRunArguments:
             f"(python -m scratch --teacher bergamot; pt -> en data only) into runs/{DISTILLED} and report it."
         },
     )
-    scratch_args: str = field(default="", metadata={"help": SCRATCH_ARGS_HELP})
     verbose: bool = field(default=False, metadata={"help": VERBOSE_HELP})
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"Unknown profile {self.profile!r}; choose one of {', '.join(PROFILES)}.")
-        refuse_data_flags("--scratch-args", split_flags("--scratch-args", self.scratch_args), PairDataArguments)
+        self.extra, self.spelling = self.given_side_flags(TRANSLATION)
         origin = f"the {self.profile} profile's {shlex.join(self.profile_flags())}"
-        if self.scratch_args:
-            origin += ", then --scratch-args"
+        if TRANSLATOR.name in self.extra:
+            origin += f", then {self.spelling[TRANSLATOR.name]}"
         for name, flags in self.variants().items():
-            check_command_flags(SIDE, flags, f"{origin} for {name}")
+            check_command_flags(TRANSLATOR, flags, f"{origin} for {name}")
 
     def profile_flags(self) -> list[str]:
-        """The flags the profile gives `python -m scratch` (`core.sides`)."""
-        return get(SIDE).profiles[self.profile].side_flags()
+        """The flags the profile gives `python -m scratch` on a translation task (`core.sides`)."""
+        return TRANSLATOR.profiles[self.profile].side_flags()
 
     def variants(self) -> dict[str, list[str]]:
         """Model name -> the flags of its `python -m scratch` command (profile's, moved to fit the user's step
         bounds, then the user's)."""
-        user = shlex.split(self.scratch_args)
+        user = self.extra.get(TRANSLATOR.name, [])
         flags = [*give_way(self.profile_flags(), user), *user]
         found = {ENCODER_DECODER: flags}
         if self.decoder_only:
@@ -80,6 +74,9 @@ class TranslationRunArguments:
         if self.distill:
             found[DISTILLED] = [*flags, "--teacher", "bergamot"]
         return found
+
+
+TranslationRunArguments = with_side_flags(_TranslationRunArguments)
 
 
 @dataclass

@@ -16,7 +16,7 @@ from compare.progress import Progress
 from compare.report.publish import check_output_dir
 from compare.run.launch import train_side
 from compare.scoring.statistics import StatisticsArguments
-from compare.translation.arguments import SIDE, TranslationReportArguments, TranslationRunArguments
+from compare.translation.arguments import TRANSLATOR, TranslationReportArguments, TranslationRunArguments
 from compare.translation.report import build_translation_report
 from core import bergamot
 from core.args import PairDataArguments
@@ -49,7 +49,7 @@ def run_translation_comparison(
     with working():
         paths = {}
         for name, flags in args.variants().items():
-            paths[name], reused = train_side(SIDE, data, flags, output_dir / "runs" / name, args.retrain)
+            paths[name], reused = train_side(TRANSLATOR, data, flags, output_dir / "runs" / name, args.retrain)
             progress.stage("%s %s: %s", "reused" if reused else "trained", name, paths[name])
         return build_translation_report(
             list(paths.values()), output_dir, stats, report, names=list(paths), progress=progress, **report_hooks

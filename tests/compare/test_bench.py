@@ -12,6 +12,7 @@ from compare.bench.command import model_flags, report_runs, run_stage
 from compare.bench.flops import EncoderShape, forward_flops, training_flops, utilisation
 from compare.bench.results import assemble, expand_lengths, training_entry
 from compare.render.bench import render_markdown
+from core import sides
 from tests.compare.records import partial
 
 
@@ -145,12 +146,12 @@ def test_utilisation_refuses_a_zero_rate():
 
 def test_model_flags_rebuild_the_runs_model():
     finetune = {"model": {"name": "minilm"}, "hyperparameters": {"batch_size": 32, "learning_rate": 1e-4}}
-    assert model_flags("finetune", partial(finetune)) == ["--model", "minilm", "--batch-size", "32"]
+    assert model_flags(sides.get("finetune"), partial(finetune)) == ["--model", "minilm", "--batch-size", "32"]
     scratch = {
         "model": {"name": "Transformer"},
         "hyperparameters": {"preset": "small", "d_model": None, "causal": True, "norm": "pre", "batch_size": 64},
     }
-    assert model_flags("scratch", partial(scratch)) == [
+    assert model_flags(sides.get("scratch"), partial(scratch)) == [
         "--preset",
         "small",
         "--norm",
@@ -158,6 +159,23 @@ def test_model_flags_rebuild_the_runs_model():
         "--causal",
         "--batch-size",
         "64",
+    ]
+
+
+def test_the_throughput_command_is_the_side_s_own_with_its_bench_steps():
+    from compare.bench.command import bench_sides, throughput_command
+    from compare.run.launch import data_flags
+    from core.args import DataArguments
+
+    assert [side.name for side in bench_sides()] == ["finetune", "scratch"]
+    finetune = {"model": {"name": "minilm"}, "hyperparameters": {"batch_size": 32}}
+    data = DataArguments(task="sst2")
+    cmd = throughput_command(sides.get("finetune"), data, partial(finetune), "full")
+    assert cmd[:3] == [sys.executable, "-m", "finetune.throughput"]
+    assert cmd[3:] == [
+        *data_flags(data),
+        *("--model", "minilm", "--batch-size", "32"),
+        *("--rounds", "6", "--steps", "6", "--warmup", "3"),  # the full bench profile's rounds; the side's steps
     ]
 
 
@@ -354,10 +372,10 @@ def test_an_export_of_the_same_run_is_reused_and_one_of_another_run_redone(tmp_p
 
     record = {"run": str(run.resolve()), "run_created": created}
     (export_dir / "export.json").write_text(json.dumps(record))
-    assert command.export_run("scratch", run, tmp_path / "bench") == export_dir
+    assert command.export_run(sides.get("scratch"), run, tmp_path / "bench") == export_dir
     assert commands == []
     (export_dir / "export.json").write_text(json.dumps({**record, "run_created": "2000-01-01T00:00:00+00:00"}))
-    command.export_run("scratch", run, tmp_path / "bench")
+    command.export_run(sides.get("scratch"), run, tmp_path / "bench")
     assert commands == [
         [sys.executable, "-m", "scratch", "export", str(run), "--output-dir", str(export_dir), "--overwrite"]
     ]

@@ -15,6 +15,7 @@ from compare.report import command as report
 from compare.report.runs import data_arguments
 from compare.run import command as run
 from compare.run.launch import data_flags, request_path, request_record
+from core import sides
 from core.classifier import load
 from core.record import read_run
 from core.rundir import dir_size
@@ -61,7 +62,7 @@ def test_compare_run_reuses_matching_runs_and_reports(paired_runs: dict, tmp_pat
     flags = {"finetune": "--epochs 2", "scratch": "--preset tiny"}
     for side, path in paired_runs.items():
         shutil.copytree(path, out / "runs" / side)
-        request = request_record(side, flags[side].split(), [])
+        request = request_record(sides.get(side), flags[side].split(), [])
         request_path(out / "runs" / side).write_text(json.dumps(request))
     data = data_arguments(read_run(paired_runs["finetune"]))
     argv = [*data_flags(data), "--output-dir", str(out), "--profile", "full"]

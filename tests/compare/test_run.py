@@ -159,6 +159,13 @@ def test_bad_side_args_are_refused_naming_the_option(flags, message) -> None:
     ],
 )
 def test_bad_tuning_or_class_weight_is_refused_before_any_training(flags, message, tmp_path, monkeypatch, capsys):
+    err = refusal(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags], monkeypatch, capsys)
+    assert message in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def refusal(argv: list[str], monkeypatch, capsys) -> str:
+    """The one `error:` line `compare run` refuses `argv` with (exit status 2), no side having started."""
     from compare.run import command, launch
 
     def no_training(*args, **kwargs):
@@ -167,11 +174,11 @@ def test_bad_tuning_or_class_weight_is_refused_before_any_training(flags, messag
     monkeypatch.setattr(launch, "run_command", no_training)
     monkeypatch.setattr(command, "train_side", no_training)
     with pytest.raises(SystemExit) as exit_:
-        command.main(["--task", "sst2", "--output-dir", str(tmp_path / "out"), *flags])
+        command.main(argv)
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
-    assert not (tmp_path / "out").exists()
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err
 
 
 def test_run_directories_name_seeds_only_when_there_are_several(tmp_path: Path) -> None:
@@ -301,3 +308,104 @@ def test_a_class_weight_for_a_task_without_exclusive_classes_is_refused_before_a
     err = capsys.readouterr().err
     assert err.startswith("error: --class-weight balanced weighs single-label classes") and err.count("\n") == 1
     assert f"({problem}); drop --class-weight" in err and not (tmp_path / "out").exists()
+
+
+def parse_translation_run(*flags: str):
+    from compare.commands import RUN
+
+    kind, (_, args, *_) = RUN.parse(["--task", "pt_en", "--output-dir", "x", *flags])
+    return kind, args
+
+
+def test_a_translation_run_takes_the_scratch_side_s_flags_as_a_classification_run_does() -> None:
+    from core.task_kinds import TRANSLATION
+
+    quick = ["--preset", "small", "--max-steps", "1500"]  # the scratch side's quick profile under translation
+    for spelled in (
+        ("--side-args", "scratch=--preset tiny --max-steps 20"),
+        ("--scratch-args", "--preset tiny --max-steps 20"),
+    ):
+        kind, args = parse_translation_run(*spelled)
+        assert kind is TRANSLATION
+        assert args.variants() == {"scratch": [*quick, "--preset", "tiny", "--max-steps", "20"]}
+    assert parse_translation_run("--side-args", "scratch=--epochs 1")[1].spelling == {"scratch": "--side-args scratch"}
+    assert parse_translation_run("--profile", "full", "--scratch-args", "--epochs 1")[1].variants()["scratch"] == [
+        *("--preset", "base", "--epochs", "1")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (
+            ["--finetune-args", "--epochs 2"],
+            "--finetune-args gives flags to finetune, which a translation task does not train (its sides are scratch); leave them out.",
+        ),
+        (
+            ["--side-args", "finetune=--epochs 2"],
+            "--side-args finetune gives flags to finetune, which a translation task does not train (its sides are scratch); leave them out.",
+        ),
+        (
+            ["--scratch-pretrained-args", "--epochs 2"],
+            "--scratch-pretrained-args gives flags to scratch-pretrained, which a translation task does not train",
+        ),
+        (["--side-args", "bert=--epochs 2"], "--side-args names the side 'bert'; the sides are scratch."),
+        (
+            ["--scratch-args", "--epochs 2 --source-column pt"],
+            "--scratch-args holds --source-column, a data option: give it to this command itself",
+        ),
+        (
+            ["--side-args", "scratch=--epochs 2 --max-length=16"],
+            "--side-args scratch holds --max-length, a data option",
+        ),
+        (
+            ["--side-args", "scratch=--preset tiny", "--scratch-args", "--epochs 2"],
+            "--side-args scratch and --scratch-args both give scratch's flags; give them once",
+        ),
+        (
+            ["--scratch-args", "--epochs 2 --no-such-flag"],
+            "python -m scratch would refuse --preset small --max-steps 1500 --epochs 2 --no-such-flag (the quick "
+            "profile's --preset small --max-steps 1500, then --scratch-args for scratch): unrecognized arguments: "
+            "--no-such-flag",
+        ),
+    ],
+)
+def test_a_translation_run_refuses_bad_side_flags_in_one_error_line(flags, message, tmp_path, monkeypatch, capsys):
+    err = refusal(["--task", "pt_en", "--output-dir", str(tmp_path / "out"), *flags], monkeypatch, capsys)
+    assert message in err, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "spelled", [("--side-args", "scratch=--preset tiny --epochs 1"), ("--scratch-args", "--preset tiny --epochs 1")]
+)
+def test_the_translator_s_command_line_carries_the_profile_then_the_user_s_flags(spelled, tmp_path, monkeypatch):
+    """The command `compare run` starts for a translation task, built from its own command line (the side is stopped
+    where it would start)."""
+    import sys
+
+    from compare.run import launch
+    from core.processes import ProcessError
+    from tests.scratch.translation.toy import toy_pairs, write_tsv
+
+    started = []
+
+    def stop(cmd, log=None, **kwargs):
+        started.append(cmd)
+        raise ProcessError(cmd, 1, "error: stopped by the test", log)
+
+    monkeypatch.setattr(launch, "run_command", stop)
+    train = write_tsv(tmp_path / "train.tsv", toy_pairs(40))
+    data = ["--train-file", str(train), "--source-column", "pt", "--target-column", "en", "--max-length", "32"]
+    assert command_main([*data, "--output-dir", str(tmp_path / "out"), "--decoder-only", *spelled]) == 1
+    run_dir = tmp_path / "out" / "runs" / "scratch"
+    expected = [sys.executable, "-m", "scratch", "--train-file", str(train), "--source-column", "pt"]
+    assert started[0][: len(expected)] == expected
+    assert started[0][started[0].index("--output-dir") :] == [
+        *("--output-dir", str(run_dir), "--overwrite"),
+        *("--preset", "small", "--max-steps", "1500", "--preset", "tiny", "--epochs", "1"),
+    ]
+    import json
+
+    pending = json.loads(launch.pending_path(run_dir).read_text(encoding="utf-8"))
+    assert pending["side"] == "scratch" and pending["defaults"]["arch"] == "encoder-decoder"  # the translator's options

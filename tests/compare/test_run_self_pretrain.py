@@ -47,7 +47,9 @@ def test_compare_run_self_pretrain_writes_a_three_model_report(tiny_runs: dict, 
     flags = {"finetune": "--epochs 2", "scratch": "--preset tiny"}
     for side in flags:  # the two sides' tiny runs, reused as compare run's own
         shutil.copytree(tiny_runs[side], out / "runs" / side)
-        request_path(out / "runs" / side).write_text(json.dumps(request_record(side, flags[side].split(), [])))
+        request_path(out / "runs" / side).write_text(
+            json.dumps(request_record(sides.get(side), flags[side].split(), []))
+        )
     data = data_arguments(read_run(tiny_runs["finetune"]))
     argv = [*data_flags(data), "--output-dir", str(out), "--profile", "full", "--bootstrap-resamples", "200"]
     argv += ["--finetune-args", flags["finetune"], "--scratch-args", flags["scratch"], "--self-pretrain"]

@@ -13,8 +13,11 @@ from core.args import DataArguments
 from core.pairs import PairDataArguments
 from core.parsing import parse_args
 from core.processes import ProcessError
-from core.sides import Side
+from core.sides import Side, SideTask
+from core.task_kinds import CLASSIFICATION
 from tests.compare.fakes import fake_run, tiny_data
+
+SCRATCH, FINETUNE = sides.get("scratch"), sides.get("finetune")
 
 
 def test_data_flags_parse_back_to_the_same_options(tmp_path: Path) -> None:
@@ -47,14 +50,14 @@ def test_a_matching_run_is_reused_and_a_changed_one_retrained(tmp_path: Path, mo
     calls: list = []
     monkeypatch.setattr(launch, "run_command", fake_side(calls, data))
     run_dir = tmp_path / "runs" / "scratch"
-    assert train_side("scratch", data, ["--epochs", "1"], run_dir) == (run_dir, False)
+    assert train_side(SCRATCH, data, ["--epochs", "1"], run_dir) == (run_dir, False)
     assert calls[0][1:4] == ["-m", "scratch", "--train-file"] and calls[0][-2:] == ["--epochs", "1"]
     assert json.loads(request_path(run_dir).read_text())["flags"] == ["--epochs", "1"]
-    assert train_side("scratch", data, ["--epochs", "1"], run_dir) == (run_dir, True)
+    assert train_side(SCRATCH, data, ["--epochs", "1"], run_dir) == (run_dir, True)
     assert len(calls) == 1
-    assert not reusable("scratch", data, ["--epochs", "2"], run_dir)
-    assert not reusable("finetune", data, ["--epochs", "1"], run_dir)
-    assert not reusable("scratch", DataArguments(**{**data.to_dict(), "seed": 1}), ["--epochs", "1"], run_dir)
+    assert not reusable(SCRATCH, data, ["--epochs", "2"], run_dir)
+    assert not reusable(FINETUNE, data, ["--epochs", "1"], run_dir)
+    assert not reusable(SCRATCH, DataArguments(**{**data.to_dict(), "seed": 1}), ["--epochs", "1"], run_dir)
 
     def rewrite(cmd, **kwargs):  # the side replaces its run, as --overwrite does
         import shutil
@@ -63,8 +66,8 @@ def test_a_matching_run_is_reused_and_a_changed_one_retrained(tmp_path: Path, mo
         return fake_side(calls, data)(cmd)
 
     monkeypatch.setattr(launch, "run_command", rewrite)
-    assert train_side("scratch", data, ["--epochs", "2"], run_dir) == (run_dir, False)
-    assert train_side("scratch", data, ["--epochs", "2"], run_dir, retrain=True) == (run_dir, False)
+    assert train_side(SCRATCH, data, ["--epochs", "2"], run_dir) == (run_dir, False)
+    assert train_side(SCRATCH, data, ["--epochs", "2"], run_dir, retrain=True) == (run_dir, False)
     assert len(calls) == 3
 
 
@@ -72,23 +75,25 @@ def test_a_run_trained_under_other_defaults_is_not_reused(tmp_path: Path, monkey
     data = tiny_data(tmp_path / "data")
     monkeypatch.setattr(launch, "run_command", fake_side([], data))
     run_dir = tmp_path / "runs" / "scratch"
-    train_side("scratch", data, [], run_dir)
+    train_side(SCRATCH, data, [], run_dir)
     recorded = json.loads(request_path(run_dir).read_text())["defaults"]
     assert recorded["warmup_ratio"] == 0.1 and recorded["preset"] == "small"
-    assert reusable("scratch", data, [], run_dir)
+    assert reusable(SCRATCH, data, [], run_dir)
     changed = {**recorded, "warmup_ratio": 0.2}
     monkeypatch.setattr(launch, "side_defaults", lambda side: changed)
     caplog.set_level(logging.INFO, logger="compare.run.launch")
-    assert not reusable("scratch", data, [], run_dir)
+    assert not reusable(SCRATCH, data, [], run_dir)
     assert "the defaults of python -m scratch changed" in caplog.text
 
 
 def test_a_failing_side_raises_with_the_end_of_its_log(tmp_path: Path, monkeypatch) -> None:
     data = tiny_data(tmp_path / "data")
-    missing = Side("no_such_side", "", "", "no_such_side", "no_such_side:Arguments", "no_such_side")
+    missing = Side(
+        "no_such_side", "", "", "no_such_side", {CLASSIFICATION: SideTask("no_such_side:Arguments", "no_such_side")}
+    )
     monkeypatch.setitem(sides.SIDES, missing.name, missing)  # a side whose command cannot start
     with pytest.raises(ProcessError, match=r"(?s)no_such_side.*failed \(exit 1\).*No module named no_such_side"):
-        train_side("no_such_side", data, [], tmp_path / "runs" / "x")
+        train_side(missing, data, [], tmp_path / "runs" / "x")
     assert not (tmp_path / "runs" / "x").exists()
 
 

@@ -359,8 +359,8 @@ def test_compare_lists_its_commands_and_refuses_none() -> None:
         ),
         (
             ["-m", "compare", "run", "--task", "pt_en", "--finetune-args", "--epochs 1"],
-            "error: --finetune-args is a classification option, but --task pt_en is a translation task; leave it "
-            "out (see python -m compare run --help).",
+            "error: --finetune-args gives flags to finetune, which a translation task does not train (its sides are "
+            "scratch); leave them out.",
         ),
         (
             ["-m", "finetune", "--task", "sst2", "--max-step", "3"],

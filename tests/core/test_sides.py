@@ -18,7 +18,7 @@ import pytest
 from sklearn.metrics import accuracy_score, f1_score
 
 from core import sides, task_kinds
-from core.sides import Side, SideProfile
+from core.sides import Side, SideProfile, SideTask
 from tests.compare.fakes import tiny_data
 
 # The third side: its training command, its option class, its predict module and its registry entry, in one module
@@ -36,7 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.sides import Benchmark, Side, Target
+from core.sides import Benchmark, Side, SideTask, Target
+from core.task_kinds import CLASSIFICATION
 
 
 @dataclass
@@ -55,8 +56,7 @@ SIDE = Side(
     title="Fixed-table classifier",
     phrase="the fixed-table model",
     command="fakeside",
-    arguments="fakeside:FakeArguments",
-    predict="fakeside",
+    tasks={CLASSIFICATION: SideTask(arguments="fakeside:FakeArguments", predict="fakeside")},
     bench=Benchmark(
         steps={"quick": (1, 1), "full": (1, 1)},
         model_options=(),
@@ -132,9 +132,9 @@ def test_compare_trains_reports_and_predicts_with_a_side_registered_by_a_test(tm
 
     data = tiny_data(tmp_path / "data")
     runs = tmp_path / "runs"
-    first, reused = train_side("fakeside", data, ["--accuracy", "0.9"], runs / "fakeside")
-    assert not reused and train_side("fakeside", data, ["--accuracy", "0.9"], runs / "fakeside") == (first, True)
-    second, _ = train_side("fakeside", data, ["--accuracy", "0.6"], runs / "fakeside-low")
+    first, reused = train_side(fake_side, data, ["--accuracy", "0.9"], runs / "fakeside")
+    assert not reused and train_side(fake_side, data, ["--accuracy", "0.9"], runs / "fakeside") == (first, True)
+    second, _ = train_side(fake_side, data, ["--accuracy", "0.6"], runs / "fakeside-low")
     request = json.loads((runs / "fakeside.request.json").read_text(encoding="utf-8"))
     assert request["side"] == "fakeside" and request["defaults"] == {"accuracy": 0.8}
 
@@ -175,7 +175,7 @@ def test_the_app_serves_and_titles_a_side_registered_by_a_test(tmp_path: Path, f
     from demo import prediction
     from demo.sources import load_models
 
-    run, _ = train_side("fakeside", tiny_data(tmp_path / "data"), [], tmp_path / "runs" / "fakeside")
+    run, _ = train_side(fake_side, tiny_data(tmp_path / "data"), [], tmp_path / "runs" / "fakeside")
     models, problems = load_models([run])
     assert problems == [] and list(models) == ["fakeside"]
     assert prediction.model_names(models) == ["finetune", "scratch", "fakeside"]
@@ -186,12 +186,40 @@ def test_the_app_serves_and_titles_a_side_registered_by_a_test(tmp_path: Path, f
     assert list(answer["fakeside"].values()) == pytest.approx(table[texts[0]])
 
 
-def test_every_declared_side_names_modules_that_exist() -> None:
-    for side in sides.SIDES.values():
-        for module in (side.command, side.arguments.partition(":")[0], side.predict):
-            assert importlib.util.find_spec(module) is not None, (side.name, module)
-        assert dataclasses.is_dataclass(side.options())
-        assert set(side.profiles) == set(sides.PROFILES)
+def test_every_declared_side_names_modules_that_exist_under_each_of_its_tasks() -> None:
+    for declared in sides.SIDES.values():
+        for task in declared.tasks:
+            side = declared.under(task)
+            for module in (side.command, side.arguments.partition(":")[0], side.predict):
+                assert importlib.util.find_spec(module) is not None, (side.name, task.name, module)
+            assert dataclasses.is_dataclass(side.options())
+            assert set(side.profiles) == set(sides.PROFILES)
+
+
+def test_the_registry_holds_model_families_not_tasks() -> None:
+    assert list(sides.SIDES) == ["finetune", "scratch", "scratch-pretrained"]
+    assert not set(sides.SIDES) & set(task_kinds.TASK_KINDS)
+    assert sides.names_of(task_kinds.TRANSLATION) == ["scratch"]
+    assert sides.names_of(task_kinds.CLASSIFICATION) == ["finetune", "scratch", "scratch-pretrained"]
+
+
+def test_the_from_scratch_side_trains_a_translator_under_the_translation_task() -> None:
+    from scratch.args import ScratchArguments
+    from scratch.translation.args import TranslationArguments
+
+    classifier, translator = sides.get("scratch"), sides.get("scratch", task_kinds.TRANSLATION)
+    assert (classifier.task, translator.task) == (task_kinds.CLASSIFICATION, task_kinds.TRANSLATION)
+    assert (classifier.options(), translator.options()) == (ScratchArguments, TranslationArguments)
+    assert (classifier.predict, translator.predict) == ("scratch.predict", "core.translator")
+    assert (
+        translator.command == classifier.command == "scratch"
+        and translator.under(task_kinds.CLASSIFICATION) == classifier
+    )
+    assert translator.profiles["quick"].side_flags() == ["--preset", "small", "--max-steps", "1500"]
+    assert translator.profiles["full"].side_flags() == ["--preset", "base"]
+    assert classifier.profiles["quick"].side_flags()[:2] == ["--min-steps", "800"] and not translator.search_space
+    with pytest.raises(ValueError, match=r"^the translation task has no side 'finetune'; its sides are scratch$"):
+        sides.get("finetune", task_kinds.TRANSLATION)
 
 
 def record(side: str, task_kind: str = "classification", distillation: dict | None = None) -> SimpleNamespace:
@@ -203,12 +231,13 @@ def record(side: str, task_kind: str = "classification", distillation: dict | No
 def test_a_run_names_its_side_by_command_and_task_kind() -> None:
     assert sides.of_run(record("finetune")).name == "finetune"
     assert sides.of_run(record("scratch")).name == "scratch"
-    assert sides.of_run(record("scratch", "translation")).name == "translation"
+    translator = sides.of_run(record("scratch", "translation"))
+    assert translator == sides.get("scratch", task_kinds.TRANSLATION) and translator.task is task_kinds.TRANSLATION
     with pytest.raises(ValueError, match=r"^side 'finetune' is not one of scratch\.$"):
         sides.of_run(record("finetune", "translation"))
     with pytest.raises(ValueError, match=r"^side 'bert' is not one of finetune, scratch\.$"):
         sides.of_run(record("bert"))
-    with pytest.raises(ValueError, match="unknown side 'bert'; the sides are finetune, scratch, translation"):
+    with pytest.raises(ValueError, match="unknown side 'bert'; the sides are finetune, scratch, scratch-pretrained"):
         sides.get("bert")
 
 
@@ -217,9 +246,13 @@ def test_titles_name_the_distilled_student() -> None:
     assert sides.run_title(record("scratch", distillation={"teacher": "t"})) == "From-scratch Transformer, distilled"
 
 
-def test_a_side_must_give_every_profile() -> None:
-    with pytest.raises(ValueError, match=r"side 'x' gives profiles \['quick'\]; give full, quick"):
-        Side("x", "X", "the x model", "x", "x:A", "x", profiles={"quick": SideProfile()})
+def test_a_side_must_give_every_profile_and_be_under_a_task_it_trains_for() -> None:
+    with pytest.raises(ValueError, match=r"side 'x' gives profiles \['quick'\] for classification; give full, quick"):
+        Side("x", "X", "the x model", "x", {task_kinds.CLASSIFICATION: SideTask("x:A", "x", {"quick": SideProfile()})})
+    classifier = {task_kinds.CLASSIFICATION: SideTask("x:A", "x")}
+    assert Side("x", "X", "the x model", "x", classifier).task is task_kinds.CLASSIFICATION  # its first task
+    with pytest.raises(ValueError, match=r"^side 'x' has no translation task; its tasks are classification$"):
+        Side("x", "X", "the x model", "x", classifier, task=task_kinds.TRANSLATION)
 
 
 def test_compare_run_takes_the_flags_of_a_side_registered_by_a_test(fake_side) -> None:

@@ -22,7 +22,7 @@ from compare.report.runs import read_runs
 from compare.run.command import main as run_main
 from compare.run.launch import reusable
 from compare.scoring.statistics import StatisticsArguments
-from compare.translation.arguments import TranslationRunArguments
+from compare.translation.arguments import TRANSLATOR, TranslationRunArguments
 from compare.translation.report import TranslationReportArguments, build_translation_report, validation_curves
 from core.data import DataError
 from core.pairs import PairDataArguments, load_pairs
@@ -153,8 +153,8 @@ def test_a_second_call_reuses_the_run(report) -> None:
     flags = TranslationRunArguments(output_dir="x", scratch_args=SCRATCH_ARGS).variants()["scratch"]
     assert flags[:4] == ["--preset", "small", "--max-steps", "1500"]  # the quick profile's
     run_dir = report["dir"] / "runs" / "scratch"
-    assert reusable("translation", data, flags, run_dir)
-    assert not reusable("translation", data, [*flags, "--epochs", "2"], run_dir)
+    assert reusable(TRANSLATOR, data, flags, run_dir)
+    assert not reusable(TRANSLATOR, data, [*flags, "--epochs", "2"], run_dir)
 
 
 def test_predict_translates_a_column(report, tmp_path) -> None:
