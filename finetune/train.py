@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import numpy as np
 import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
@@ -32,6 +33,7 @@ from core.rundir import finish_run, start_run
 from core.runtime import is_chief, make_strategy, set_seed
 from core.training import TrainingConfig, fit, remove_training_state
 from core.training.schedule import LinearWarmupDecay
+from core.training.validation import ValidationOutputs, final_validation, row_order
 from finetune.args import FinetuneArguments
 from finetune.card import write_card
 from finetune.checkpoint import Checkpoint, CheckpointError, load_for_task, resolve_checkpoint, tf_checkpoint
@@ -80,6 +82,10 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
             encoded["train"], targets["train"], args.batch_size, data_args.max_length, pad_id, data_args.seed
         )
         validation_batches = eval_dataset(encoded["validation"], targets["validation"], args.batch_size * 2, pad_id)
+        indexed = eval_dataset(
+            encoded["validation"], np.arange(len(targets["validation"])), args.batch_size * 2, pad_id
+        )
+        validating = ValidationOutputs(validation_batches, kind, row_order(indexed))
         pass_steps = steps_per_epoch(encoded["train"].lengths, args.batch_size, data_args.max_length)
         args = args.per_pass(pass_steps)  # bounds in passes as steps, recorded so
         plan = args.plan(pass_steps)
@@ -90,30 +96,35 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
 
         # fit
         config = TrainingConfig.for_classifier(args, plan, kind, targets["train"], len(task.labels))
-        training = fit(model, train_batches, validation_batches, run_dir, config)
+        training = fit(model, train_batches, validation_batches, run_dir, config, callbacks=[validating])
         training["truncated"] = {split: enc.truncated for split, enc in encoded.items()}
     finally:
         tf.keras.mixed_precision.set_global_policy("float32")
 
-    # the kept weights on validation: the thresholds a multi-label run decides by, and the scores
+    # the kept weights on validation, as training validated them: calibration, the thresholds a multi-label run
+    # decides by, and the scores
     task_fields = {"kind": kind, "labels": task.labels, "has_pairs": task.has_pairs}
-    texts, pairs, gold = task.texts("validation"), task.text_pairs("validation"), task.targets("validation")
-    outputs = FinetunedClassifier(model, tokenizer, data_args.max_length, **task_fields).outputs(texts, pairs)
-    calibration = kind.calibration.fit(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
-    temperatures = calibration and calibration["temperatures"]
-    calibrated = kind.calibration.apply(outputs, temperatures)
-    thresholds = kind.choose_thresholds(calibrated, gold)
-    validation = kind.validation_scores(gold, calibrated, thresholds)
-    logger.info("Validation: %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))
+    texts, pairs = task.texts("validation"), task.text_pairs("validation")
+    final = final_validation(
+        kind,
+        targets["validation"],
+        validating.kept,
+        lambda: FinetunedClassifier(model, tokenizer, data_args.max_length, **task_fields).outputs(texts, pairs),
+    )
     classifier = FinetunedClassifier(
-        model, tokenizer, data_args.max_length, **task_fields, thresholds=thresholds, temperatures=temperatures
+        model,
+        tokenizer,
+        data_args.max_length,
+        **task_fields,
+        thresholds=final.thresholds,
+        temperatures=final.temperatures,
     )
 
     # save
     model.save_pretrained(run_dir)
     tokenizer.save_pretrained(run_dir)
     if args.onnx:
-        serving = write_checked(classifier, texts, pairs, outputs, run_dir)
+        serving = write_checked(classifier, texts, pairs, final.outputs, run_dir)
     else:
         serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
     remove_training_state(run_dir)
@@ -133,9 +144,9 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
         plan=plan,
         replicas=strategy.num_replicas_in_sync,
         training=training,
-        validation=validation,
-        thresholds=thresholds,
-        calibration=calibration,
+        validation=final.scores,
+        thresholds=final.thresholds,
+        calibration=final.calibration,
         sections={"serving": serving},
     )
     write_card(run_dir, write_run(run_dir, run_record(context)))

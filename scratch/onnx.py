@@ -152,16 +152,21 @@ class OnnxForward:
 
 
 def write_checked(
-    model: tf.keras.Model, data: TaskData, thresholds: list[float] | None, run_dir: Path
+    model: tf.keras.Model,
+    data: TaskData,
+    thresholds: list[float] | None,
+    run_dir: Path,
+    reference: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The run's `model.onnx`, kept when tokenizer and network reproduce the end-to-end Keras `model` on the
-    validation split of `data`."""
+    validation split of `data` (its outputs `reference`, in the split's order, when training kept them)."""
     from scratch.predict import ScratchClassifier
 
     classifier, tokenizer = model.get_layer("classifier"), model.get_layer("tokenizer")
     task = {"kind": data.kind, "labels": data.labels, "has_pairs": data.has_pairs, "thresholds": thresholds}
     inputs = data.texts("validation"), data.text_pairs("validation")
-    reference = ScratchClassifier(model, **task).outputs(*inputs)
+    if reference is None:
+        reference = ScratchClassifier(model, **task).outputs(*inputs)
 
     def predict(path: Path) -> np.ndarray:
         return ScratchClassifier(model, forward=OnnxForward(path, tokenizer), **task).outputs(*inputs)

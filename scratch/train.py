@@ -23,6 +23,7 @@ import dataclasses
 import logging
 from pathlib import Path
 
+import numpy as np
 import tensorflow as tf
 
 from core.args import DataArguments, RunArguments
@@ -32,6 +33,7 @@ from core.record import RunContext, run_record, write_run
 from core.rundir import finish_run, start_run
 from core.runtime import is_chief, make_strategy, set_seed
 from core.training import TrainingConfig, fit, remove_training_state
+from core.training.validation import ValidationOutputs, final_validation, row_order
 from scratch import masked_lm
 from scratch.args import ScratchArguments
 from scratch.card import write_card
@@ -99,6 +101,8 @@ def train(
     validation_batches = grouped_batches(
         validation_ids, data.targets("validation"), args.batch_size, data_args.max_length
     )
+    indexed = grouped_batches(validation_ids, np.arange(len(validation_ids)), args.batch_size, data_args.max_length)
+    validating = ValidationOutputs(validation_batches, kind, row_order(indexed))
     pass_steps = steps_per_epoch(train_ids, args.batch_size, data_args.max_length)
     args = args.per_pass(pass_steps)  # bounds in passes as steps, recorded so
     plan = args.plan(pass_steps)
@@ -124,22 +128,22 @@ def train(
 
     # fit
     training_config = TrainingConfig.for_classifier(args, plan, kind, train_targets, len(data.labels))
-    training = fit(classifier, train_batches, validation_batches, partial, training_config)
+    training = fit(classifier, train_batches, validation_batches, partial, training_config, callbacks=[validating])
 
-    # the kept weights on validation: the thresholds a multi-label run decides by, and the scores
-    gold = data.targets("validation")
-    outputs = kind.activate(predict_logits(classifier, validation_ids, args.batch_size)).numpy()
-    calibration = kind.calibration.fit(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
-    calibrated = kind.calibration.apply(outputs, calibration and calibration["temperatures"])
-    thresholds = kind.choose_thresholds(calibrated, gold)
-    validation = kind.validation_scores(gold, calibrated, thresholds)
-    logger.info("Validation %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))
+    # the kept weights on validation, as training validated them: calibration, the thresholds a multi-label run
+    # decides by, and the scores
+    final = final_validation(
+        kind,
+        data.targets("validation"),
+        validating.kept,
+        lambda: kind.activate(predict_logits(classifier, validation_ids, args.batch_size)).numpy(),
+    )
 
     # save
     end_to_end = build_end_to_end(tokenizer, classifier, kind, pairs=data.has_pairs)
     end_to_end.save(partial / MODEL_FILE)
     if args.onnx:
-        serving = write_checked(end_to_end, data, thresholds, partial)
+        serving = write_checked(end_to_end, data, final.thresholds, partial, reference=final.outputs)
     else:
         serving = {"runtime": "tensorflow", "note": "trained with --no-onnx"}
 
@@ -162,9 +166,9 @@ def train(
         plan=plan,
         replicas=strategy.num_replicas_in_sync,
         training=training,
-        validation=validation,
-        thresholds=thresholds,
-        calibration=calibration,
+        validation=final.scores,
+        thresholds=final.thresholds,
+        calibration=final.calibration,
         sections={
             "serving": serving,
             **({"distillation": distillation.record()} if distillation else {}),

@@ -34,8 +34,9 @@ class TrainingConfig:
         max_steps: the `--max-steps` budget (None: the planned epochs).
         eval_steps: validate every this many optimizer steps instead of after every pass (None: every pass).
         average_last: with 2 or more, the last epochs' weights are averaged when training ends (`AverageLast`).
-        kind: the classifier's kind of task, whose `monitored_score` is computed on every validation output after
-            each epoch where no Keras metric gives it; None for a model that is no classifier.
+        kind: the classifier's kind of task, whose validation scores `fit` derives from the model's outputs over the
+            whole validation split after each epoch (`core.training.validation`); None for a model that is no
+            classifier (validated by Keras' evaluation).
         class_weight: per label id, the loss weight of its examples (`--class-weight balanced`); None: all 1.
         time_budget: seconds of training (validations and resumed time included) after which the clock ends it
             (`--time-budget`, given in minutes); None: no clock.

@@ -1,8 +1,10 @@
 """The training loop every model trains with: `fit` runs Keras `fit` with the shared callbacks and summarises the run.
 
-The callbacks, in order: progress lines when stdout is not a terminal; validation scores Keras' metrics do not
-compute (a classifier kind's `monitored_score` over every validation output, the translator's chrF++), put into the
-epoch's logs before anything reads them; TensorBoard logs; the optimizer-step budget; the clock (`--time-budget`,
+The callbacks, in order: progress lines when stdout is not a terminal; a classifier's validation
+(`core.training.validation.ValidationOutputs`: one pass over the validation split gives its outputs, the epoch's
+`val_*` scores derived from them, and the kept weights' outputs for the final figures), or for another model Keras'
+evaluation and the scores its metrics do not compute (the translator's chrF++), put into the epoch's logs before
+anything reads them; TensorBoard logs; the optimizer-step budget; the clock (`--time-budget`,
 which carries the time spent across `--resume` and may end training mid-epoch); in a `compare run --tune` trial, the
 report of each validation to its Optuna study, whose pruner may end training (`core.training.pruning`); early stopping on the watched
 validation quantity with the best epoch's weights restored (never stopping before the minimum number of steps, and
@@ -34,6 +36,7 @@ from core.training.config import TrainingConfig
 from core.training.log import HISTORY_FILE, TrainingLog, read_history, training_summary
 from core.training.pruning import TrialPruning
 from core.training.schedule import schedule_of
+from core.training.validation import ValidationOutputs
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +74,9 @@ def fit(
         run_dir: the unfinished run directory, where the history, the logs and the backup go.
         config: what to do (`TrainingConfig`).
         callbacks: run before the others: the `ValidationScore`s to compute after every epoch besides Keras'
-            metrics and the kind's, and what else the training data needs (a `TokenBatchStream`).
+            metrics and the kind's, the classifier's `ValidationOutputs` (made here when `config.kind` is set and
+            none is given; pass one to read its `kept` outputs after training), and what else the training data
+            needs (a `TokenBatchStream`).
     Returns:
         `training_summary` of the run's history file plus `budget` {min_steps, max_steps}, `early_stopping`
         {monitor, mode}, `averaged` (`AverageLast.record`; None without averaging) and, with class weights,
@@ -86,8 +91,11 @@ def fit(
     if config.eval_steps:  # a Keras epoch is an evaluation period of the repeated training data
         train, steps_per_epoch = train.repeat(), config.eval_steps
         epochs, limit = math.ceil(plan.total_steps / config.eval_steps), plan.total_steps
-    if config.kind is not None and config.kind.watches_all_outputs:
-        callbacks = [monitored_score(model, validation, config.kind), *callbacks]
+    validating = next((c for c in callbacks if isinstance(c, ValidationOutputs)), None)
+    if validating is None and config.kind is not None:
+        validating = ValidationOutputs(validation, config.kind)
+    if validating is not None:  # first: the others read the scores it logs
+        callbacks = [validating, *(c for c in callbacks if c is not validating)]
     stopping = EarlyStopping(config.patience, config.monitor, config.mode, config.min_steps, run_dir)
     reason = "budget" if config.max_steps is not None and limit == config.max_steps else "max_epochs"
     budget = StepBudget(limit, reason) if limit is not None else None
@@ -96,19 +104,27 @@ def fit(
     averaging = None
     if config.average_last > 1:
         scores = [c for c in callbacks if isinstance(c, ValidationScore)]
-        averaging = AverageLast(config.average_last, run_dir, stopping, validator(model, validation, scores))
+        validate = validator(
+            model, validation, scores, validating, lambda: f"the average of epochs {averaging.epochs()}"
+        )
+        averaging = AverageLast(config.average_last, run_dir, stopping, validate)
+    every = [  # the progress last: it reads the restored step count and the epoch's finished logs
+        *make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging, clock, pruning),
+        ProgressLog(limit or epochs * (steps_per_epoch or plan.steps_per_epoch), config.monitor, clock=clock),
+    ]
+    if validating is not None:
+        validating.attach(stopping, every)
     model.fit(
         train,
-        validation_data=validation,
+        validation_data=None if validating is not None else validation,  # one pass per validation, not two
         epochs=min(epochs, resumed_end(Path(run_dir) / HISTORY_FILE, limit, config.time_budget) or epochs),
         steps_per_epoch=steps_per_epoch,
-        callbacks=[  # the progress last: it reads the restored step count and the epoch's finished logs
-            *make_callbacks(run_dir, config.examples, stopping, budget, callbacks, averaging, clock, pruning),
-            ProgressLog(limit or epochs * (steps_per_epoch or plan.steps_per_epoch), config.monitor, clock=clock),
-        ],
+        callbacks=every,
         class_weight=config.class_weight,
         verbose=0,  # ProgressLog reports: Keras' own lines count a period's planned steps, not the run's
     )
+    if validating is not None:
+        validating.settle(averaged=bool(averaging and averaging.record and averaging.record["kept"]))
     summary = training_summary(Path(run_dir) / HISTORY_FILE, config.monitor, config.mode)
     logger.info(
         "Training ended after %s steps: %s; keeping the weights of validation %s",
@@ -172,12 +188,6 @@ def ended(stop_reason: str | None, time_budget: float | None = None) -> str:
     return STOP_REASONS.get(stop_reason, "it was stopped")
 
 
-def monitored_score(model: tf.keras.Model, validation: tf.data.Dataset, kind: Kind) -> ValidationScore:
-    """The kind's watched score (`Kind.monitored_score`) of the model's current weights on every validation output,
-    logged as its `monitor`."""
-    return ValidationScore(kind.monitor, lambda: kind.monitored_score(*validation_outputs(model, validation, kind)))
-
-
 def validation_outputs(model: tf.keras.Model, dataset: tf.data.Dataset, kind: Kind) -> tuple[np.ndarray, np.ndarray]:
     """(targets, outputs) of a batched `(features, targets)` dataset, in its order: the outputs the kind makes of
     the model's logits (a transformers model's `logits`, or the Keras model's output)."""
@@ -238,13 +248,21 @@ def resumed_end(history_path: Path, max_steps: int | None, time_budget: float | 
 
 
 def validator(
-    model: tf.keras.Model, validation: tf.data.Dataset, scores: Sequence[ValidationScore]
+    model: tf.keras.Model,
+    validation: tf.data.Dataset,
+    scores: Sequence[ValidationScore],
+    validating: ValidationOutputs | None = None,
+    weights: Callable[[], str] = lambda: "",
 ) -> Callable[[], dict[str, float]]:
-    """The validation scores of the model's current weights, keyed as in Keras' epoch logs."""
+    """The validation scores of the model's current weights, keyed as in Keras' epoch logs: through `validating`
+    (`weights` naming them) when training validates through it, else Keras' evaluation, and then `scores`."""
 
     def validate() -> dict[str, float]:
-        evaluated = model.evaluate(validation, return_dict=True, verbose=0)
-        return {**{f"val_{key}": value for key, value in evaluated.items()}, **{s.name: s.score() for s in scores}}
+        if validating is not None:
+            evaluated = validating.validate(weights()).logs
+        else:
+            evaluated = {f"val_{k}": v for k, v in model.evaluate(validation, return_dict=True, verbose=0).items()}
+        return {**evaluated, **{s.name: s.score() for s in scores}}
 
     return validate
 
