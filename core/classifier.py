@@ -48,8 +48,11 @@ class Classifier(Protocol):
         has_pairs: whether each input is a `(text, text_pair)` pair.
         labels: class (label) names in id order; [] for regression.
         thresholds: a multi-label run's decision threshold per label (chosen on validation); None otherwise.
+        temperatures: the run's calibration (run.json `calibration`), applied to every output; None: T = 1.
         record: the run's `RunRecord` (None while the run is still being trained).
         attends: whether `explain` gives its attention maps (a model without them raises NotImplementedError).
+        attributes: whether `attribute` gives its Integrated Gradients (a model without them raises
+            NotImplementedError).
     """
 
     name: str
@@ -58,8 +61,10 @@ class Classifier(Protocol):
     has_pairs: bool
     labels: list[str]
     thresholds: list[float] | None
+    temperatures: list[float] | None
     record: RunRecord | None
     attends: bool
+    attributes: bool
 
     @property
     def problem_type(self) -> str: ...
@@ -82,19 +87,31 @@ class Classifier(Protocol):
         where the model `attends`."""
         ...
 
+    def attribute(
+        self, texts: list[str], text_pairs: list[str] | None = None, target: Any = None, steps: int = DEFAULT_STEPS
+    ) -> list[Attribution]:
+        """Each text's (pair's) words with their Integrated Gradients (`core.attribution`), where the model
+        `attributes`."""
+        ...
+
 
 class BaseClassifier(ABC):
     """The `Classifier` protocol over one method a side supplies, `outputs` (its forward pass), calibrated by the
     temperatures its run.json `calibration` records (`temperatures`; None: T = 1) for `predict_proba` and `predict`.
 
     Args:
-        record: the run's record, from which the kind, the labels, the pairs and the thresholds are read.
-        kind, labels, has_pairs, thresholds: given instead of (or over) the record's, for a model still being
-            trained (without either: a single-label classifier of single texts).
+        record: the run's record, from which the kind, the labels, the pairs, the thresholds and the temperatures are
+            read.
+        kind, labels, has_pairs, thresholds, temperatures: given instead of (or over) the record's, for a model still
+            being trained (without either: a single-label classifier of single texts, uncalibrated).
+
+    A side's classifier takes its own model arguments first, then `record` and `forward` (the ONNX Runtime path), then
+    these keywords in this order, and `batch_size`.
     """
 
     side: ClassVar[str]
     attends: ClassVar[bool] = False  # whether the side supplies `explain`
+    attributes: ClassVar[bool] = False  # whether the side supplies `embedding_gradients`, which `attribute` needs
 
     def __init__(
         self,
@@ -104,6 +121,7 @@ class BaseClassifier(ABC):
         labels: Sequence[str] | None = None,
         has_pairs: bool | None = None,
         thresholds: Sequence[float] | None = None,
+        temperatures: Sequence[float] | None = None,
     ) -> None:
         self.record = record
         self.name = self.side
@@ -113,7 +131,9 @@ class BaseClassifier(ABC):
         if thresholds is None and record is not None:
             thresholds = record.thresholds
         self.thresholds = list(thresholds) if thresholds else None
-        self.temperatures = record.temperatures if record is not None else None  # calibration; None: T = 1
+        if temperatures is None and record is not None:
+            temperatures = record.temperatures
+        self.temperatures = list(temperatures) if temperatures else None  # calibration; None: T = 1
 
     @property
     def problem_type(self) -> str:
@@ -164,8 +184,8 @@ class BaseClassifier(ABC):
         self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
     ) -> PathGradients:
         """The outputs and their gradients at `points` (a in [0, 1]) along the path from the baseline (word pieces'
-        token vectors at zero) to the input, for one text (pair) (`core.attribution.PathGradients`); a side that
-        explains its model supplies it."""
+        token vectors at zero) to the input, for one text (pair) (`core.attribution.PathGradients`); a side whose
+        model `attributes` supplies it."""
         raise NotImplementedError(f"the {self.side} side does not attribute its outputs to words.")
 
     def explain(self, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:

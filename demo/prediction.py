@@ -111,7 +111,7 @@ def predict(model: Any, text: str, text_pair: str | None = None) -> dict[str, An
 def attribution(model: Any, text: str, text_pair: str | None = None) -> dict[str, Any] | None:
     """`model`'s Integrated Gradients for what it answered (`core.attribution`), as the `/classify` endpoint returns
     it (`Attribution.as_dict`); None for a model that cannot attribute, or when attributing fails (the answer stands)."""
-    if not hasattr(model, "attribute"):
+    if not model.attributes:
         return None
     try:
         [explained] = model.attribute([text], None if text_pair is None else [text_pair])

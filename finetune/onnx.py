@@ -98,10 +98,10 @@ def write_checked(
         onnx = FinetunedClassifier(
             classifier.model,
             classifier.tokenizer,
-            classifier.labels,
             classifier.max_length,
             forward=OnnxForward(path),
             kind=classifier.kind,
+            labels=classifier.labels,
             has_pairs=classifier.has_pairs,
         )
         return onnx.outputs(texts, text_pairs)

@@ -9,7 +9,7 @@ once, so a single text costs a few milliseconds instead of the tens `model.predi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -35,23 +35,29 @@ class FinetunedClassifier(BaseClassifier):
     """
 
     side = "finetune"
+    attributes = True
 
     def __init__(
         self,
         model: tf.keras.Model | Callable[[], tf.keras.Model],
         tokenizer,
-        labels: list[str],
         max_length: int,
         record: RunRecord | None = None,
-        batch_size: int = PREDICT_BATCH,
         forward: Callable[..., np.ndarray] | None = None,
+        *,
         kind: Kind | None = None,
+        labels: Sequence[str] | None = None,
         has_pairs: bool | None = None,
+        thresholds: Sequence[float] | None = None,
+        temperatures: Sequence[float] | None = None,
+        batch_size: int = PREDICT_BATCH,
     ) -> None:
         """`model` may be a function that loads it, called when `.model` is first read; `forward`, (ids, mask[, types])
-        -> outputs, replaces the TensorFlow forward pass (the ONNX Runtime path); `kind` and `has_pairs` are read
-        from `record` when not given (a single-label classifier of single texts without either)."""
-        super().__init__(record, kind=kind, labels=labels, has_pairs=has_pairs)
+        -> outputs, replaces the TensorFlow forward pass (the ONNX Runtime path); the keywords are read from `record`
+        when not given (`core.classifier.BaseClassifier`)."""
+        super().__init__(
+            record, kind=kind, labels=labels, has_pairs=has_pairs, thresholds=thresholds, temperatures=temperatures
+        )
         self._model = model
         self.tokenizer = tokenizer
         self.max_length = max_length
@@ -140,10 +146,9 @@ def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> Finetu
     from transformers import AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(run_dir)
-    labels, max_length = record.labels, record.data.options["max_length"]
     forward = onnx_forward(run_dir, record, runtime, onnx_runtime_forward)
     model = load_model(run_dir) if forward is None else lambda: load_model(run_dir)  # ONNX: loaded when first asked
-    return FinetunedClassifier(model, tokenizer, labels, max_length, record, forward=forward)
+    return FinetunedClassifier(model, tokenizer, record.data.options["max_length"], record, forward)
 
 
 def onnx_runtime_forward(path: Path) -> Callable[..., np.ndarray]:

@@ -96,17 +96,18 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
         tf.keras.mixed_precision.set_global_policy("float32")
 
     # the kept weights on validation: the thresholds a multi-label run decides by, and the scores
-    classifier = FinetunedClassifier(
-        model, tokenizer, task.labels, data_args.max_length, kind=kind, has_pairs=task.has_pairs
-    )
+    task_fields = {"kind": kind, "labels": task.labels, "has_pairs": task.has_pairs}
     texts, pairs, gold = task.texts("validation"), task.text_pairs("validation"), task.targets("validation")
-    outputs = classifier.outputs(texts, pairs)
+    outputs = FinetunedClassifier(model, tokenizer, data_args.max_length, **task_fields).outputs(texts, pairs)
     calibration = kind.calibration.fit(outputs, gold)  # temperature scaling, before the thresholds (core.calibration)
-    classifier.temperatures = calibration and calibration["temperatures"]
-    calibrated = kind.calibration.apply(outputs, classifier.temperatures)
-    classifier.thresholds = kind.choose_thresholds(calibrated, gold)
-    validation = kind.validation_scores(gold, calibrated, classifier.thresholds)
+    temperatures = calibration and calibration["temperatures"]
+    calibrated = kind.calibration.apply(outputs, temperatures)
+    thresholds = kind.choose_thresholds(calibrated, gold)
+    validation = kind.validation_scores(gold, calibrated, thresholds)
     logger.info("Validation: %s", ", ".join(f"{name} {value:.4f}" for name, value in validation.items()))
+    classifier = FinetunedClassifier(
+        model, tokenizer, data_args.max_length, **task_fields, thresholds=thresholds, temperatures=temperatures
+    )
 
     # save
     model.save_pretrained(run_dir)
@@ -133,7 +134,7 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
         replicas=strategy.num_replicas_in_sync,
         training=training,
         validation=validation,
-        thresholds=classifier.thresholds,
+        thresholds=thresholds,
         calibration=calibration,
         sections={"serving": serving},
     )

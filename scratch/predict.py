@@ -9,7 +9,7 @@ TensorFlow model (`scratch.onnx`), else from the end-to-end Keras model in one `
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +31,7 @@ from scratch.schedule import WarmupInverseSqrt  # noqa: F401
 from scratch.tokenizer import WordPieceTokenizer, WordTokenizer  # noqa: F401
 
 DEFAULT_MODEL_FILE = "model.keras"
+PREDICT_BATCH = 64
 
 Forward = Callable[[list[str], list[str] | None], np.ndarray]  # texts (and second texts) -> outputs (B, K) or (B,)
 
@@ -71,12 +72,14 @@ class ScratchClassifier(BaseClassifier):
         model: the end-to-end Keras model (strings (B,), two inputs for a pair task -> outputs).
         record: the run's record.
         forward: texts (and second texts) -> outputs in place of the Keras model (the ONNX Runtime path).
-        kind, labels, has_pairs, thresholds: instead of the record's, for a run still being trained.
+        kind, labels, has_pairs, thresholds, temperatures: instead of the record's, for a run still being trained
+            (`core.classifier.BaseClassifier`).
         batch_size: inputs per forward pass.
     """
 
     side = "scratch"
     attends = True
+    attributes = True
 
     def __init__(
         self,
@@ -85,12 +88,15 @@ class ScratchClassifier(BaseClassifier):
         forward: Forward | None = None,
         *,
         kind: Kind | None = None,
-        labels: list[str] | None = None,
+        labels: Sequence[str] | None = None,
         has_pairs: bool | None = None,
-        thresholds: list[float] | None = None,
-        batch_size: int = 64,
+        thresholds: Sequence[float] | None = None,
+        temperatures: Sequence[float] | None = None,
+        batch_size: int = PREDICT_BATCH,
     ):
-        super().__init__(record, kind=kind, labels=labels, has_pairs=has_pairs, thresholds=thresholds)
+        super().__init__(
+            record, kind=kind, labels=labels, has_pairs=has_pairs, thresholds=thresholds, temperatures=temperatures
+        )
         self.model = model
         self.batch_size = batch_size
         self.tokenizer = model.get_layer("tokenizer")
@@ -221,4 +227,4 @@ def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> Scratc
 
         return OnnxForward(onnx_file, model.get_layer("tokenizer"))
 
-    return ScratchClassifier(model, record, forward=onnx_forward(run_dir, record, runtime, onnx_runtime_forward))
+    return ScratchClassifier(model, record, onnx_forward(run_dir, record, runtime, onnx_runtime_forward))

@@ -51,7 +51,7 @@ def finetuned_model(
     kernel, bias = model.classifier.get_weights()
     model.classifier.set_weights([kernel * HEAD_SCALE, bias])  # else the texts move its outputs by about 1e-5
     tokenizer = AutoTokenizer.from_pretrained(folder)
-    return FinetunedClassifier(model, tokenizer, labels, MAX_LENGTH, kind=kind, has_pairs=pairs)
+    return FinetunedClassifier(model, tokenizer, MAX_LENGTH, kind=kind, labels=labels, has_pairs=pairs)
 
 
 def largest_is(attribution, word: str) -> bool:

@@ -91,6 +91,7 @@ class FakeClassifier:
 
     thresholds: list[float] | None = None
     attends = False
+    attributes = True
 
     def __init__(self, side: str, labels: list[str] = LABELS, pairs: bool = False) -> None:
         self.side = self.name = side

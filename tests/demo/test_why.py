@@ -89,3 +89,16 @@ def test_the_trained_models_attribute_whatever_a_user_types(real_models: dict) -
         for found in result["attributions"].values():
             assert found is not None and len(found["scores"]) == len(found["words"]) == len(text.split()), text
     assert "error" in prediction.classify("", "both", real_models, attributions=True)
+
+
+def test_a_model_that_declares_no_attribution_is_not_asked_for_one(fakes: dict) -> None:
+    class Silent(type(fakes["finetune"])):
+        attributes = False
+
+        def attribute(self, *args, **kwargs):
+            raise AssertionError("a model without attributions was asked for one")
+
+    models = {**fakes, "finetune": Silent("finetune")}
+    result = prediction.classify(TEXT, "both", models, attributions=True)
+    assert result["attributions"]["finetune"] is None
+    assert result["attributions"]["scratch"] is not None

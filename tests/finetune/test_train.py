@@ -38,7 +38,8 @@ def _initial_loss(run_dir: Path, run: dict) -> float:
 
     checkpoint = resolve_checkpoint(run.model.source)
     model = load_for_task(checkpoint, run.data.labels)
-    classifier = FinetunedClassifier(model, AutoTokenizer.from_pretrained(checkpoint.directory), run.data.labels, 16)
+    tokenizer = AutoTokenizer.from_pretrained(checkpoint.directory)
+    classifier = FinetunedClassifier(model, tokenizer, 16, labels=run.data.labels)
     return _cross_entropy(classifier, *_data(run))
 
 
