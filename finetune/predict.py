@@ -9,6 +9,7 @@ once, so a single text costs a few milliseconds instead of the tens `model.predi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from core.kinds import Kind
 from core.onnx import onnx_forward
 from core.record import RunRecord
 from core.rundir import RunError
-from finetune.pipeline import encode, pad, pad_types
+from finetune.pipeline import SPECIALS, encode, pad, pad_types
 
 PREDICT_BATCH = 64
 
@@ -87,7 +88,8 @@ class FinetunedClassifier(BaseClassifier):
         texts = list(texts)
         if not texts:
             return self.kind.empty_outputs(len(self.labels))
-        encoded = encode(self.tokenizer, texts, self.max_length, None if text_pairs is None else list(text_pairs))
+        pairs = None if text_pairs is None else list(text_pairs)
+        encoded = encode(self.tokenizer, texts, self.max_length, pairs, self.reading)
         rows = list(range(len(texts)))
 
         def padded(chosen: list[int]) -> np.ndarray:
@@ -97,6 +99,36 @@ class FinetunedClassifier(BaseClassifier):
             return self._outputs(ids, mask, pad_types([encoded.types[i] for i in chosen], ids.shape[1]))
 
         return predict_in_batches(padded, rows, self.batch_size, lengths=encoded.lengths)
+
+    @property
+    def window(self) -> int:
+        """The pieces of text a window holds: `max_length` less [CLS] and [SEP]."""
+        return self.max_length - SPECIALS
+
+    def piece_counts(self, texts: list[str]) -> np.ndarray:
+        """Each text's word pieces, [CLS] and [SEP] left out, int64 (n,)."""
+        return encode(self.tokenizer, list(texts), self.max_length, reading=self.reading).pieces
+
+    def window_logits(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Each window `[CLS] pieces [SEP]` of each text (`finetune.pipeline.encode` with `windows`): its logits
+        (W, K) from the TensorFlow model, and its text (W,)."""
+        encoded = encode(self.tokenizer, list(texts), self.max_length, reading=self.reading, windows=True)
+        documents = np.arange(len(texts)) if encoded.documents is None else encoded.documents
+
+        def logits(chosen: list[int]) -> np.ndarray:
+            ids, mask = pad([encoded.ids[i] for i in chosen], self.tokenizer.pad_token_id)
+            return self._logits(tf.constant(ids), tf.constant(mask)).numpy()
+
+        rows = list(range(len(encoded.ids)))
+        return predict_in_batches(logits, rows, self.batch_size, lengths=encoded.lengths), documents
+
+    @functools.cached_property
+    def _logits(self) -> Callable[[tf.Tensor, tf.Tensor], tf.Tensor]:
+        spec = tf.TensorSpec((None, None), tf.int32)
+        return tf.function(
+            lambda ids, mask: self.model(input_ids=ids, attention_mask=mask, training=False).logits,
+            input_signature=[spec, spec],
+        )
 
     def embedding_gradients(
         self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]

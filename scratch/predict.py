@@ -27,6 +27,7 @@ from scratch.encoder import TransformerEncoderBlock
 
 # Imported for what they register: every layer class a saved end-to-end model names.
 from scratch.model import attention_maps, build_end_to_end  # noqa: F401
+from scratch.pipeline import predict_logits, windows
 from scratch.schedule import WarmupInverseSqrt  # noqa: F401
 from scratch.tokenizer import WordPieceTokenizer, WordTokenizer  # noqa: F401
 
@@ -118,6 +119,21 @@ class ScratchClassifier(BaseClassifier):
         width = self.kind.num_outputs(len(self.labels))
         rows = in_length_order(self._forward, texts, text_pairs, self.batch_size, width)  # (n, K)
         return rows[:, 0] if self.kind.gives_values else rows
+
+    @property
+    def window(self) -> int:
+        """The pieces a window holds: the tokenizer's max_length (the from-scratch model adds no special token)."""
+        return self.tokenizer.max_length
+
+    def piece_counts(self, texts: list[str]) -> np.ndarray:
+        """Each text's tokens, uncut, int64 (n,)."""
+        ids = self.tokenizer.ragged_ids(tf.constant([str(text) for text in texts], tf.string))  # (n, None)
+        return ids.row_lengths().numpy().astype(np.int64)
+
+    def window_logits(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Each window of each text (`scratch.pipeline.windows`): the classifier's logits (W, K) and its text (W,)."""
+        rows, documents = windows(self.tokenizer, [str(text) for text in texts], self.reading)
+        return predict_logits(self.model.get_layer("classifier"), rows, self.batch_size), documents
 
     def _attention_maps(self, *strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         token_ids = self.tokenizer(*strings)  # (1, T)
