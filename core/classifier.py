@@ -34,7 +34,7 @@ from core import kinds, sides
 from core.attribution import DEFAULT_STEPS, Attribution, PathGradients, attribute
 from core.console import quiet_library_import
 from core.kinds import Kind
-from core.long_text import DEFAULT_READING, Reading, pool
+from core.long_text import DEFAULT_READING, Reading, Span, pool
 from core.record import RunRecord, read_run
 from core.rundir import RunError
 from core.translator import is_translation_run
@@ -218,11 +218,11 @@ class BaseClassifier(ABC):
         return len(logits), int(np.argmax(logits[:, int(np.argmax(pooled[0]))]))
 
     def embedding_gradients(
-        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
+        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None], span: Span = None
     ) -> PathGradients:
         """The outputs and their gradients at `points` (a in [0, 1]) along the path from the baseline (word pieces'
-        token vectors at zero) to the input, for one text (pair) (`core.attribution.PathGradients`); a side whose
-        model `attributes` supplies it."""
+        token vectors at zero) to the input, for one text (pair) (`core.attribution.PathGradients`), or with `span`
+        for that window `[start, end)` of a text's pieces; a side whose model `attributes` supplies it."""
         raise NotImplementedError(f"the {self.side} side does not attribute its outputs to words.")
 
     def explain(self, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:

@@ -34,6 +34,7 @@ DEFAULT_MAX_CHUNKS = 8
 # the next for sentences up to that long, at a third more windows than without overlap.
 DEFAULT_STRIDE_SHARE = 4
 HEAD_SHARE = 4  # head-tail keeps the window's first quarter from the head
+Span = tuple[int, int] | None  # one window [start, end) of a text's pieces; None: the text as the reading cuts it
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,17 @@ class Reading:
             return pieces[:budget]
         head, tail = head_tail(len(pieces), budget, window)
         return [*pieces[:head], *pieces[len(pieces) - tail :]]
+
+    def kept(self, length: int, budget: int, window: int, span: Span = None) -> list[int]:
+        """The positions of a text's `length` pieces a model reads: those of `span` (one window of `spans`), or
+        without it the pieces `cut` keeps.
+
+        >>> Reading(HEAD_TAIL).kept(10, 4, 4), Reading(CHUNKS).kept(10, 4, 4, (3, 7))
+        ([0, 7, 8, 9], [3, 4, 5, 6])
+        """
+        if span is not None:
+            return list(range(*span))
+        return list(self.cut(list(range(length)), budget, window))
 
     def spans(self, length: int, size: int) -> list[tuple[int, int]]:
         """The windows of a text of `length` pieces under this reading: one (its head-tail cut is made by `cut`),

@@ -19,6 +19,7 @@ import tensorflow as tf
 from core.attribution import PathGradients, explained, word_of_offset, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
+from core.long_text import Span
 from core.onnx import onnx_forward
 from core.record import RunRecord
 from core.rundir import RunError
@@ -131,21 +132,28 @@ class FinetunedClassifier(BaseClassifier):
         )
 
     def embedding_gradients(
-        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
+        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None], span: Span = None
     ) -> PathGradients:
         """Along the path from the baseline to the input's token vectors, fed as transformers' `inputs_embeds`: the
         outputs (S, ...) and each target's gradients (targets, S, P, C) at the P word pieces (`core.attribution`)."""
-        encoded = self.tokenizer(
-            text, text_pair, truncation="longest_first", max_length=self.max_length, return_offsets_mapping=True
-        )
-        ids = np.asarray(encoded["input_ids"], np.int32)  # (T,)
-        sequences = encoded.sequence_ids()  # 0 or 1 for a text's pieces, None for [CLS] and [SEP]
+        if text_pair is None:  # the whole text, then the pieces the reading keeps (or one window of them)
+            encoded = self.tokenizer(text, truncation=False, return_offsets_mapping=True, verbose=False)
+            kept = self.reading.kept(len(encoded["input_ids"]) - SPECIALS, self.window, self.max_length, span)
+            positions = [0, *(1 + k for k in kept), len(encoded["input_ids"]) - 1]  # [CLS] pieces [SEP]
+        else:
+            encoded = self.tokenizer(
+                text, text_pair, truncation="longest_first", max_length=self.max_length, return_offsets_mapping=True
+            )
+            positions = list(range(len(encoded["input_ids"])))
+        ids = np.asarray(encoded["input_ids"], np.int32)[positions]  # (T,)
+        sequences = [encoded.sequence_ids()[p] for p in positions]  # 0 or 1 for a text's pieces, None for specials
+        offsets = [encoded["offset_mapping"][p] for p in positions]
         moving = np.array([sequence is not None for sequence in sequences])  # (T,)
         spans = [words_of(text), words_of(text_pair or "")]
         word_ids = np.array(
             [
                 word_of_offset(spans[sequence], start) + (len(spans[0]) if sequence == 1 else 0)
-                for (start, _), sequence in zip(encoded["offset_mapping"], sequences, strict=True)
+                for (start, _), sequence in zip(offsets, sequences, strict=True)
                 if sequence is not None
             ],
             np.int64,
