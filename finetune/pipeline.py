@@ -165,7 +165,10 @@ def train_dataset(
 
 
 def eval_dataset(encoded: Encoded, targets: np.ndarray, batch_size: int, pad_id: int) -> tf.data.Dataset:
-    """In length order (the least padding), for validation during training."""
+    """In length order (the least padding), for validation during training; a text read in windows gives each window
+    its target."""
+    if encoded.documents is not None:
+        targets = targets[encoded.documents]
     dataset = _elements(encoded, targets, np.argsort(encoded.lengths, kind="stable"))
     dataset = dataset.padded_batch(batch_size, padding_values=_padding(encoded, dataset, pad_id)).map(_features)
     return prefetched(dataset)

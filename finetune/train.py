@@ -158,7 +158,7 @@ def encode_splits(task: TaskData, tokenizer, max_length: int) -> dict[str, Encod
     """The train and validation texts (pairs) as token ids, cut at `max_length` (the cuts logged)."""
     encoded: dict[str, Encoded] = {}
     for split in ("train", "validation"):
-        windows = split == "train" and task.reading.train_chunks  # --train-chunks: each window a training row
+        windows = task.reading.train_chunks  # --train-chunks: each window a row, validated as it is trained
         encoded[split] = encode(tokenizer, task.texts(split), max_length, task.text_pairs(split), task.reading, windows)
         if encoded[split].truncated:
             logger.warning(

@@ -75,6 +75,8 @@ def test_chunks_give_every_window_each_between_cls_and_sep_and_training_gives_ea
     assert all(row[0] == tokenizer.cls_token_id and row[-1] == tokenizer.sep_token_id for row in encoded.ids)
     labels = [label for _, label in train_dataset(encoded, np.array([0, 1]), 8, 34, 0, seed=0).unbatch()]
     assert sorted(int(y) for y in labels) == [0, 1, 1, 1, 1]
+    validated = [label for _, label in eval_dataset(encoded, np.array([0, 1]), 8, 0).unbatch()]
+    assert sorted(int(y) for y in validated) == [0, 1, 1, 1, 1]  # validated as trained: window by window
 
 
 def test_train_batches_hold_similar_lengths_padded_to_their_longest() -> None:
