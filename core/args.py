@@ -15,10 +15,12 @@ from typing import Any, ClassVar
 from core import kinds
 from core.errors import UserError
 from core.kinds import MULTI_LABEL, SINGLE_LABEL
+from core.long_text import CHUNKS, DEFAULT_MAX_CHUNKS, HEAD_TAIL, POOLINGS, READINGS, Reading
 from core.tasks import DATA_DIR_ENV, PAIR_TASKS, TASKS, find_data_dir
 from core.training.budget import CLASS_WEIGHTS, TrainingPlan, plan_training
 
 STRATEGIES = ("default", "mirrored", "multiworker")
+SPECIAL_PLACES = 2  # the window's places taken by [CLS] and [SEP] on the fine-tuned side, outside the text's pieces
 
 # The help of the data options both kinds of task take alike, so that a command taking both lists them once.
 VALIDATION_FILE_HELP = "Validation data; when absent, 10%% of train is held out (seeded; by label for a single label)."
@@ -83,10 +85,38 @@ class DataArguments:
     data_dir: str | None = field(default=None, metadata={"help": DATA_DIR_HELP})
     max_train_samples: int | None = field(default=None, metadata={"help": MAX_TRAIN_SAMPLES_HELP})
     max_length: int = field(default=128, metadata={"help": MAX_LENGTH_HELP})
+    long_text: str = field(
+        default=HEAD_TAIL,
+        metadata={
+            "help": "How a text longer than --max-length is read: its head; its first quarter and last three "
+            "quarters (head-tail); or overlapping windows over the whole text, pooled into one answer (chunks).",
+            "choices": READINGS,
+        },
+    )
+    stride: int | None = field(
+        default=None,
+        metadata={"help": "With chunks: pieces shared by consecutive windows (default: a quarter of the window)."},
+    )
+    max_chunks: int = field(
+        default=DEFAULT_MAX_CHUNKS,
+        metadata={"help": "With chunks: windows at most per text; more are spread evenly over the whole text."},
+    )
+    chunk_pooling: str = field(
+        default="mean",
+        metadata={
+            "help": "With chunks: how the windows' logits become the text's (regression: the mean).",
+            "choices": POOLINGS,
+        },
+    )
+    train_chunks: bool = field(
+        default=False,
+        metadata={"help": "With chunks: train on every window of a text, each with its label (default: head-tail)."},
+    )
     seed: int = field(default=42, metadata={"help": SEED_HELP})
 
     def __post_init__(self) -> None:
         check_data_source(self, min_train_samples=2)
+        self._check_reading()
         if self.text_column is not None:
             if not self.text_column:
                 raise ValueError("--text-column needs at least one column name.")
@@ -100,6 +130,35 @@ class DataArguments:
             )
         self._check_labels()
         self.problem = self._resolve_problem()
+
+    def _check_reading(self) -> None:
+        if self.long_text not in READINGS:
+            raise ValueError(f"--long-text must be one of {', '.join(READINGS)}, got {self.long_text!r}.")
+        if self.chunk_pooling not in POOLINGS:
+            raise ValueError(f"--chunk-pooling must be one of {', '.join(POOLINGS)}, got {self.chunk_pooling!r}.")
+        if self.max_chunks < 1:
+            raise ValueError(f"--max-chunks must be at least 1 window per text, got {self.max_chunks}.")
+        window = self.max_length - SPECIAL_PLACES
+        if self.stride is not None and not 0 <= self.stride < window:
+            raise ValueError(
+                f"--stride {self.stride} must be at least 0 and smaller than the window's {window} pieces of text "
+                f"(--max-length {self.max_length}, less {SPECIAL_PLACES} for [CLS] and [SEP]); give a smaller "
+                "--stride or a larger --max-length."
+            )
+        spec = TASKS.get(self.task) if self.task is not None else None
+        pairs = self.text_pair_column is not None or (spec is not None and spec.hub_columns.text_pair is not None)
+        if pairs and self.long_text == CHUNKS:
+            raise ValueError(
+                "--long-text chunks reads one text in windows; a pair task's two texts are read together, cut as "
+                "with head-tail. Use --long-text head-tail or head."
+            )
+        if self.train_chunks and self.long_text != CHUNKS:
+            raise ValueError(f"--train-chunks goes with --long-text chunks, not {self.long_text}; add that or drop it.")
+
+    @property
+    def reading(self) -> Reading:
+        """The `--long-text` options as one object (`core.long_text.Reading`)."""
+        return Reading.of(self.to_dict())
 
     def _check_labels(self) -> None:
         if self.problem is not None and self.problem not in kinds.KINDS:

@@ -16,7 +16,9 @@ padding is masked). A side supplies the gradients along that path (`BaseClassifi
 module chooses the targets, integrates, and sums the pieces of each word.
 
 Words are the text's whitespace-separated words (a pair's second text's after the first's); a word the model cut off
-(past `max_length`) scores 0. A text without words has nothing to attribute: no scores, and a gap of 0.
+(past `max_length`, or from the middle under `--long-text head-tail`) scores 0. A model reading a text in windows
+(`--long-text chunks`) is attributed window by window, its target chosen by the pooled answer, and a word read in
+two windows scores the mean of its two scores. A text without words has nothing to attribute: no scores, and a gap of 0.
 
     >>> from core.classifier import load
     >>> model = load("reports/sst2/runs/finetune")                    # doctest: +SKIP
@@ -225,21 +227,17 @@ def attribute(
         words = [text[a:b] for a, b in words_of(text)] + (
             [] if pair is None else [pair[a:b] for a, b in words_of(pair)]
         )
-        inputs = model.outputs([text], None if pair is None else [pair])[0]
+        windowed = model.reading.pools and pair is None
+        inputs = (
+            model.pooled_outputs([text])[0] if windowed else model.outputs([text], None if pair is None else [pair])[0]
+        )
         targets = chosen_targets(model, np.asarray(inputs), target)
-        path = path_gradients(model, text, pair, points, targets)
+        spans = model.reading.spans(int(model.piece_counts([text])[0]), model.window) if windowed else [None]
+        paths = [path_gradients(model, text, pair, points, targets, span) for span in spans]
         by_label = {}
         for t, index in enumerate(targets):
-            along = path.outputs if index is None else path.outputs[:, index]  # (S,)
-            tokens = np.einsum("s,spc,pc->p", weights, path.gradients[t], path.deltas)  # (P,)
-            scores = np.zeros(len(words))
-            kept = path.word_ids >= 0
-            np.add.at(scores, path.word_ids[kept], tokens[kept])
             label = None if index is None else model.labels[index]
-            gap = completeness_gap(scores, along[-1], along[0])
-            by_label[label] = Attribution(
-                words, scores.tolist(), gap if words else 0.0, label, float(along[-1]), float(along[0])
-            )
+            by_label[label] = integrated(paths, t, index, weights, words, label)
         first = next(iter(by_label.values()))
         first.by_label = by_label
         for other in by_label.values():
@@ -248,12 +246,41 @@ def attribute(
     return results
 
 
+def integrated(
+    paths: list[PathGradients], t: int, index: int | None, weights: np.ndarray, words: list[str], label: str | None
+) -> Attribution:
+    """The attribution of target `t` (output `index`) from the path of each window the model read (one, unless it
+    reads in chunks): each word's score in a window is the sum of its pieces' there, and a word read in several
+    windows scores their mean; the gap is the worst window's, the outputs the windows' mean."""
+    totals, counts, gaps, ends = np.zeros(len(words)), np.zeros(len(words)), [], []
+    for path in paths:
+        along = path.outputs if index is None else path.outputs[:, index]  # (S,)
+        tokens = np.einsum("s,spc,pc->p", weights, path.gradients[t], path.deltas)  # (P,)
+        scores = np.zeros(len(words))
+        kept = path.word_ids >= 0
+        np.add.at(scores, path.word_ids[kept], tokens[kept])
+        totals += scores
+        counts[np.unique(path.word_ids[kept])] += 1
+        gaps.append(completeness_gap(scores, along[-1], along[0]))
+        ends.append((float(along[-1]), float(along[0])))
+    scores = totals / np.maximum(counts, 1)
+    output, baseline = np.mean(ends, axis=0)
+    return Attribution(words, scores.tolist(), max(gaps) if words else 0.0, label, float(output), float(baseline))
+
+
 def path_gradients(
-    model: BaseClassifier, text: str, pair: str | None, points: np.ndarray, targets: list[int | None]
+    model: BaseClassifier,
+    text: str,
+    pair: str | None,
+    points: np.ndarray,
+    targets: list[int | None],
+    span: tuple[int, int] | None = None,
 ) -> PathGradients:
-    """The side's `embedding_gradients` over the path's points in batches of at most `MAX_ROWS`."""
+    """The side's `embedding_gradients` over the path's points in batches of at most `MAX_ROWS`; with `span`, over
+    that window of the text's pieces."""
+    window = {} if span is None else {"span": span}
     parts = [
-        model.embedding_gradients(text, pair, points[start : start + MAX_ROWS], targets)
+        model.embedding_gradients(text, pair, points[start : start + MAX_ROWS], targets, **window)
         for start in range(0, len(points), MAX_ROWS)
     ]
     return PathGradients(

@@ -16,7 +16,9 @@ code, and each side stays importable without the other.
     array([3.1], dtype=float32)
 
 A side's classifier subclasses `BaseClassifier` and supplies `outputs`, its forward pass; the base checks the inputs,
-gives an empty input its shape, and asks the kind (`core.kinds`) for everything that differs by kind.
+gives an empty input its shape, and asks the kind (`core.kinds`) for everything that differs by kind. A run that reads
+long texts in windows (`--long-text chunks`, `core.long_text`) is scored per window by the side (`window_logits`) and
+pooled here into one row per text, so that calibration, thresholds and every score downstream see texts.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from core import kinds, sides
 from core.attribution import DEFAULT_STEPS, Attribution, PathGradients, attribute
 from core.console import quiet_library_import
 from core.kinds import Kind
+from core.long_text import DEFAULT_READING, Reading, Span, pool
 from core.record import RunRecord, read_run
 from core.rundir import RunError
 from core.translator import is_translation_run
@@ -134,6 +137,8 @@ class BaseClassifier(ABC):
         if temperatures is None and record is not None:
             temperatures = record.temperatures
         self.temperatures = list(temperatures) if temperatures else None  # calibration; None: T = 1
+        # how a text longer than the window is read: the run's (`head` for a run recorded before the option)
+        self.reading: Reading = record.data.reading if record is not None else DEFAULT_READING
 
     @property
     def problem_type(self) -> str:
@@ -180,12 +185,44 @@ class BaseClassifier(ABC):
         """
         return attribute(self, list(texts), None if text_pairs is None else list(text_pairs), target, steps)
 
+    @property
+    def window(self) -> int:
+        """The pieces of text one window holds (its special tokens left out); a side that reads windows supplies it."""
+        raise NotImplementedError(f"the {self.side} side does not say how many pieces it reads at a time.")
+
+    def piece_counts(self, texts: list[str]) -> np.ndarray | None:
+        """Each text's length in the model's pieces (special tokens left out), int64 (n,); None when the side does not
+        count them."""
+        return None
+
+    def window_logits(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Every window of each text as the reading spans it (`Reading.spans`): the logits of each, (W, K) (a value
+        model's (W, 1) or (W,)), and the text of each, int64 (W,); a side that reads windows supplies it."""
+        raise NotImplementedError(f"the {self.side} side does not read texts in windows.")
+
+    def pooled_outputs(self, texts: list[str]) -> np.ndarray:
+        """The outputs of texts read in windows: the windows' logits pooled into one row per text (`--chunk-pooling`,
+        regression always the mean), then activated as the model's own outputs are."""
+        logits, documents = self.window_logits(texts)
+        pooled = pool(logits, documents, self.reading.chunk_pooling, values=self.kind.gives_values)
+        return np.asarray(self.kind.activate(pooled), np.float32)
+
+    def windows_read(self, text: str) -> tuple[int, int]:
+        """How many windows the model read `text` in, and which decided: the window scoring highest for the label
+        the pooled answer chose (a value model's: the window whose value is nearest the answer)."""
+        logits, _ = self.window_logits([str(text)])
+        logits = logits.reshape(len(logits), -1)  # (W, K)
+        pooled = pool(logits, np.zeros(len(logits), np.int64), self.reading.chunk_pooling, self.kind.gives_values)
+        if self.kind.gives_values:
+            return len(logits), int(np.argmin(np.abs(logits[:, 0] - pooled[0, 0])))
+        return len(logits), int(np.argmax(logits[:, int(np.argmax(pooled[0]))]))
+
     def embedding_gradients(
-        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
+        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None], span: Span = None
     ) -> PathGradients:
         """The outputs and their gradients at `points` (a in [0, 1]) along the path from the baseline (word pieces'
-        token vectors at zero) to the input, for one text (pair) (`core.attribution.PathGradients`); a side whose
-        model `attributes` supplies it."""
+        token vectors at zero) to the input, for one text (pair) (`core.attribution.PathGradients`), or with `span`
+        for that window `[start, end)` of a text's pieces; a side whose model `attributes` supplies it."""
         raise NotImplementedError(f"the {self.side} side does not attribute its outputs to words.")
 
     def explain(self, text: str, text_pair: str | None = None) -> tuple[list[str], np.ndarray]:
@@ -207,7 +244,9 @@ class BaseClassifier(ABC):
         text_pairs = None if text_pairs is None else [str(text) for text in text_pairs]
         if not texts:
             return self.kind.empty_outputs(len(self.labels))
-        outputs = self.kind.tidy_outputs(np.asarray(self.outputs(texts, text_pairs), np.float32))
+        pooled = self.reading.pools and text_pairs is None
+        outputs = self.pooled_outputs(texts) if pooled else self.outputs(texts, text_pairs)
+        outputs = self.kind.tidy_outputs(np.asarray(outputs, np.float32))
         return self.kind.calibration.apply(outputs, self.temperatures)  # run.json `calibration`, fitted on validation
 
 

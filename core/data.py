@@ -17,6 +17,7 @@ different data. What `load_task` returns, a `TaskData`, is what both sides, comp
   its `(text, text_pair)`, the unit of leakage.
 - `targets(split)`: the labels as an array: int64 `(n,)` class ids, float32 `(n, len(labels))` multi-hot, or
   float32 `(n,)` values. `label_ids(split)`: the int64 class ids of a single-label task (an error for the others).
+- `reading`: how a text longer than the window is read (`core.long_text.Reading`, from `--long-text`).
 - `fingerprints`, `leakage`, `carved`, `official_splits` (our split -> the official split it is, where the names
   differ: `--task stsb`'s test split is GLUE's validation split, whose scores are published, and its validation is
   carved from train), `source`, and `describe(args)`: the `data` section of run.json
@@ -44,6 +45,7 @@ from core import kinds
 from core.args import DataArguments
 from core.kinds import Kind
 from core.labels import map_labels
+from core.long_text import DEFAULT_READING, Reading
 from core.reading import read_files, read_task
 from core.tables import DataError
 from core.tasks import MIRROR_LABEL_SEPARATOR, PAIR, SPLITS, TaskSpec, get_task
@@ -69,6 +71,7 @@ class TaskData:
     kind: Kind = field(default_factory=lambda: kinds.get(None))
     pair_column: str | None = None  # the column the second texts came from, for a pair task
     official_splits: dict[str, str] = field(default_factory=dict)  # our split -> the official one, where they differ
+    reading: Reading = DEFAULT_READING  # how a text longer than the window is read (`--long-text`)
 
     @property
     def problem_type(self) -> str:
@@ -221,7 +224,7 @@ def load_task(args: DataArguments) -> TaskData:
     splits, carved = carve_missing_splits(splits, args.seed, hold_out, unit)
     if args.max_train_samples is not None and args.max_train_samples < len(splits["train"]):
         splits["train"] = stratified_subset(splits["train"], args.max_train_samples, args.seed, kind.stratify())
-    data = TaskData(datasets.DatasetDict(splits), labels, source, carved, kind, pair_column, official)
+    data = TaskData(datasets.DatasetDict(splits), labels, source, carved, kind, pair_column, official, args.reading)
     _check_train(data)
     sizes = {name: len(split) for name, split in data.splits.items()}
     log_leakage(data.leakage, sizes, "text pairs" if data.has_pairs else "texts")

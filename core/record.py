@@ -25,6 +25,7 @@ from typing import Any
 from core import sides, task_kinds
 from core.args import RunArguments
 from core.kinds import Kind
+from core.long_text import Reading
 from core.rundir import RUN_JSON, RunError, environment, jsonable, partial_path, write_json
 from core.task_kinds import CLASSIFICATION, TaskKind
 from core.training.budget import STOP_REASONS, TrainingPlan
@@ -114,6 +115,12 @@ class DataSection(Section):
     def has_pairs(self) -> bool:
         """Whether each input is a `(text, text_pair)` pair."""
         return bool(self.text_pair_column)
+
+    @property
+    def reading(self) -> Reading:
+        """How the run reads a text longer than its window (`--long-text`); `head` for a run recorded before the
+        option, as it was trained."""
+        return Reading.of(self.options)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from core.args import VERBOSE_HELP
 
-DEFAULT_MAX_CHARS = 5000
+DEFAULT_MAX_CHARS = 100_000  # a long review or article; a run that reads in windows (--long-text chunks) reads it whole
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 Models are keyed by name: the classification sides' (`core.sides`: `finetune`, `scratch`), and any other the
 report names (`scratch-distilled`).
-`classify` is what the `/classify` endpoint returns; `warm_up` runs one prediction per model before the
+`classify` is what the `/classify` endpoint returns (with `windows`, for a model reading a long text in windows, how
+many it read and which decided); `warm_up` runs one prediction per model before the
 server starts, so that the first latency a user sees is a real one, not graph tracing.
 """
 
@@ -172,9 +173,35 @@ def classify_timed(
     if min_confidence:
         sure = {name: confidence(result[name], task.kind) for name in wanted}
         result["abstained"] = {name: c for name, c in sure.items() if c is not None and c < min_confidence}
+    read = {name: windows(models[name], text) for name in wanted if pair is None and reads_windows(models[name])}
+    if read:
+        result["windows"] = read
     if attributions is True:
         result["attributions"] = {name: attribution(models[name], text, pair) for name in wanted}
     return result, latencies
+
+
+def reads_windows(model: Any) -> bool:
+    """Whether `model` reads a long text in windows (`--long-text chunks`); a model that is no `BaseClassifier` does
+    not say, and reads one."""
+    reading = getattr(model, "reading", None)
+    return reading is not None and reading.pools
+
+
+def windows(model: Any, text: str) -> dict[str, int]:
+    """How many windows `model` read `text` in (`read`) and which of them, counted from 1, decided its answer
+    (`decided`: `BaseClassifier.windows_read`)."""
+    count, decided = model.windows_read(text)
+    return {"read": count, "decided": decided + 1}
+
+
+def windows_line(result: dict[str, Any]) -> str:
+    """The sentence that says how each model that reads in windows read the text ("" when none does)."""
+    said = [
+        f"{title(name)} read {found['read']} window{'s' if found['read'] != 1 else ''}; window {found['decided']} decided"
+        for name, found in result.get("windows", {}).items()
+    ]
+    return " · ".join(said)
 
 
 def classify(
@@ -243,7 +270,9 @@ def render_results(
         return *(None for _ in names), "", f"**{result['error']}**"
     panels = tuple(panel(result.get(name), task) for name in names)
     latency = " · ".join(f"{title(name)}: **{ms:.1f} ms**" for name, ms in latencies.items())
-    return *panels, f"Latency (one text, this machine): {latency}", abstentions(result, min_confidence)
+    read = windows_line(result)
+    latency = f"Latency (one text, this machine): {latency}" + (f"  \nLong text: {read}." if read else "")
+    return *panels, latency, abstentions(result, min_confidence)
 
 
 def panel(answer: dict[str, Any] | None, task: Task) -> Any:

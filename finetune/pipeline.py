@@ -1,6 +1,8 @@
 """Input pipeline: tokenise each split once, then batch texts of similar length, each batch padded to its own
 longest text, so short sentences do not pay for 128 positions.
 
+A text longer than the window is read as `--long-text` says (`core.long_text`): its head, its head and tail (the
+default), or in overlapping windows, each `[CLS] window [SEP]` (`Encoded.documents` says whose window each row is).
 A pair task's two texts go through the tokenizer together, as transformers' `(text, text_pair)`: `[CLS] text [SEP]
 text_pair [SEP]` with segment ids (`token_type_ids`) 0 for the first part and 1 for the second, cut to `--max-length`
 the tokenizer's `longest_first` way (the longer text loses tokens first). Targets are any kind's
@@ -19,49 +21,67 @@ import numpy as np
 import tensorflow as tf
 
 from core.batching import length_buckets
+from core.long_text import DEFAULT_READING, Reading
 from core.runtime import prefetched
 from core.training.budget import bucketed_steps
 
 logger = logging.getLogger(__name__)
 
 # Bucket edges in tokens: a batch holds texts whose lengths fall between two neighbouring edges.
+SPECIALS = 2  # [CLS] and [SEP] around a text's pieces
 BOUNDARIES = (8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 128, 160, 192, 256, 320, 384, 448, 512)
 
 
 @dataclass
 class Encoded:
-    """Token ids of one split, one int32 array per text (pair), each ending with the tokenizer's end token, and for a
-    pair task each row's segment ids (`types`, None for single texts)."""
+    """Token ids of one split, one int32 array per text (pair) or per window of a text, each ending with the
+    tokenizer's end token; for a pair task each row's segment ids (`types`, None for single texts); read in windows,
+    each row's text (`documents`, None when every row is a whole text, in order)."""
 
     ids: list[np.ndarray]
     truncated: int
     types: list[np.ndarray] | None = None
+    documents: np.ndarray | None = None
+    pieces: np.ndarray | None = None  # each text's length in pieces, specials left out, before any cut
 
     @property
     def lengths(self) -> np.ndarray:
         return np.fromiter((len(x) for x in self.ids), dtype=np.int64, count=len(self.ids))
 
 
-def encode(tokenizer, texts: list[str], max_length: int, text_pairs: list[str] | None = None) -> Encoded:
+def encode(
+    tokenizer,
+    texts: list[str],
+    max_length: int,
+    text_pairs: list[str] | None = None,
+    reading: Reading = DEFAULT_READING,
+    windows: bool = False,
+) -> Encoded:
     """Tokenises `texts` (with `text_pairs`, each pair) in one batched call of the fast tokenizer and cuts each to
     `max_length` tokens.
 
-    Texts are cut keeping their final special token ([SEP]), pairs as the tokenizer's `longest_first` cuts them; the
-    number cut is returned so the caller can report it.
+    A text's special tokens ([CLS], [SEP]) are kept and its pieces cut between them as `reading` says (head, or head
+    and tail); with `windows` and a reading in chunks, each text gives all its windows instead (`Encoded.documents`).
+    Pairs are cut as the tokenizer's `longest_first` cuts them. The number of texts cut is returned so the caller
+    can report it.
     """
     if text_pairs is not None:
         return _encode_pairs(tokenizer, list(texts), list(text_pairs), max_length)
     ids = tokenizer(
         list(texts), truncation=False, return_attention_mask=False, return_token_type_ids=False, verbose=False
     )["input_ids"]
-    truncated = 0
-    out = []
-    for row in ids:
-        if len(row) > max_length:
-            truncated += 1
-            row = row[: max_length - 1] + row[-1:]
-        out.append(np.asarray(row, dtype=np.int32))
-    return Encoded(out, truncated)
+    budget = max_length - SPECIALS
+    rows, documents = [], []
+    for document, row in enumerate(ids):
+        start, pieces, end = row[:1], row[1:-1], row[-1:]
+        spans = reading.spans(len(pieces), budget) if windows else [(0, len(pieces))]
+        for first, last in spans:
+            window = reading.cut(pieces[first:last], budget, max_length)
+            rows.append(np.asarray([*start, *window, *end], dtype=np.int32))
+            documents.append(document)
+    pieces = np.fromiter((len(row) - SPECIALS for row in ids), dtype=np.int64, count=len(ids))
+    chunked = np.asarray(documents, dtype=np.int64) if len(rows) != len(ids) else None
+    return Encoded(rows, int((pieces > budget).sum()), documents=chunked, pieces=pieces)
 
 
 def _encode_pairs(tokenizer, texts: list[str], pairs: list[str], max_length: int) -> Encoded:
@@ -133,7 +153,10 @@ def _features(*batch: tf.Tensor) -> tuple[dict[str, tf.Tensor], tf.Tensor]:
 def train_dataset(
     encoded: Encoded, targets: np.ndarray, batch_size: int, max_length: int, pad_id: int, seed: int
 ) -> tf.data.Dataset:
-    """Shuffled every epoch (seeded), grouped by length, each batch padded to its longest text (pair)."""
+    """Shuffled every epoch (seeded), grouped by length, each batch padded to its longest text (pair); a text read
+    in windows gives each window its target."""
+    if encoded.documents is not None:
+        targets = targets[encoded.documents]
     dataset = _elements(encoded, targets)
     padding = _padding(encoded, dataset, pad_id)
     dataset = dataset.shuffle(len(encoded.ids), seed=seed, reshuffle_each_iteration=True)
@@ -142,7 +165,10 @@ def train_dataset(
 
 
 def eval_dataset(encoded: Encoded, targets: np.ndarray, batch_size: int, pad_id: int) -> tf.data.Dataset:
-    """In length order (the least padding), for validation during training."""
+    """In length order (the least padding), for validation during training; a text read in windows gives each window
+    its target."""
+    if encoded.documents is not None:
+        targets = targets[encoded.documents]
     dataset = _elements(encoded, targets, np.argsort(encoded.lengths, kind="stable"))
     dataset = dataset.padded_batch(batch_size, padding_values=_padding(encoded, dataset, pad_id)).map(_features)
     return prefetched(dataset)

@@ -9,6 +9,7 @@ once, so a single text costs a few milliseconds instead of the tens `model.predi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -18,10 +19,11 @@ import tensorflow as tf
 from core.attribution import PathGradients, explained, word_of_offset, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
+from core.long_text import Span
 from core.onnx import onnx_forward
 from core.record import RunRecord
 from core.rundir import RunError
-from finetune.pipeline import encode, pad, pad_types
+from finetune.pipeline import SPECIALS, encode, pad, pad_types
 
 PREDICT_BATCH = 64
 
@@ -87,7 +89,8 @@ class FinetunedClassifier(BaseClassifier):
         texts = list(texts)
         if not texts:
             return self.kind.empty_outputs(len(self.labels))
-        encoded = encode(self.tokenizer, texts, self.max_length, None if text_pairs is None else list(text_pairs))
+        pairs = None if text_pairs is None else list(text_pairs)
+        encoded = encode(self.tokenizer, texts, self.max_length, pairs, self.reading)
         rows = list(range(len(texts)))
 
         def padded(chosen: list[int]) -> np.ndarray:
@@ -98,22 +101,59 @@ class FinetunedClassifier(BaseClassifier):
 
         return predict_in_batches(padded, rows, self.batch_size, lengths=encoded.lengths)
 
+    @property
+    def window(self) -> int:
+        """The pieces of text a window holds: `max_length` less [CLS] and [SEP]."""
+        return self.max_length - SPECIALS
+
+    def piece_counts(self, texts: list[str]) -> np.ndarray:
+        """Each text's word pieces, [CLS] and [SEP] left out, int64 (n,)."""
+        return encode(self.tokenizer, list(texts), self.max_length, reading=self.reading).pieces
+
+    def window_logits(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Each window `[CLS] pieces [SEP]` of each text (`finetune.pipeline.encode` with `windows`): its logits
+        (W, K) from the TensorFlow model, and its text (W,)."""
+        encoded = encode(self.tokenizer, list(texts), self.max_length, reading=self.reading, windows=True)
+        documents = np.arange(len(texts)) if encoded.documents is None else encoded.documents
+
+        def logits(chosen: list[int]) -> np.ndarray:
+            ids, mask = pad([encoded.ids[i] for i in chosen], self.tokenizer.pad_token_id)
+            return self._logits(tf.constant(ids), tf.constant(mask)).numpy()
+
+        rows = list(range(len(encoded.ids)))
+        return predict_in_batches(logits, rows, self.batch_size, lengths=encoded.lengths), documents
+
+    @functools.cached_property
+    def _logits(self) -> Callable[[tf.Tensor, tf.Tensor], tf.Tensor]:
+        spec = tf.TensorSpec((None, None), tf.int32)
+        return tf.function(
+            lambda ids, mask: self.model(input_ids=ids, attention_mask=mask, training=False).logits,
+            input_signature=[spec, spec],
+        )
+
     def embedding_gradients(
-        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
+        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None], span: Span = None
     ) -> PathGradients:
         """Along the path from the baseline to the input's token vectors, fed as transformers' `inputs_embeds`: the
         outputs (S, ...) and each target's gradients (targets, S, P, C) at the P word pieces (`core.attribution`)."""
-        encoded = self.tokenizer(
-            text, text_pair, truncation="longest_first", max_length=self.max_length, return_offsets_mapping=True
-        )
-        ids = np.asarray(encoded["input_ids"], np.int32)  # (T,)
-        sequences = encoded.sequence_ids()  # 0 or 1 for a text's pieces, None for [CLS] and [SEP]
+        if text_pair is None:  # the whole text, then the pieces the reading keeps (or one window of them)
+            encoded = self.tokenizer(text, truncation=False, return_offsets_mapping=True, verbose=False)
+            kept = self.reading.kept(len(encoded["input_ids"]) - SPECIALS, self.window, self.max_length, span)
+            positions = [0, *(1 + k for k in kept), len(encoded["input_ids"]) - 1]  # [CLS] pieces [SEP]
+        else:
+            encoded = self.tokenizer(
+                text, text_pair, truncation="longest_first", max_length=self.max_length, return_offsets_mapping=True
+            )
+            positions = list(range(len(encoded["input_ids"])))
+        ids = np.asarray(encoded["input_ids"], np.int32)[positions]  # (T,)
+        sequences = [encoded.sequence_ids()[p] for p in positions]  # 0 or 1 for a text's pieces, None for specials
+        offsets = [encoded["offset_mapping"][p] for p in positions]
         moving = np.array([sequence is not None for sequence in sequences])  # (T,)
         spans = [words_of(text), words_of(text_pair or "")]
         word_ids = np.array(
             [
                 word_of_offset(spans[sequence], start) + (len(spans[0]) if sequence == 1 else 0)
-                for (start, _), sequence in zip(encoded["offset_mapping"], sequences, strict=True)
+                for (start, _), sequence in zip(offsets, sequences, strict=True)
                 if sequence is not None
             ],
             np.int64,

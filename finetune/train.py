@@ -169,7 +169,8 @@ def encode_splits(task: TaskData, tokenizer, max_length: int) -> dict[str, Encod
     """The train and validation texts (pairs) as token ids, cut at `max_length` (the cuts logged)."""
     encoded: dict[str, Encoded] = {}
     for split in ("train", "validation"):
-        encoded[split] = encode(tokenizer, task.texts(split), max_length, task.text_pairs(split))
+        windows = task.reading.train_chunks  # --train-chunks: each window a row, validated as it is trained
+        encoded[split] = encode(tokenizer, task.texts(split), max_length, task.text_pairs(split), task.reading, windows)
         if encoded[split].truncated:
             logger.warning(
                 "%s: %d of %d %s are longer than --max-length %d tokens and were cut.",

@@ -23,6 +23,7 @@ import tensorflow as tf
 
 from core.data import TaskData
 from core.kinds import Kind
+from core.long_text import Reading
 from core.onnx import Session, convert, keep_if_faithful
 from scratch.tokenizer import WordPieceTokenizer, WordTokenizer, pair_lengths
 
@@ -52,14 +53,16 @@ class PythonTokenizer(ABC):
         self.unknown_id = tokenizer.unknown_id
         self.separator_id = tokenizer.separator_id
         self.max_length = tokenizer.max_length
+        self.reading = Reading(tokenizer.long_text)
 
     @abstractmethod
     def row(self, text: str) -> list[int]:
         """The text's ids, uncut."""
 
     def __call__(self, texts: list[str], text_pairs: list[str] | None = None) -> np.ndarray:
-        if text_pairs is None:  # cut to max_length, an empty text one unknown id
-            rows = [self.row(text)[: self.max_length] or [self.unknown_id] for text in texts]
+        if text_pairs is None:  # cut to max_length as the layer cuts, an empty text one unknown id
+            cut = lambda row: self.reading.cut(row, self.max_length, self.max_length)  # noqa: E731
+            rows = [list(cut(self.row(text))) or [self.unknown_id] for text in texts]
         else:
             rows = [self.pair_row(self.row(text), self.row(pair)) for text, pair in zip(texts, text_pairs)]
         ids = np.zeros((len(rows), max(len(r) for r in rows)), np.int64)  # (B, T), 0 is padding

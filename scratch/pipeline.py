@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from core.batching import length_buckets
 from core.classifier import predict_in_batches
+from core.long_text import Reading
 from core.runtime import prefetched
 from core.training.budget import bucketed_steps
 
@@ -30,6 +31,42 @@ def tokenize(
         lengths = (ids != 0).sum(axis=1)
         rows.extend(row[:n] for row, n in zip(ids, lengths))
     return rows
+
+
+def windows(
+    tokenizer: tf.keras.layers.Layer, texts: list[str], reading: Reading, chunk: int = 2048
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each text's windows of at most the tokenizer's max_length ids as `reading` spans them (one, cut head-tail
+    by the layer's own rule, unless it reads in chunks), and each window's text (W,) int64.
+
+    An empty text is one unknown id, as the layer gives it.
+    """
+    rows: list[np.ndarray] = []
+    documents: list[int] = []
+    size = tokenizer.max_length
+    for start in range(0, len(texts), chunk):
+        pieces = tokenizer.ragged_ids(tf.constant(texts[start : start + chunk], tf.string))  # (B, None)
+        for offset, row in enumerate(pieces.numpy()):
+            row = np.asarray(row, np.int64) if len(row) else np.asarray([tokenizer.unknown_id], np.int64)
+            for first, last in reading.spans(len(row), size):
+                rows.append(np.asarray(reading.cut(row[first:last], size, size), np.int64))
+                documents.append(start + offset)
+    return rows, np.asarray(documents, np.int64)
+
+
+def training_rows(
+    tokenizer: tf.keras.layers.Layer,
+    texts: list[str],
+    text_pairs: list[str] | None,
+    targets: np.ndarray,
+    reading: Reading,
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """The rows training reads and their targets: each text (pair) cut by the tokenizer, or with `--train-chunks`
+    every window of each text with the text's target."""
+    if not reading.windows_for_training():
+        return tokenize(tokenizer, texts, text_pairs), targets
+    rows, documents = windows(tokenizer, texts, reading)
+    return rows, targets[documents]
 
 
 def mean_length(ids: list[np.ndarray]) -> float:

@@ -18,6 +18,7 @@ import tensorflow as tf
 from core.attribution import PathGradients, explained, words_of
 from core.classifier import BaseClassifier, predict_in_batches
 from core.kinds import Kind
+from core.long_text import Reading, Span
 from core.onnx import onnx_forward
 from core.record import RunRecord
 from core.rundir import RunError
@@ -27,6 +28,7 @@ from scratch.encoder import TransformerEncoderBlock
 
 # Imported for what they register: every layer class a saved end-to-end model names.
 from scratch.model import attention_maps, build_end_to_end  # noqa: F401
+from scratch.pipeline import predict_logits, windows
 from scratch.schedule import WarmupInverseSqrt  # noqa: F401
 from scratch.tokenizer import WordPieceTokenizer, WordTokenizer  # noqa: F401
 
@@ -119,6 +121,21 @@ class ScratchClassifier(BaseClassifier):
         rows = in_length_order(self._forward, texts, text_pairs, self.batch_size, width)  # (n, K)
         return rows[:, 0] if self.kind.gives_values else rows
 
+    @property
+    def window(self) -> int:
+        """The pieces a window holds: the tokenizer's max_length (the from-scratch model adds no special token)."""
+        return self.tokenizer.max_length
+
+    def piece_counts(self, texts: list[str]) -> np.ndarray:
+        """Each text's tokens, uncut, int64 (n,)."""
+        ids = self.tokenizer.ragged_ids(tf.constant([str(text) for text in texts], tf.string))  # (n, None)
+        return ids.row_lengths().numpy().astype(np.int64)
+
+    def window_logits(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Each window of each text (`scratch.pipeline.windows`): the classifier's logits (W, K) and its text (W,)."""
+        rows, documents = windows(self.tokenizer, [str(text) for text in texts], self.reading)
+        return predict_logits(self.model.get_layer("classifier"), rows, self.batch_size), documents
+
     def _attention_maps(self, *strings: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         token_ids = self.tokenizer(*strings)  # (1, T)
         return token_ids[0], attention_maps(self.embedding, self.blocks, token_ids)  # (T,), (L, H, T, T)
@@ -145,7 +162,7 @@ class ScratchClassifier(BaseClassifier):
         return tf.keras.Model(self.embedding.output, classifier.output, name="after_embedding")
 
     def embedding_gradients(
-        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None]
+        self, text: str, text_pair: str | None, points: np.ndarray, targets: list[int | None], span: Span = None
     ) -> PathGradients:
         """Along the path from the baseline to the input's token vectors (the output of the embedding's token lookup,
         `TokenAndPositionEmbedding.token_embedding`): the outputs (S, ...) and each target's gradients
@@ -156,7 +173,15 @@ class ScratchClassifier(BaseClassifier):
         (`after_embedding`), so whatever reading the model makes of its inputs starts from points on the path.
         """
         texts = [text] if text_pair is None else [text, text_pair]
-        ids = self.tokenizer(*(tf.constant([s] * len(points), tf.string) for s in texts))  # (S, T)
+        kept = None  # the positions of the text's pieces the model reads: all of a pair's as the layer cuts them
+        if text_pair is None:  # the pieces the layer keeps (its own cut), or one window of them
+            pieces = self.tokenizer.ragged_ids(tf.constant([text], tf.string))[0].numpy()  # (N,)
+            size = self.tokenizer.max_length
+            kept = Reading(self.tokenizer.long_text).kept(len(pieces), size, size, span)
+            row = pieces[kept] if kept else np.array([self.tokenizer.unknown_id], np.int64)  # an empty text: [UNK]
+            ids = tf.constant(np.tile(row[None], [len(points), 1]))  # (S, T)
+        else:
+            ids = self.tokenizer(*(tf.constant([s] * len(points), tf.string) for s in texts))  # (S, T)
         special = [PAD_ID] + ([] if self.tokenizer.separator_id is None else [self.tokenizer.separator_id])
         moving = tf.logical_not(tf.reduce_any(ids[..., None] == tf.constant(special, ids.dtype), axis=-1))  # (S, T)
         vectors = self.embedding.token_embedding(ids)  # (S, T, C)
@@ -176,7 +201,7 @@ class ScratchClassifier(BaseClassifier):
             outputs.numpy(),
             np.concatenate([grads[:, :, positions] for positions in segments], axis=2),
             np.concatenate([vectors[positions] for positions in segments]),
-            np.concatenate([self._word_ids(texts, i, ids[positions]) for i, positions in enumerate(segments)]),
+            np.concatenate([self._word_ids(texts, i, ids[positions], kept) for i, positions in enumerate(segments)]),
         )
 
     def _segments(self, ids: np.ndarray) -> list[np.ndarray]:
@@ -191,22 +216,25 @@ class ScratchClassifier(BaseClassifier):
                 current.append(position)
         return [np.array(positions, np.int64) for positions in [*segments, current] if positions]
 
-    def _word_ids(self, texts: list[str], segment: int, ids: np.ndarray) -> np.ndarray:
+    def _word_ids(self, texts: list[str], segment: int, ids: np.ndarray, kept: list[int] | None = None) -> np.ndarray:
         """Each piece's word (an index into all the texts' words) for the `segment`th run of pieces the model embedded:
-        the pieces of text `segment % len(texts)`, cut where the tokenizer cut it; -1 past the text's own pieces."""
+        the pieces of text `segment % len(texts)` at the positions `kept` (default its first ones, as a pair is cut);
+        -1 past the text's own pieces."""
         which = segment % len(texts)
         spans = words_of(texts[which])
         words = [texts[which][a:b] for a, b in spans]
         pieces = self.tokenizer.ragged_ids(tf.constant(words, tf.string)).to_list() if words else []
         expected = [piece for row in pieces for piece in row]
         owner = [i for i, row in enumerate(pieces) for _ in row]
-        if expected[: len(ids)] != ids.tolist()[: len(expected)]:
+        kept = list(range(len(ids))) if not kept else kept
+        read = [expected[k] for k in kept if k < len(expected)]
+        if read != ids.tolist()[: len(read)]:
             raise RuntimeError(
-                f"the model embedded pieces {ids.tolist()} where text {which} gives {expected}; its reading of the "
+                f"the model embedded pieces {ids.tolist()} where text {which} gives {read}; its reading of the "
                 "texts is not one this attribution can match to words."
             )
         offset = sum(len(words_of(t)) for t in texts[:which])
-        return np.array([offset + owner[i] if i < len(owner) else -1 for i in range(len(ids))], np.int64)
+        return np.array([offset + owner[k] if k < len(owner) else -1 for k in kept[: len(ids)]], np.int64)
 
 
 def load(run_dir: Path, record: RunRecord, runtime: str | None = None) -> ScratchClassifier:

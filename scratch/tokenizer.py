@@ -2,7 +2,9 @@
 
 Both turn a batch of strings (B,) into token ids (B, T): T is the longest text of the batch cut to
 `max_length`, padding is id 0 after the real tokens, and an empty text becomes one unknown token so that
-every row has at least one real position.
+every row has at least one real position. A text longer than `max_length` keeps its head, or with `long_text`
+`head-tail` (and `chunks`, whose windows are cut outside the graph: `scratch.pipeline.windows`) its first quarter
+and last three quarters (`core.long_text.head_tail`), cut inside the graph so that a saved model does the same.
 
 Called with a second batch of strings, the texts of a pair task, both give one sequence per pair,
 `text [SEP] text_pair`, of at most `max_length` ids: when the two are too long together, the longer text is cut
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from core.long_text import DEFAULT_READING, HEAD, READINGS, Reading, head_tail
 from scratch.config import PAD, SEPARATOR, TOKENIZERS, WORD_RESERVED, WORD_UNKNOWN
 
 __all__ = [
@@ -68,14 +71,26 @@ def _pair_ids(first: tf.RaggedTensor, second: tf.RaggedTensor, separator_id: int
     return tf.concat([first, separator, second], axis=1).to_tensor(default_value=0)  # (B, T), T >= 1
 
 
-def _pad_and_cut(ragged: tf.RaggedTensor, max_length: int, unknown_id: int) -> tf.Tensor:
-    """(B, None) ragged ids -> (B, T) dense ids, cut to `max_length`, padded with 0, no empty row."""
-    ragged = ragged[:, :max_length]
+def _pad_and_cut(ragged: tf.RaggedTensor, max_length: int, unknown_id: int, long_text: str = HEAD) -> tf.Tensor:
+    """(B, None) ragged ids -> (B, T) dense ids, cut to `max_length` (`cut`), padded with 0, no empty row."""
+    ragged = cut(ragged, max_length, long_text)
     lengths = ragged.row_lengths()  # (B,)
     ids = ragged.to_tensor(default_value=0)  # (B, T0), T0 may be 0
     ids = tf.pad(ids, [[0, 0], [0, 1]])[:, : tf.maximum(tf.shape(ids)[1], 1)]  # (B, T), T >= 1
     first = tf.where(lengths > 0, ids[:, 0], tf.cast(unknown_id, ids.dtype))  # (B,)
     return tf.concat([first[:, None], ids[:, 1:]], axis=1)  # (B, T)
+
+
+def cut(ragged: tf.RaggedTensor, max_length: int, long_text: str = HEAD) -> tf.RaggedTensor:
+    """(B, None) ragged ids -> each row's first `max_length` ids (`head`), or its head and tail
+    (`core.long_text.head_tail`): a row that fits is kept whole."""
+    if long_text == HEAD:
+        return ragged[:, :max_length]
+    head, tail = head_tail(max_length + 1, max_length, max_length)  # the same split for every longer row
+    lengths = ragged.row_lengths()[:, None]  # (B, 1)
+    positions = tf.ragged.range(ragged.row_lengths())  # (B, None)
+    keep = (lengths <= max_length) | (positions < head) | (positions >= lengths - tail)  # (B, None)
+    return tf.ragged.boolean_mask(ragged, keep)
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
@@ -86,15 +101,17 @@ class WordTokenizer(tf.keras.layers.Layer):
     Args:
         vocabulary: the tokens in id order, starting with "" and "[UNK]" (as `adapt` produces it).
         max_length: texts (or pairs) are cut to this many tokens.
+        long_text: how a longer text is cut (`core.long_text`); a model saved before the option read the head.
     """
 
-    def __init__(self, vocabulary: list[str], max_length: int, **kwargs):
+    def __init__(self, vocabulary: list[str], max_length: int, long_text: str = HEAD, **kwargs):
         super().__init__(**kwargs)
         vocabulary = [str(token) for token in vocabulary]
         if tuple(vocabulary[: len(WORD_RESERVED)]) != WORD_RESERVED:
             raise ValueError(f"A word vocabulary must start with the reserved tokens {list(WORD_RESERVED)}.")
         self.vocabulary = vocabulary
         self.max_length = max_length
+        self.long_text = _checked(long_text)
         self.vectorize = tf.keras.layers.TextVectorization(vocabulary=vocabulary, ragged=True, name="vectorize")
 
     @classmethod
@@ -131,7 +148,7 @@ class WordTokenizer(tf.keras.layers.Layer):
         return self.vocabulary.index(SEPARATOR) if SEPARATOR in self.vocabulary else None
 
     def get_config(self):
-        return {**super().get_config(), "vocabulary": self.vocabulary, "max_length": self.max_length}
+        return {**super().get_config(), **_config(self)}
 
 
 @tf.keras.saving.register_keras_serializable(package="scratch")
@@ -141,9 +158,10 @@ class WordPieceTokenizer(tf.keras.layers.Layer):
     Args:
         vocabulary: the WordPiece vocabulary in id order; "[PAD]" must be id 0.
         max_length: texts are cut to this many tokens.
+        long_text: how a longer text is cut (`core.long_text`); a model saved before the option read the head.
     """
 
-    def __init__(self, vocabulary: list[str], max_length: int, **kwargs):
+    def __init__(self, vocabulary: list[str], max_length: int, long_text: str = HEAD, **kwargs):
         super().__init__(**kwargs)
         import tensorflow_text as tf_text  # only this tokenizer needs it
 
@@ -153,6 +171,7 @@ class WordPieceTokenizer(tf.keras.layers.Layer):
             raise ValueError(f"A WordPiece vocabulary needs [PAD] at id 0 and an [UNK] token; missing {missing}.")
         self.vocabulary = vocabulary
         self.max_length = max_length
+        self.long_text = _checked(long_text)
         lookup = tf.lookup.StaticVocabularyTable(
             tf.lookup.KeyValueTensorInitializer(vocabulary, tf.range(len(vocabulary), dtype=tf.int64)),
             num_oov_buckets=1,
@@ -182,7 +201,18 @@ class WordPieceTokenizer(tf.keras.layers.Layer):
         return _tokenize(self, texts, text_pairs)  # (B, T)
 
     def get_config(self):
-        return {**super().get_config(), "vocabulary": self.vocabulary, "max_length": self.max_length}
+        return {**super().get_config(), **_config(self)}
+
+
+def _checked(long_text: str) -> str:
+    if long_text not in READINGS:
+        raise ValueError(f"long_text must be one of {', '.join(READINGS)}, got {long_text!r}.")
+    return long_text
+
+
+def _config(tokenizer: WordTokenizer | WordPieceTokenizer) -> dict:
+    """What both tokenizers add to a layer's config."""
+    return {"vocabulary": tokenizer.vocabulary, "max_length": tokenizer.max_length, "long_text": tokenizer.long_text}
 
 
 def _tokenize(
@@ -190,7 +220,8 @@ def _tokenize(
 ) -> tf.Tensor:
     """Both tokenizers' `call`: (B,) texts, and for a pair task (B,) second texts, -> (B, T) ids."""
     if text_pairs is None:
-        return _pad_and_cut(tokenizer.ragged_ids(texts), tokenizer.max_length, tokenizer.unknown_id)
+        ids = tokenizer.ragged_ids(texts)  # (B, None)
+        return _pad_and_cut(ids, tokenizer.max_length, tokenizer.unknown_id, tokenizer.long_text)
     if tokenizer.separator_id is None:
         raise ValueError(f"This tokenizer's vocabulary has no {SEPARATOR} token; it was built for single texts.")
     first, second = tokenizer.ragged_ids(texts), tokenizer.ragged_ids(text_pairs)
@@ -198,14 +229,20 @@ def _tokenize(
 
 
 def make_tokenizer(
-    kind: str, train_texts: list[str], vocab_size: int, max_length: int, pairs: bool = False
+    kind: str,
+    train_texts: list[str],
+    vocab_size: int,
+    max_length: int,
+    pairs: bool = False,
+    reading: Reading = DEFAULT_READING,
 ) -> tf.keras.layers.Layer:
     """The tokenizer named by `--tokenizer`: words adapted on `train_texts` (for a pair task both texts of every
-    pair, with the separator reserved), or the packaged WordPiece vocabulary."""
+    pair, with the separator reserved), or the packaged WordPiece vocabulary; cutting long texts as `reading` says."""
+    options = {"name": "tokenizer", "long_text": reading.long_text}
     if kind == "words":
-        return WordTokenizer.adapt(train_texts, vocab_size, max_length, pairs=pairs, name="tokenizer")
+        return WordTokenizer.adapt(train_texts, vocab_size, max_length, pairs=pairs, **options)
     if kind == "wordpiece":
         from core.pretrained import packaged_minilm
 
-        return WordPieceTokenizer.from_file(packaged_minilm() / "vocab.txt", max_length, name="tokenizer")
+        return WordPieceTokenizer.from_file(packaged_minilm() / "vocab.txt", max_length, **options)
     raise ValueError(f"tokenizer must be one of {', '.join(TOKENIZERS)}, got {kind!r}.")

@@ -40,7 +40,7 @@ from scratch.card import write_card
 from scratch.distill.distillation import Distillation
 from scratch.model import ModelConfig, build_classifier, build_end_to_end
 from scratch.onnx import write_checked
-from scratch.pipeline import grouped_batches, mean_length, predict_logits, steps_per_epoch, tokenize
+from scratch.pipeline import grouped_batches, mean_length, predict_logits, steps_per_epoch, tokenize, training_rows
 from scratch.pretraining import PretrainingArguments, check_pretraining, read_unlabeled, text_columns
 from scratch.schedule import WarmupInverseSqrt, transformer_adamw
 from scratch.tokenizer import make_tokenizer
@@ -86,17 +86,20 @@ def train(
         config.vocab_size,
         data_args.max_length,
         pairs=data.has_pairs,
+        reading=data.reading,
     )
     if distillation:
         distillation.label(partial, data_args.seed)
         train_ids = tokenize(tokenizer, distillation.texts, distillation.text_pairs)
+        train_targets = distillation.train_targets()
     else:
-        train_ids = tokenize(tokenizer, data.texts("train"), data.text_pairs("train"))
+        train_ids, train_targets = training_rows(
+            tokenizer, data.texts("train"), data.text_pairs("train"), data.targets("train"), data.reading
+        )
     validation_ids = tokenize(tokenizer, data.texts("validation"), data.text_pairs("validation"))
     logger.info(
         "Vocabulary %d tokens; train inputs average %.1f tokens", len(tokenizer.vocabulary), mean_length(train_ids)
     )
-    train_targets = distillation.train_targets() if distillation else data.targets("train")
     train_batches = grouped_batches(train_ids, train_targets, args.batch_size, data_args.max_length, data_args.seed)
     validation_batches = grouped_batches(
         validation_ids, data.targets("validation"), args.batch_size, data_args.max_length

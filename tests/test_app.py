@@ -118,7 +118,7 @@ def test_arguments_are_safe_by_default_and_checked() -> None:
         "127.0.0.1",
         7860,
         False,
-        5000,
+        100_000,
         None,
         None,
         False,
@@ -248,8 +248,8 @@ def test_the_api_answers_every_model_choice_and_bad_input(server: Any) -> None:
             assert answer[side] == pytest.approx(direct(models, side, text), abs=1e-5)
     assert client.predict("", "both", api_name="/classify") == {"error": "Type or paste some text to classify."}
     assert client.predict(" \n ", "scratch", api_name="/classify") == {"error": "Type or paste some text to classify."}
-    huge = client.predict("z" * 100_000, "both", api_name="/classify")
-    assert huge["error"].startswith("The text has 100,000 characters; this demo accepts at most 5,000.")
+    huge = client.predict("z" * 100_001, "both", api_name="/classify")
+    assert huge["error"].startswith("The text has 100,001 characters; this demo accepts at most 100,000.")
 
 
 def test_bad_input_is_answered_with_an_error_and_logs_no_traceback(server: Any, capfd, caplog) -> None:
@@ -398,8 +398,8 @@ def test_the_api_refuses_a_missing_or_extra_second_text_and_logs_no_traceback(ki
         assert client.predict("a man plays", "scratch", 7, api_name="/classify") == {
             "error": "The second text must be a string, got 7 (int)."
         }
-        huge = client.predict("a man plays", "both", "z" * 6000, api_name="/classify")["error"]
-        assert huge.startswith("The second text has 6,000 characters; this demo accepts at most 5,000.")
+        huge = client.predict("a man plays", "both", "z" * 100_001, api_name="/classify")["error"]
+        assert huge.startswith("The second text has 100,001 characters; this demo accepts at most 100,000.")
     else:
         refused = client.predict("so glad", "both", "a second text", api_name="/classify")
         assert refused["error"].startswith("The loaded runs classify single texts, not pairs: send no text_pair")

@@ -27,6 +27,9 @@ that `results.json` `models.<name>.diagnosis` holds:
 - `not_learning`: a limit ended training while the validation score was flat (within `PLATEAU_RANGE` over the last
   `OVERFITTING_EPOCHS` + 1 validations) and validation loss rose: longer training would not help (only when
   `overfitting`, which says more, does not apply).
+- `long_texts_cut`: more than `LONG_TEXT_SHARE` of the scored texts are longer than the model's window and it read
+  only their head (`--long-text head`, or a run recorded before the option); the message gives the `compare run`
+  command that reads them whole (`--long-text chunks`). It reads results.json `data.long_texts.<name>`.
 - `unstable_across_seeds`: the range (max - min) of the test score over the seeds exceeds
   `SEED_SPREAD_LIMIT`, or exceeds the gap between the compared models.
 
@@ -47,9 +50,13 @@ Examples:
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Sequence
+from pathlib import Path
 
+from compare.diagnosis import verdict
 from compare.scoring import wording
+from core.long_text import CHUNKS, HEAD
 from core.record import RunRecord
 
 # The smallest rise that counts as learning (0.2 points), where the score's standard error is smaller (`noise`).
@@ -65,6 +72,8 @@ SEED_SPREAD_LIMIT = 0.02
 
 # A validation score that moves less than this (1 point) over the last validations is flat.
 PLATEAU_RANGE = 0.01
+# More than this share of the scored texts longer than the window makes reading only their head a finding.
+LONG_TEXT_SHARE = 0.10
 
 CODES = (
     "stuck_at_zero",
@@ -74,6 +83,7 @@ CODES = (
     "below_baseline",
     "overfitting",
     "not_learning",
+    "long_texts_cut",
     "unstable_across_seeds",
 )
 
@@ -85,6 +95,8 @@ def diagnose(
     seed_scores: Sequence[float] | None = None,
     gap: float | None = None,
     metric: str = "accuracy",
+    long_texts: dict | None = None,
+    output_dir: Path | None = None,
 ) -> list[dict]:
     """Every finding that applies to one model, in the order of `CODES`.
 
@@ -95,6 +107,8 @@ def diagnose(
         seed_scores: the model's test score under each seed, when several were trained.
         gap: the absolute test-score difference between the compared models, if known.
         metric: the headline score of the task.
+        long_texts: its entry in results.json `data.long_texts`, when the report measured it.
+        output_dir: where the report is written, for the command a finding gives.
     """
     overfit = overfitting(run.training.history)
     findings = [
@@ -105,13 +119,17 @@ def diagnose(
         below_baseline(model_scores, baselines, metric),
         overfit,
         not_learning(run, metric) if overfit is None else None,
+        long_texts_cut(run, long_texts, output_dir),
         unstable_across_seeds(seed_scores, gap, metric),
     ]
     return [finding for finding in findings if finding is not None]
 
 
 def diagnose_report(
-    runs: dict[str, RunRecord], results: dict, seed_scores: dict[str, Sequence[float]] | None = None
+    runs: dict[str, RunRecord],
+    results: dict,
+    seed_scores: dict[str, Sequence[float]] | None = None,
+    output_dir: Path | None = None,
 ) -> dict[str, list[dict]]:
     """`diagnose` for every model of results.json that has a run: what `models.<name>.diagnosis` holds.
 
@@ -122,8 +140,10 @@ def diagnose_report(
         runs: model name -> its run.json (`core.record.RunRecord`).
         results: results.json (its `models`, `baselines` and `comparison`).
         seed_scores: model name -> its test score under each seed, when several seeds were trained.
+        output_dir: where the report is written, for the command a finding gives.
     """
     metric = results.get("headline_metric", "accuracy")
+    long_texts = results.get("data", {}).get("long_texts", {})
     comparison = results.get("comparison") or {}
     compared = {comparison.get("a"), comparison.get("b")}
     found = {}
@@ -131,7 +151,8 @@ def diagnose_report(
         if name in runs:
             gap = comparison.get(f"{metric}_diff") if name in compared else None
             seeds = (seed_scores or {}).get(name)
-            found[name] = diagnose(runs[name], scores, results.get("baselines", {}), seeds, gap, metric)
+            baselines = results.get("baselines", {})
+            found[name] = diagnose(runs[name], scores, baselines, seeds, gap, metric, long_texts.get(name), output_dir)
     return found
 
 
@@ -471,6 +492,40 @@ def overfitting(history: Sequence[dict]) -> dict | None:
             "val_loss": [first["val_loss"], last["val_loss"]],
             "loss": [first["loss"], last["loss"]],
         },
+    }
+
+
+def long_texts_cut(run: RunRecord, long_texts: dict | None, output_dir: Path | None = None) -> dict | None:
+    """More than `LONG_TEXT_SHARE` of the scored texts are longer than the model's window, and it read their head.
+
+    >>> from types import SimpleNamespace as record
+    >>> run = record(data=record(options={"task": "imdb", "max_length": 128}))
+    >>> measured = {"reading": "head", "window": 126, "split": "test", "splits": {"test": {"longer": 0.8, "median": 250.0}}}
+    >>> print(long_texts_cut(run, measured, Path("reports/imdb"))["message"])  # doctest: +NORMALIZE_WHITESPACE
+    80% of the test texts are longer than the model's window of 126 pieces (median length 250), and it read only
+    their first 126 pieces. Read each text whole, in overlapping windows pooled into one answer (python -m compare
+    run --task imdb --long-text chunks --output-dir reports/imdb-chunks).
+    """
+    if not long_texts or long_texts.get("reading") != HEAD:
+        return None
+    split = long_texts.get("split", "test")
+    measured = long_texts.get("splits", {}).get(split)
+    if not measured or measured["longer"] <= LONG_TEXT_SHARE:
+        return None
+    window = long_texts["window"]
+    flags = verdict.data_flags(run)
+    if "--long-text" in flags:  # `--long-text head`, given
+        del flags[flags.index("--long-text") : flags.index("--long-text") + 2]
+    out = f"{output_dir or Path('reports') / 'report'}-chunks"
+    command = " ".join(["python -m compare run", *map(shlex.quote, flags), "--long-text", CHUNKS, "--output-dir", out])
+    return {
+        "code": "long_texts_cut",
+        "message": (
+            f"{measured['longer']:.0%} of the {split} texts are longer than the model's window of {window} pieces "
+            f"(median length {measured['median']:g}), and it read only their first {window} pieces. Read each text "
+            f"whole, in overlapping windows pooled into one answer ({command})."
+        ),
+        "evidence": {"longer": measured["longer"], "median": measured["median"], "window": window, "command": command},
     }
 
 

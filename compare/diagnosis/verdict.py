@@ -74,6 +74,8 @@ def finding_phrase(finding: dict) -> str:
         return f"is {wording.size(metric, evidence['shortfall'])} below the TF-IDF reference"
     if code == "overfitting":
         return f"was overfitting (validation loss rising over its last {evidence['epochs']} epochs)"
+    if code == "long_texts_cut":
+        return f"read only the head of the {evidence['longer']:.0%} of texts longer than its window"
     if code == "unstable_across_seeds":
         return f"varies by {wording.size(metric, evidence['spread'])} across seeds"
     raise ValueError(f"unknown diagnosis code {code!r}; expected one of the codes in compare.diagnosis.findings.CODES")
@@ -192,5 +194,8 @@ def data_flags(run: RunRecord) -> list[str]:
         if f.name == "data_dir" or implied or value is None or value == f.default:
             continue
         flag = "--" + f.name.replace("_", "-")
+        if isinstance(value, bool):  # a boolean is a flag (a default one is left out above)
+            flags.append(flag)
+            continue
         flags += [flag, *map(str, value)] if isinstance(value, list) else [flag, str(value)]
     return flags

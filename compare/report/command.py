@@ -27,6 +27,7 @@ from compare.render.trust import trust_figures
 from compare.render.tuning import FIGURE as TUNING_FIGURE
 from compare.render.tuning import tuning_figure
 from compare.report.arguments import ReportArguments
+from compare.report.long_texts import long_text_entry, long_text_notes
 from compare.report.publish import check_output_dir, report_directory
 from compare.report.qualify import qualify
 from compare.report.results import build_results, prediction_rows, write_predictions
@@ -95,7 +96,8 @@ def build_report(
     unit = "text pairs" if split.pairs is not None else "texts"
     notes += leakage_notes(split.name, split.task.inputs(split.name), split.task.inputs("train"), unit)
     progress.stage("loaded the %s split: %d examples from %s", split.name, len(split.gold), split.source)
-    entries, outputs, decisions, seed_scores = score_models(models, split, args, stats, progress, loader)
+    entries, outputs, decisions, seed_scores, long_texts = score_models(models, split, args, stats, progress, loader)
+    notes += long_text_notes(long_texts)
     trust = assess(models, split, outputs, decisions, entries, stats, loader, train_audit)  # calibration, label audit
     baselines = score_baselines(split)
     progress.stage(
@@ -108,6 +110,8 @@ def build_report(
     results = build_results(
         split, models, entries, decisions, seed_scores, baselines, stats, settings, notes, environment()
     )
+    if long_texts:
+        results["data"]["long_texts"] = long_texts
     if tuning:
         results["tuning"] = tuning
     results.update(trust.sections)
@@ -139,14 +143,14 @@ def score_models(
     stats: StatisticsArguments,
     progress: Progress,
     loader: Loader = load,
-) -> tuple[dict, dict, dict, dict]:
+) -> tuple[dict, dict, dict, dict, dict]:
     """Predicts the split with every run; full scores and speed for each model's primary run.
 
     Returns:
         (results.json `models` entries, the primary runs' outputs and decisions by name, per-seed lists of the
-        kind's two scores).
+        kind's two scores, and `data.long_texts`: what each primary run cut of long texts).
     """
-    entries, outputs, decisions, seed_scores = {}, {}, {}, {}
+    entries, outputs, decisions, seed_scores, long_texts = {}, {}, {}, {}, {}
     kind = split.kind
     scoring = reported(kind)
     for model in models:
@@ -176,6 +180,9 @@ def score_models(
                     "seed": run.seed,
                     "title": sides.run_title(run.record),
                 }
+                texts = {"train": split.task.texts("train"), split.name: split.texts}
+                if (entry := long_text_entry(classifier, texts, split.name)) is not None:
+                    long_texts[model.name] = entry
             progress.stage(
                 "scored %s (seed %s): %s, %.0f inputs/s",
                 model.name,
@@ -184,7 +191,7 @@ def score_models(
                 throughput,
             )
             del classifier
-    return entries, outputs, decisions, seed_scores
+    return entries, outputs, decisions, seed_scores, long_texts
 
 
 def score_baselines(split: EvalSplit) -> dict:

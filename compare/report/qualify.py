@@ -26,7 +26,7 @@ def qualify(
     headline = results["headline_metric"]
     per_seed = {name: scores[headline] for name, scores in seed_scores.items()}
     several = min(len(model.runs) for model in models) > 1
-    found = diagnose_report(runs, results, per_seed if several else None)
+    found = diagnose_report(runs, results, per_seed if several else None, output_dir)
     for name, findings in found.items():
         results["models"][name]["diagnosis"] = findings
     comparison = results["comparison"]

@@ -53,9 +53,12 @@ def data_flags(data: DataArguments | PairDataArguments) -> list[str]:
     flags = []
     for f in dataclasses.fields(data):
         value = getattr(data, f.name)
-        if value is None:
+        if value is None or value is False:
             continue
         flag = "--" + f.name.replace("_", "-")
+        if value is True:  # a boolean is a flag
+            flags.append(flag)
+            continue
         flags += [flag, *map(str, value)] if isinstance(value, list) else [flag, str(value)]
     return flags
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 import tensorflow as tf
 
 from core.attribution import completeness_gap
+from core.long_text import HEAD, HEAD_TAIL, Reading
 from tests.core.attribution_models import FIXTURE_TEXTS, finetuned_model, largest_is, scratch_model
 
 LABELS = ["negative", "positive"]
@@ -57,11 +59,22 @@ def test_a_named_label_is_explained_and_more_steps_shrink_the_gap(models, side):
 @pytest.mark.parametrize("side", ["scratch", "finetune"])
 def test_words_past_the_length_limit_score_zero_and_odd_texts_do_not_break_it(models, side):
     long_text = " ".join(["superb acting"] * 40)
-    [long, emoji, empty] = models[side].attribute([long_text, "superb 🎉🎉 acting!!", ""])
+    model = copy.copy(models[side])
+    model.reading = Reading(HEAD)  # the fine-tuned side's; the from-scratch side's tokenizer layer reads the head
+    [long, emoji, empty] = model.attribute([long_text, "superb 🎉🎉 acting!!", ""])
     assert len(long.words) == 80 and all(score == 0.0 for score in long.scores[30:])
     assert long.gap < 0.05
     assert emoji.words == ["superb", "🎉🎉", "acting!!"] and emoji.gap < 0.05
     assert empty.words == [] and empty.scores == [] and empty.gap == 0.0
+
+
+def test_under_head_tail_the_middle_scores_zero_and_both_ends_are_attributed(models):
+    model = copy.copy(models["finetune"])
+    model.reading = Reading(HEAD_TAIL)  # 6 + 16 of the 22 pieces between [CLS] and [SEP] (max_length 24)
+    [long] = model.attribute([" ".join(["superb acting"] * 40)])
+    read = np.abs(np.array(long.scores)) > 0
+    assert read[:6].all() and not read[6:64].any() and read[64:].all()
+    assert long.gap < 0.05
 
 
 @pytest.mark.slow  # a model of its kind built for the test

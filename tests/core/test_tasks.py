@@ -117,3 +117,33 @@ def test_sick_from_the_staged_mirror() -> None:
 def test_stsb_takes_its_test_split_from_the_official_validation_split() -> None:
     assert get_task("stsb").official_splits == {"test": "validation"}
     assert get_task("sick").official_splits == {} and get_task("sick_relatedness").folder == "sick"
+
+
+def test_imdb_reads_its_mirror_and_carves_a_stratified_validation_split_from_train(tmp_path: Path) -> None:
+    folder = tmp_path / "imdb"
+    folder.mkdir()
+    # as the mirror lays them out: every negative review, then every positive one; no validation.csv
+    rows = [(f"review {i} " + "plot " * (i % 7), "neg") for i in range(50)]
+    rows += [(f"review {i} " + "acting " * (i % 5), "pos") for i in range(50, 100)]
+    for split in ("train", "test"):
+        pd.DataFrame(rows, columns=["text", "label"]).to_csv(folder / f"{split}.csv", index=False)
+    (folder / "labels.txt").write_text("neg\npos\n")
+    data = load_task(DataArguments(task="imdb", data_dir=str(tmp_path)))
+    assert get_task("imdb").hub_id == "stanfordnlp/imdb" and data.labels == ["neg", "pos"]
+    assert data.carved == ["validation"] and len(data.splits["test"]) == 100
+    assert np.bincount(data.label_ids("validation")).tolist() == [5, 5]  # stratified, not the tail's positives
+    assert np.bincount(data.label_ids("train")).tolist() == [45, 45]
+    assert set(data.texts("validation")).isdisjoint(data.texts("train"))
+    assert data.reading.long_text == "head-tail"
+
+
+def test_imdb_from_the_staged_mirror() -> None:
+    if mirror_dir("imdb/train.csv") is None:
+        pytest.skip("no local imdb mirror")
+    data = load_task(DataArguments(task="imdb", data_dir=str(mirror_dir("imdb/train.csv"))))
+    assert {name: len(split) for name, split in data.splits.items()} == {
+        "train": 22_500,
+        "validation": 2_500,
+        "test": 25_000,
+    }
+    assert np.bincount(data.label_ids("validation")).tolist() == [1_250, 1_250]

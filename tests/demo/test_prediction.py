@@ -197,7 +197,7 @@ def test_explain_drops_padding_and_the_heatmap_shows_the_chosen_head(fakes: dict
     np.testing.assert_allclose(capped.axes[0].images[0].get_array(), weights[0, 0, :48, :48], rtol=1e-6)
     assert capped.axes[0].get_title().endswith("(first 48 of 100 tokens)")
     assert prediction.explain(scratch, "   ") is None and prediction.explain(fakes["finetune"], "text") is None
-    assert prediction.explain(scratch, "x" * 6000) is None  # over the limit: no heatmap either
+    assert prediction.explain(scratch, "x" * 100_001) is None  # over the limit: no heatmap either
 
 
 class Recording(FakeClassifier):
@@ -360,3 +360,27 @@ def test_the_heatmap_of_a_pair_covers_both_texts() -> None:
     tokens, attention = prediction.explain(scratch, "so glad", text_pair="very happy")
     assert tokens == ["so", "glad", "[SEP]", "very", "happy"] and attention.shape == (2, 3, 5, 5)
     assert prediction.explain(scratch, "so glad") is None  # no second text: no heatmap, as no answer
+
+
+class WindowReader(FakeClassifier):
+    """A fake that reads long texts in windows of 10 words, the last window deciding."""
+
+    def __init__(self, side: str) -> None:
+        from core.long_text import CHUNKS, Reading
+
+        super().__init__(side)
+        self.reading = Reading(CHUNKS, stride=0)
+
+    def windows_read(self, text: str) -> tuple[int, int]:
+        count = max(1, -(-len(text.split()) // 10))
+        return count, count - 1
+
+
+def test_a_model_reading_in_windows_says_how_many_it_read_and_which_decided(fakes: dict) -> None:
+    models = {**fakes, "scratch": WindowReader("scratch")}
+    text = " ".join(["great"] * 25)  # three windows of 10 words
+    result, latencies = prediction.classify_timed(text, "both", models)
+    assert result["windows"] == {"scratch": {"read": 3, "decided": 3}}  # finetune reads one window: not listed
+    *_, latency, _ = prediction.render_results(result, latencies, ["finetune", "scratch"])
+    assert latency.endswith(f"Long text: {prediction.title('scratch')} read 3 windows; window 3 decided.")
+    assert "windows" not in prediction.classify("great", "both", fakes)

@@ -5,6 +5,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from core.long_text import CHUNKS, HEAD, HEAD_TAIL, Reading
 from finetune.pipeline import (
     Encoded,
     bucket_ids,
@@ -14,6 +15,7 @@ from finetune.pipeline import (
     steps_per_epoch,
     train_dataset,
 )
+from tests.conftest import separable_rows
 from tests.finetune.tiny import make_tiny_bert
 
 
@@ -32,11 +34,49 @@ def _encoded(lengths: list[int]) -> Encoded:
 def test_encode_cuts_long_texts_keeping_the_end_token(tokenizer) -> None:
     texts = ["a great film", "a great film " * 10]
     full = tokenizer(texts)["input_ids"]
-    encoded = encode(tokenizer, texts, max_length=8)
+    encoded = encode(tokenizer, texts, max_length=8, reading=Reading(HEAD))
     assert encoded.truncated == 1
     assert encoded.ids[0].tolist() == full[0]
     assert encoded.ids[1].tolist() == full[1][:7] + [tokenizer.sep_token_id]
     assert encoded.lengths.tolist() == [len(full[0]), 8]
+
+
+def long_text(words: int) -> str:
+    """A text of `words` distinct-looking pieces from the tiny vocabulary, so that a cut is visible."""
+    vocabulary = ["the", "film", "movie", "not", "very", "and", "it", "was", "a"]
+    return " ".join(vocabulary[i % len(vocabulary)] for i in range(words))
+
+
+def test_head_tail_keeps_the_first_quarter_and_last_three_quarters_between_cls_and_sep(tokenizer) -> None:
+    texts = [long_text(300), "a great film"]
+    full = tokenizer(texts)["input_ids"]
+    pieces = full[0][1:-1]
+    encoded = encode(tokenizer, texts, max_length=64)  # head-tail by default: 16 + 46 of the 62 places
+    assert encoded.ids[0].tolist() == [tokenizer.cls_token_id, *pieces[:16], *pieces[-46:], tokenizer.sep_token_id]
+    assert encoded.ids[1].tolist() == full[1]  # a short text is left as it was
+    assert encoded.truncated == 1 and encoded.documents is None and encoded.pieces.tolist() == [300, 3]
+
+
+def test_short_texts_give_the_same_ids_under_head_and_head_tail(tokenizer) -> None:
+    texts = [text for text, _ in separable_rows(50)]  # SST-2-like sentences, shorter than the window
+    head = encode(tokenizer, texts, max_length=32, reading=Reading(HEAD))
+    head_tail = encode(tokenizer, texts, max_length=32, reading=Reading(HEAD_TAIL))
+    assert [row.tolist() for row in head.ids] == [row.tolist() for row in head_tail.ids]
+
+
+def test_chunks_give_every_window_each_between_cls_and_sep_and_training_gives_each_its_label(tokenizer) -> None:
+    texts = ["a great film", long_text(100)]
+    pieces = tokenizer(texts)["input_ids"][1][1:-1]
+    reading = Reading(CHUNKS, stride=4, train_chunks=True)
+    encoded = encode(tokenizer, texts, max_length=34, reading=reading, windows=True)  # windows of 32 pieces
+    assert encoded.documents.tolist() == [0, 1, 1, 1, 1]
+    windows = [row.tolist()[1:-1] for row in encoded.ids[1:]]
+    assert windows == [pieces[0:32], pieces[28:60], pieces[56:88], pieces[84:100]]
+    assert all(row[0] == tokenizer.cls_token_id and row[-1] == tokenizer.sep_token_id for row in encoded.ids)
+    labels = [label for _, label in train_dataset(encoded, np.array([0, 1]), 8, 34, 0, seed=0).unbatch()]
+    assert sorted(int(y) for y in labels) == [0, 1, 1, 1, 1]
+    validated = [label for _, label in eval_dataset(encoded, np.array([0, 1]), 8, 0).unbatch()]
+    assert sorted(int(y) for y in validated) == [0, 1, 1, 1, 1]  # validated as trained: window by window
 
 
 def test_train_batches_hold_similar_lengths_padded_to_their_longest() -> None:

@@ -156,3 +156,65 @@ def test_wordpiece_pairs_match_the_reference_bert_tokenizer_s_longest_first_trun
         expected = reference(a, b, truncation="longest_first", max_length=12 + 2)["input_ids"][1:-1]
         np.testing.assert_array_equal(row[: len(expected)], expected)
         assert (row[len(expected) :] == 0).all()
+
+
+WORDS = [f"w{i}" for i in range(40)]  # one word each, so a text's ids are its words' in order
+
+
+def word_ids(tokenizer, words: list[str]) -> list[int]:
+    index = {token: i for i, token in enumerate(tokenizer.vocabulary)}
+    return [index[word] for word in words]
+
+
+@pytest.mark.parametrize("kind", ["words", "wordpiece"])
+def test_head_tail_keeps_the_first_quarter_and_last_three_quarters_inside_the_graph(kind):
+    tokenizer = make_tokenizer(kind, [" ".join(WORDS)], vocab_size=100, max_length=16)
+    text = " ".join(WORDS[:30] if kind == "words" else ["film"] * 30)
+    full = tokenizer.ragged_ids(tf.constant([text])).numpy()[0].tolist()
+    assert tokenizer.long_text == "head-tail" and len(full) == 30
+    out = ids(tokenizer, [text, "w1 w2"] if kind == "words" else [text, "film film"])
+    assert out[0].tolist() == full[:4] + full[-12:]  # 4 + 12 of 16
+    assert out[1].tolist()[:2] == ids(tokenizer, ["w1 w2" if kind == "words" else "film film"])[0].tolist()
+    clone = type(tokenizer).from_config(tokenizer.get_config())
+    np.testing.assert_array_equal(ids(clone, [text]), out[:1])
+
+
+@pytest.mark.parametrize("long_text", ["head", "head-tail"])
+def test_a_word_text_is_cut_by_its_reading_and_a_short_one_is_left_whole(long_text):
+    tokenizer = WordTokenizer.adapt([" ".join(WORDS)], vocab_size=100, max_length=8, long_text=long_text)
+    expected = word_ids(tokenizer, WORDS[:8] if long_text == "head" else WORDS[:2] + WORDS[-6:])
+    assert ids(tokenizer, [" ".join(WORDS)])[0].tolist() == expected
+    assert ids(tokenizer, ["w3 w5"])[0].tolist() == word_ids(tokenizer, ["w3", "w5"])
+
+
+def test_a_tokenizer_saved_before_the_option_reads_the_head():
+    tokenizer = WordTokenizer.adapt([" ".join(WORDS)], vocab_size=100, max_length=8, long_text="head-tail")
+    config = tokenizer.get_config()
+    del config["long_text"]  # as saved before
+    old = WordTokenizer.from_config(config)
+    assert ids(old, [" ".join(WORDS)])[0].tolist() == word_ids(old, WORDS[:8])
+
+
+def test_short_texts_give_the_same_ids_under_head_and_head_tail():
+    from tests.conftest import separable_rows
+
+    texts = [text for text, _ in separable_rows(50)]
+    head = WordTokenizer.adapt(texts, vocab_size=100, max_length=32, long_text="head")
+    head_tail = WordTokenizer.from_config({**head.get_config(), "long_text": "head-tail"})
+    np.testing.assert_array_equal(ids(head, texts), ids(head_tail, texts))
+
+
+def test_windows_cover_the_text_and_training_rows_carry_their_text_s_label():
+    from core.long_text import Reading
+    from scratch.pipeline import training_rows, windows
+
+    tokenizer = WordTokenizer.adapt([" ".join(WORDS)], vocab_size=100, max_length=16)
+    reading = Reading("chunks", stride=4, train_chunks=True)
+    rows, documents = windows(tokenizer, [" ".join(WORDS), "w7", ""], reading)
+    assert documents.tolist() == [0, 0, 0, 1, 2]
+    assert [row.tolist() for row in rows[:3]] == [
+        word_ids(tokenizer, WORDS[start:end]) for start, end in [(0, 16), (12, 28), (24, 40)]
+    ]
+    assert rows[4].tolist() == [tokenizer.unknown_id]  # an empty text, as the layer gives it
+    rows, targets = training_rows(tokenizer, [" ".join(WORDS), "w7"], None, np.array([1, 0]), reading)
+    assert targets.tolist() == [1, 1, 1, 0] and len(rows) == 4

@@ -322,6 +322,9 @@ def test_every_finding_has_a_code_from_the_documented_list_and_a_sentence():
         (run(history([0.5, 0.6]), pretraining=pretrained([7.0, 6.0], [0.01])), None),
     ]
     found = [f for case, seeds in cases for f in diagnose(case, {"accuracy": 0.5}, TFIDF, seed_scores=seeds)]
+    long = run(history([0.85, 0.89, 0.88]), stop_reason="early_stopping")
+    long.data.options = {"task": "imdb"}
+    found += diagnose(long, {"accuracy": 0.9}, TFIDF, long_texts=measured("head", 0.5))
     assert set(codes(found)) == set(findings.CODES)
     assert all(finding["message"].endswith(".") for finding in found)
 
@@ -353,3 +356,26 @@ def test_a_model_just_below_the_reference_is_not_said_to_have_failed_unless_its_
     far = findings.below_baseline({"accuracy": 0.70, "accuracy_ci": [0.68, 0.72]}, {"tfidf_logreg": {"accuracy": 0.83}})
     assert "whole 95% interval, 0.680 to 0.720, lies below it" in far["message"]
     assert "has not learned the task" in far["message"]
+
+
+def measured(reading: str, longer: float) -> dict:
+    return {"reading": reading, "window": 126, "split": "test", "splits": {"test": {"longer": longer, "median": 230.0}}}
+
+
+def test_long_texts_read_by_their_head_are_a_finding_with_the_command_that_reads_them_whole(tmp_path):
+    record = partial({"data": {"options": {"task": "imdb", "max_length": 128}}})
+    found = findings.long_texts_cut(record, measured("head", 0.4), tmp_path / "report")
+    assert found["code"] == "long_texts_cut" and found["evidence"]["longer"] == 0.4
+    command = f"python -m compare run --task imdb --long-text chunks --output-dir {tmp_path / 'report'}-chunks"
+    assert found["evidence"]["command"] == command and found["message"].endswith(f"({command}).")
+    assert found["message"].startswith("40% of the test texts are longer than the model's window of 126 pieces")
+    given = partial({"data": {"options": {"task": "imdb", "long_text": "head", "stride": 8}}})
+    assert "--stride 8 --long-text chunks" in findings.long_texts_cut(given, measured("head", 0.4))["message"]
+    assert "read only the head" in verdict.verdict_clause({"scratch": [found]})
+
+
+@pytest.mark.parametrize(("reading", "longer"), [("head", 0.10), ("head-tail", 0.9), ("chunks", 0.9)])
+def test_long_texts_are_no_finding_when_few_or_read_otherwise(reading, longer):
+    record = partial({"data": {"options": {"task": "imdb"}}})
+    assert findings.long_texts_cut(record, measured(reading, longer)) is None
+    assert findings.long_texts_cut(record, None) is None
