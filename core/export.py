@@ -38,6 +38,7 @@ from core import kinds
 from core.args import DataArguments, ExportArguments
 from core.classifier import predict_in_batches
 from core.console import native_notices_silenced
+from core.long_text import HEAD, Reading
 from core.record import RunRecord, read_run
 from core.rundir import (
     RESUME_FILE,
@@ -191,6 +192,7 @@ def _write(args: ExportArguments, run: RunRecord, module: Any, test: TestSplit |
         "thresholds": run.thresholds and list(run.thresholds),
         "calibration": run.calibration and run.calibration.to_json(),  # baked into every variant's outputs
         "max_length": run.data.options["max_length"],
+        "long_text": Reading.of(run.data.options).long_text,  # how a longer text is cut (`core.long_text`)
         "tokenizer": getattr(module, "tokenizer_note", ""),
         "float": {"path": SAVED_MODEL_DIR, "bytes": _size(partial / SAVED_MODEL_DIR)},
         "int8": None,
@@ -319,9 +321,13 @@ def load_onnx(
 
     export_dir = Path(export_dir)
     manifest = manifest or json.loads((export_dir / EXPORT_JSON).read_text(encoding="utf-8"))
+    window, pad_id = manifest["max_length"], manifest["onnx"]["pad_id"]
     tokenizer = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
-    tokenizer.enable_truncation(manifest["max_length"])  # [CLS] and [SEP] kept, as the run cuts texts (longest_first)
-    tokenizer.enable_padding(pad_id=manifest["onnx"]["pad_id"])
+    tokenizer.enable_truncation(window)  # [CLS] and [SEP] kept, as the run cuts pairs (longest_first) and heads
+    tokenizer.enable_padding(pad_id=pad_id)
+    # An export written before `long_text` read heads; a longer single text is otherwise cut as the run cut it.
+    reading = Reading(manifest.get("long_text", HEAD))
+    whole = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
     session = Session(export_dir / ONNX_FILES[variant], threads)
     empty = kinds.get(manifest["problem_type"]).empty_outputs(len(manifest["labels"]))
 
@@ -331,6 +337,14 @@ def load_onnx(
         inputs = [str(text) for text in texts]
         if text_pairs is not None:
             inputs = list(zip(inputs, map(str, text_pairs), strict=True))
+        if text_pairs is None and reading.long_text != HEAD:
+            rows = [e.ids for e in whole.encode_batch(inputs)]
+            rows = [[*row[:1], *reading.cut(row[1:-1], window - 2, window), *row[-1:]] for row in rows]
+            width = max(map(len, rows))
+            ids = np.array([row + [pad_id] * (width - len(row)) for row in rows], np.int32)  # (B, T)
+            return session(
+                input_ids=ids, attention_mask=(np.arange(width) < np.array([[len(r)] for r in rows])).astype(np.int32)
+            )
         encodings = tokenizer.encode_batch(inputs)
         ids = np.array([e.ids for e in encodings], np.int32)  # (B, T)
         mask = np.array([e.attention_mask for e in encodings], np.int32)  # (B, T)

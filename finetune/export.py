@@ -29,6 +29,7 @@ from core.args import ExportArguments
 from core.errors import UserError
 from core.export import Untracked
 from core.kinds import Kind
+from core.long_text import HEAD, Reading, head_tail
 from core.record import RunRecord
 from core.runtime import STRINGS
 
@@ -48,13 +49,29 @@ def normalize(texts: tf.Tensor, lowercase: bool, strip_accents: bool) -> tf.Tens
     return texts
 
 
-def add_special_tokens(pieces: tf.RaggedTensor, max_length: int, cls_id: int, sep_id: int, pad_id: int):
-    """(B, None) piece ids -> [CLS] + the first `max_length - 2` pieces + [SEP], padded: ids and mask (B, T).
+def add_special_tokens(
+    pieces: tf.RaggedTensor, max_length: int, cls_id: int, sep_id: int, pad_id: int, long_text: str = HEAD
+):
+    """(B, None) piece ids -> [CLS] + the pieces the run reads within `max_length - 2` + [SEP], padded: ids and mask
+    (B, T). A longer text keeps its head, or under any other reading its head and tail (`core.long_text.head_tail`,
+    as `finetune.pipeline.encode` cuts it; a reading in chunks is served as its head-tail cut).
 
     Written with dense ops only, so that TFLite runs it without TensorFlow's ragged kernels.
     """
-    body = pieces.to_tensor(default_value=pad_id)[:, : max_length - 2]  # (B, W)
-    lengths = tf.minimum(tf.cast(pieces.row_lengths(), tf.int32), max_length - 2)  # (B,)
+    budget = max_length - 2
+    dense = pieces.to_tensor(default_value=pad_id)  # (B, L)
+    full = tf.cast(pieces.row_lengths(), tf.int32)[:, None]  # (B, 1)
+    positions = tf.range(budget)[None, :]  # (1, W)
+    if long_text == HEAD:
+        source = positions
+    else:
+        head, tail = head_tail(budget + 1, budget, max_length)  # the same split for every longer text
+        source = tf.where((full > budget) & (positions >= head), positions - head + full - tail, positions)
+    width = tf.shape(dense)[1]
+    source = tf.minimum(tf.broadcast_to(source, [tf.shape(dense)[0], budget]), tf.maximum(width - 1, 0))
+    body = tf.gather(tf.pad(dense, [[0, 0], [0, 1]], constant_values=pad_id), source, batch_dims=1)  # (B, W)
+    body = body[:, : tf.minimum(width, budget)]
+    lengths = tf.minimum(full[:, 0], budget)  # (B,)
     batch = tf.shape(body)[0]
     ids = tf.concat([tf.fill([batch, 1], cls_id), body, tf.fill([batch, 1], pad_id)], axis=1)  # (B, W + 2)
     positions = tf.range(tf.shape(ids)[1])[None, :]  # (1, T)
@@ -110,9 +127,10 @@ class WordPieceIds(tf.Module):
     Args:
         tokenizer: the run's Hugging Face fast tokenizer (a WordPiece one).
         max_length: texts are cut to this many tokens, special tokens included.
+        long_text: how a longer text is cut (`core.long_text`): its head, else its head and tail.
     """
 
-    def __init__(self, tokenizer, max_length: int):
+    def __init__(self, tokenizer, max_length: int, long_text: str = HEAD):
         super().__init__(name="wordpiece_ids")
         import tensorflow_text as tf_text
 
@@ -121,7 +139,7 @@ class WordPieceIds(tf.Module):
         if [i for _, i in vocab] != list(range(len(vocab))):
             raise UserError("The run's tokenizer vocabulary has gaps in its ids; it cannot be exported.")
         vocabulary = [token for token, _ in vocab]
-        self.max_length = max_length
+        self.max_length, self.long_text = max_length, long_text
         self.lowercase = bool(tokenizer.init_kwargs.get("do_lower_case", True))
         strip = tokenizer.init_kwargs.get("strip_accents")
         self.strip_accents = self.lowercase if strip is None else bool(strip)
@@ -139,11 +157,11 @@ class WordPieceIds(tf.Module):
     def __call__(self, texts: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         """The transformers tokenizer's ids and attention mask, (B, T) each."""
         pieces = self.pieces.tokenize(normalize(texts, self.lowercase, self.strip_accents))  # (B, None)
-        return add_special_tokens(pieces, self.max_length, *self.special)
+        return add_special_tokens(pieces, self.max_length, *self.special, self.long_text)
 
     def lite(self, texts: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
         """The same with FastBertTokenizer's own normalizer, in ops TFLite runs."""
-        return add_special_tokens(self.pieces_lite.tokenize(texts), self.max_length, *self.special)
+        return add_special_tokens(self.pieces_lite.tokenize(texts), self.max_length, *self.special, self.long_text)
 
     def pairs(self, texts: tf.Tensor, text_pairs: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor, tf.Tensor]:
         """The transformers tokenizer's ids, segment ids and attention mask of `(text, text_pair)`, (B, T) each."""
@@ -170,6 +188,7 @@ class FinetunedServing(tf.Module):
         kind: the run's kind of task (`core.kinds`).
         has_pairs: whether the run reads text pairs.
         temperatures: the run's calibration (run.json `calibration`), baked into every output; None: T = 1.
+        long_text: how the run cuts a longer text (`core.long_text`).
     """
 
     def __init__(
@@ -181,6 +200,7 @@ class FinetunedServing(tf.Module):
         kind: Kind,
         has_pairs: bool,
         temperatures: list[float] | None = None,
+        long_text: str = HEAD,
     ):
         super().__init__(name="finetuned_classifier")
         self._untracked = Untracked(model)
@@ -189,7 +209,7 @@ class FinetunedServing(tf.Module):
         self._untracked.kind, self._untracked.has_pairs = kind, has_pairs
         self._untracked.temperatures = temperatures
         self.weights = list(model.weights)  # what the functions capture; the Keras model itself is not traced
-        self.token_ids = WordPieceIds(tokenizer, max_length)
+        self.token_ids = WordPieceIds(tokenizer, max_length, long_text)
         self.tokenizer_note = self.token_ids.note
         self.output = kind.outputs
         if has_pairs:
@@ -272,6 +292,7 @@ def build(run_dir: Path, record: RunRecord) -> FinetunedServing:
         record.kind,
         record.has_pairs,
         record.temperatures,
+        Reading.of(record.data.options).long_text,
     )
 
 

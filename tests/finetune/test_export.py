@@ -74,12 +74,16 @@ FRESH_ONNX_PROCESS = textwrap.dedent(
     export_dir, texts = sys.argv[1], json.loads(sys.argv[2])
     record = json.load(open(export_dir + "/export.json"))
     tokenizer = Tokenizer.from_file(export_dir + "/" + record["onnx"]["tokenizer"])
-    tokenizer.enable_truncation(record["max_length"])
-    tokenizer.enable_padding(pad_id=record["onnx"]["pad_id"])
-    encodings = tokenizer.encode_batch(texts)
+    window, pad = record["max_length"], record["onnx"]["pad_id"]
+    # docs/formats.md: a longer text keeps [CLS], its first pieces (a quarter of the window under head-tail) and
+    # its last ones up to the window, and [SEP]
+    head = window - 2 if record.get("long_text", "head") == "head" else window // 4
+    rows = [e.ids for e in tokenizer.encode_batch(texts)]
+    rows = [r if len(r) <= window else r[: 1 + head] + r[len(r) - 1 - (window - 2 - head) :] for r in rows]
+    width = max(map(len, rows))
     feed = {
-        "input_ids": np.array([e.ids for e in encodings], np.int32),
-        "attention_mask": np.array([e.attention_mask for e in encodings], np.int32),
+        "input_ids": np.array([r + [pad] * (width - len(r)) for r in rows], np.int32),
+        "attention_mask": np.array([[1] * len(r) + [0] * (width - len(r)) for r in rows], np.int32),
     }
     result = {}
     for variant in ("float", "int8"):
@@ -147,6 +151,23 @@ def test_the_export_serves_the_classifier_s_probabilities_in_a_fresh_process(
 
 
 @pytest.mark.slow  # the module's export of the tiny run
+def test_the_exports_cut_long_texts_as_the_run_reads_them(exported: Path, calibrated_run: Path, tmp_path: Path) -> None:
+    """Texts longer than the window, cut as the run cuts them (its head and tail): the SavedModel in its graph, the
+    ONNX models through `core.export.load_onnx` and through the recipe docs/formats.md gives for `tokenizer.json`."""
+    from core.export import load_onnx
+
+    assert read_run(calibrated_run).data.options["long_text"] == "head-tail"
+    assert json.loads((exported / "export.json").read_text())["long_text"] == "head-tail"
+    texts = [AWKWARD[-1], "great " * 40 + "dull mess " * 10, "dull " * 40 + "a wonderful moving film " * 5]
+    expected = load(calibrated_run).predict_proba(texts)
+    np.testing.assert_allclose(load_onnx(exported, "float")(texts), expected, atol=1e-5)
+    for script in (FRESH_PROCESS, FRESH_ONNX_PROCESS):
+        np.testing.assert_allclose(
+            fresh_process_probabilities(exported, texts, tmp_path, script)["float"], expected, atol=1e-5
+        )
+
+
+@pytest.mark.slow  # the module's export of the tiny run
 def test_the_onnx_files_serve_the_classifier_s_probabilities_with_neither_tensorflow_nor_transformers(
     exported: Path, calibrated_run: Path, tmp_path: Path
 ) -> None:
@@ -174,16 +195,19 @@ def test_the_onnx_files_serve_the_classifier_s_probabilities_with_neither_tensor
     assert test["onnx_int8_accuracy_change"] == pytest.approx(test["onnx_int8_accuracy"] - test["float_accuracy"])
 
 
-def test_the_onnx_tokenizer_file_gives_the_run_s_ids_on_awkward_text(tmp_path: Path) -> None:
+def test_the_onnx_tokenizer_file_gives_a_head_run_s_ids_on_awkward_text(tmp_path: Path) -> None:
     from tokenizers import Tokenizer
     from transformers import AutoTokenizer
 
+    from core.long_text import HEAD, Reading
     from core.pretrained import packaged_minilm
     from finetune.pipeline import encode, pad
 
     tokenizer = AutoTokenizer.from_pretrained(packaged_minilm())
     max_length = 32
-    expected_ids, expected_mask = pad(encode(tokenizer, AWKWARD, max_length).ids, tokenizer.pad_token_id)
+    expected_ids, expected_mask = pad(
+        encode(tokenizer, AWKWARD, max_length, reading=Reading(HEAD)).ids, tokenizer.pad_token_id
+    )
     tokenizer.backend_tokenizer.save(str(tmp_path / "tokenizer.json"))
     standalone = Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     standalone.enable_truncation(max_length)
@@ -212,17 +236,21 @@ def test_export_json_records_both_variants_accuracy_on_the_test_split(exported: 
     assert 0 <= test["int8_agreement"] <= 1
 
 
-def test_the_graph_tokenizer_gives_the_transformers_ids_on_awkward_text() -> None:
+@pytest.mark.parametrize("long_text", ["head", "head-tail"])
+def test_the_graph_tokenizer_gives_the_run_s_ids_on_awkward_text(long_text: str) -> None:
     from transformers import AutoTokenizer
 
+    from core.long_text import Reading
     from core.pretrained import packaged_minilm
     from finetune.export import WordPieceIds
     from finetune.pipeline import encode, pad
 
     tokenizer = AutoTokenizer.from_pretrained(packaged_minilm())
     max_length = 32
-    expected_ids, expected_mask = pad(encode(tokenizer, AWKWARD, max_length).ids, tokenizer.pad_token_id)
-    graph = WordPieceIds(tokenizer, max_length)
+    encoded = encode(tokenizer, AWKWARD, max_length, reading=Reading(long_text))
+    expected_ids, expected_mask = pad(encoded.ids, tokenizer.pad_token_id)
+    assert encoded.truncated  # the long review is cut, so the two readings differ
+    graph = WordPieceIds(tokenizer, max_length, long_text)
     ids, mask = graph(np.array(AWKWARD, dtype=object))
     np.testing.assert_array_equal(ids.numpy(), expected_ids)
     np.testing.assert_array_equal(mask.numpy(), expected_mask)
