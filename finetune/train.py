@@ -105,10 +105,12 @@ def train(data_args: DataArguments, run_args: RunArguments, args: FinetuneArgume
     # decides by, and the scores
     task_fields = {"kind": kind, "labels": task.labels, "has_pairs": task.has_pairs}
     texts, pairs = task.texts("validation"), task.text_pairs("validation")
+    # under --train-chunks training validated windows; the figures are the documents', pooled in one more pass
+    windowed = encoded["validation"].documents is not None
     final = final_validation(
         kind,
         targets["validation"],
-        validating.kept,
+        None if windowed else validating.kept,
         lambda: FinetunedClassifier(model, tokenizer, data_args.max_length, **task_fields).outputs(texts, pairs),
     )
     classifier = FinetunedClassifier(
