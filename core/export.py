@@ -327,7 +327,7 @@ def load_onnx(
     tokenizer.enable_padding(pad_id=pad_id)
     # An export written before `long_text` read heads; a longer single text is otherwise cut as the run cut it.
     reading = Reading(manifest.get("long_text", HEAD))
-    whole = Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
+    whole = None if reading.long_text == HEAD else Tokenizer.from_file(str(export_dir / TOKENIZER_FILE))
     session = Session(export_dir / ONNX_FILES[variant], threads)
     empty = kinds.get(manifest["problem_type"]).empty_outputs(len(manifest["labels"]))
 
@@ -337,7 +337,7 @@ def load_onnx(
         inputs = [str(text) for text in texts]
         if text_pairs is not None:
             inputs = list(zip(inputs, map(str, text_pairs), strict=True))
-        if text_pairs is None and reading.long_text != HEAD:
+        if text_pairs is None and whole is not None:  # untruncated, then cut as the run cuts
             rows = [e.ids for e in whole.encode_batch(inputs)]
             rows = [[*row[:1], *reading.cut(row[1:-1], window - 2, window), *row[-1:]] for row in rows]
             width = max(map(len, rows))
